@@ -1,0 +1,1 @@
+"""Agents that play episodes: random, oracle, heuristic learners, LLM, human."""

@@ -1,0 +1,48 @@
+"""The agent protocol: ``reset(view, mode, rng)`` then ``act(observation) -> action text``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..core.task import Task
+
+MODES = ("inductive", "with-rules")
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """What an agent may see of a task: ``public``, ``rules_text`` in with-rules mode, and, for
+    the oracle only, the hidden ``world`` and the certificate witness."""
+
+    task_id: str
+    env: str
+    budget: int
+    public: dict[str, Any]
+    rules_text: str | None = None
+    world: dict[str, Any] | None = None
+    witness: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, task: Task, mode: str, *, privileged: bool = False) -> TaskView:
+        """Build the view an agent is entitled to in ``mode``."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        return cls(task_id=task.id, env=task.env, budget=task.budget, public=task.public,
+                   rules_text=task.rules_text if mode == "with-rules" else None,
+                   world=task.world if privileged else None,
+                   witness=tuple(task.certificate.witness) if privileged else None)
+
+
+class Agent(Protocol):
+    """Anything that plays an episode turn by turn."""
+
+    name: str
+    #: True for agents that must see the hidden world (the oracle).
+    privileged: bool
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None: ...
+
+    def act(self, observation: str) -> str: ...

@@ -1,0 +1,174 @@
+"""The ``arena-gen`` command line: build, verify and show frozen suites (more in later commands).
+
+Every option can also be set through an ``ARENA_GEN_<OPTION>`` environment variable.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .core import registry
+from .core.errors import ArenaGenError
+from .ui import DISPLAYS, Reporter
+
+display_option = click.option("--display", type=click.Choice(DISPLAYS), default=None,
+                              help="Output style (default: rich on a terminal, plain otherwise).")
+
+
+@click.group(context_settings={"auto_envvar_prefix": "ARENA_GEN",
+                               "help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena-gen")
+def main() -> None:
+    """Generate, verify, freeze, run and score hidden-rule agent benchmarks."""
+
+
+def _envs_option(value: str | None) -> list[str] | None:
+    if not value:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    for name in names:
+        registry.get(name)
+    return names
+
+
+@main.command()
+@click.option("--suite", "suite", type=click.Choice(["lite", "challenge"]), required=True,
+              help="Which preset to build.")
+@click.option("--seed", type=click.IntRange(min=0), required=True, help="The suite seed.")
+@click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: ./suites/<suite>-<seed>).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Worker processes; the output bytes do not depend on it.")
+@display_option
+def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int,
+          display: str | None) -> None:
+    """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
+    from .core.suite_io import write_suite
+    from .generator.build import build_suite
+    from .generator.suites import preset
+
+    ui = Reporter(display)
+    try:
+        env_names = _envs_option(envs) or registry.names()
+        total = sum(int(preset(suite, e)["count"]) for e in env_names)
+        out = out or Path("suites") / f"{suite}-{seed}"
+        with ui.progress(total, f"build {suite} seed {seed}") as advance:
+            result = build_suite(suite, seed, env_names, jobs=jobs,
+                                 on_task=lambda g: advance(f"{g.task.id}, {g.attempts} tries"))
+        write_suite(out, result.manifest, result.tasks)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    rows = []
+    for env in env_names:
+        gens = result.generated[env]
+        steps = [g.task.certificate.min_steps for g in gens]
+        known = [s for s in steps if s is not None]
+        spread = f"{min(known)}-{max(known)}" if known else "fixed horizon"
+        rej = sum(sum(g.rejections.values()) for g in gens)
+        rows.append([env, len(gens), spread, rej, f"{result.per_env_seconds[env]:.2f}"])
+    ui.table(f"Suite {suite} (seed {seed}) -> {out}",
+             ["env", "tasks", "min_steps", "rejected", "seconds"], rows)
+    ui.line(f"suite sha256 {result.manifest['suite_sha256']}  ({result.seconds:.2f} s)")
+
+
+@main.command()
+@click.argument("suite")
+@click.option("--rebuild", is_flag=True, help="Also regenerate from the seed and compare bytes.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@display_option
+def verify(suite: str, rebuild: bool, jobs: int, display: str | None) -> None:
+    """Re-prove a suite: schemas, hashes, certificates and witness replays."""
+    from .core.suite_io import read_suite
+    from .verifiers.suite_check import verify_suite
+
+    ui = Reporter(display)
+    try:
+        total = len(read_suite(suite).all_tasks())
+        with ui.progress(total, f"verify {suite}") as advance:
+            report = verify_suite(suite, rebuild=rebuild, jobs=jobs,
+                                  on_check=lambda c: advance(c.task_id))
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    failures = [c for c in report.checks if not c.ok]
+    for check in failures:
+        ui.line(f"FAIL {check.task_id}: {check.problem}")
+    for problem in report.rebuild_problems:
+        ui.line(f"FAIL rebuild: {problem}")
+    rows = []
+    for env, tasks in sorted(report.suite.tasks.items()):
+        ids = {t.id for t in tasks}
+        checks = [c for c in report.checks if c.task_id in ids]
+        rows.append([env, len(tasks), sum(c.ok for c in checks),
+                     f"{sum(c.seconds for c in checks):.2f}"])
+    ui.table(f"Verified {report.suite.path}", ["env", "tasks", "ok", "verifier seconds"], rows)
+    if not report.ok:
+        raise click.ClickException(f"{len(failures)} task(s) failed"
+                                   + (", rebuild differs" if report.rebuild_problems else ""))
+    ui.line("all certificates hold" + (" and the rebuild is byte-identical" if rebuild else ""))
+
+
+@main.command()
+@click.argument("task_id")
+@click.option("--suite", default=None, help="Suite folder or released name to search.")
+@click.option("--reveal", is_flag=True, help="Also print the hidden world and the certificate.")
+@click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
+def show(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> None:
+    """Print a task readably: what the agent sees, and with --reveal what it must discover."""
+    try:
+        task = _find_task(task_id, suite)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        data: dict[str, Any] = task.to_dict()
+        if not reveal:
+            data = {k: v for k, v in data.items() if k not in ("world", "certificate",
+                                                              "rules_text")}
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    cert = task.certificate
+    click.echo(f"{task.id}  ({task.env} v{task.env_version}, suite {task.suite}, "
+               f"budget {task.budget} turns)")
+    click.echo(f"params: {json.dumps(task.params, sort_keys=True)}")
+    click.echo("rubric: " + "; ".join(f"{r.id}: {r.text}" for r in task.rubric))
+    click.echo("\n-- what the agent is told --")
+    click.echo(str(task.public.get("intro", json.dumps(task.public, indent=2))))
+    if reveal:
+        click.echo("\n-- hidden rules (with-rules disclosure) --")
+        click.echo(task.rules_text)
+        click.echo("\n-- certificate --")
+        click.echo(f"solvable={cert.solvable} method={cert.method} min_steps={cert.min_steps}")
+        click.echo(f"witness: {' '.join(cert.witness)}")
+        facts = {k: v for k, v in cert.facts.items()}
+        if facts:
+            click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
+
+
+def _find_task(task_id: str, suite: str | None) -> Any:
+    from .core.paths import suites_dir
+    from .core.suite_io import read_suite
+
+    if suite:
+        return read_suite(suite).task(task_id)
+    candidates = []
+    for root in (Path("suites"), suites_dir()):
+        if root.is_dir():
+            candidates += sorted(p.parent for p in root.glob("*/manifest.json"))
+    name = task_id.split("-")[1] if task_id.count("-") >= 3 else None
+    candidates.sort(key=lambda p: p.name != name)
+    for path in candidates:
+        suite_obj = read_suite(path)
+        if task_id in suite_obj.manifest["tasks"]:
+            return suite_obj.task(task_id)
+    raise ArenaGenError(f"task {task_id!r} not found in ./suites or the released suites; "
+                        f"pass --suite DIR")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Core contracts: seeds, canonical JSON, task records, the env registry, schemas, suite I/O."""

@@ -1,0 +1,47 @@
+"""Canonical JSON: the one byte form that hashes, manifests and rebuild comparisons rely on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+
+def _check(obj: Any, path: str = "$") -> None:
+    """Reject values JSON cannot carry faithfully (NaN, infinities, non-string keys)."""
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            raise ValueError(f"non-finite float at {path}: {obj!r}")
+    elif isinstance(obj, dict):
+        for key, value in obj.items():
+            if not isinstance(key, str):
+                raise ValueError(f"non-string key at {path}: {key!r}")
+            _check(value, f"{path}.{key}")
+    elif isinstance(obj, (list, tuple)):
+        for i, value in enumerate(obj):
+            _check(value, f"{path}[{i}]")
+
+
+def canonical_json(obj: Any) -> str:
+    """Serialise with sorted keys, no spaces, UTF-8 text and floats as Python ``repr``."""
+    _check(obj)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def canonical_bytes(obj: Any) -> bytes:
+    """Return the UTF-8 bytes of :func:`canonical_json`."""
+    return canonical_json(obj).encode("utf-8")
+
+
+def sha256_hex(data: bytes | str) -> str:
+    """Return the hex sha256 of bytes (strings are UTF-8 encoded)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_of(obj: Any) -> str:
+    """Return the sha256 of an object's canonical JSON."""
+    return sha256_hex(canonical_bytes(obj))

@@ -1,0 +1,99 @@
+"""One loader for every JSON document arena-gen reads: tasks, manifests, trajectories, findings.
+
+Failures raise :class:`SchemaError` naming the file, line, task id and JSON path, because task
+files are untrusted input and a user must be able to find the broken fact at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from .errors import SchemaError
+from .paths import schema_dir
+
+KINDS = ("task", "manifest", "trajectory", "findings")
+
+
+@lru_cache(maxsize=None)
+def validator(name: str) -> Draft202012Validator:
+    """Return a cached validator for ``schemas/<name>.schema.json``."""
+    path = schema_dir() / f"{name}.schema.json"
+    if not path.is_file():
+        raise SchemaError(f"no schema named {name!r}", file=str(path))
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _join(prefix: str, path: str) -> str:
+    return prefix + path[1:] if path.startswith("$") else f"{prefix}.{path}"
+
+
+def validate(
+    instance: Any,
+    name: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    task_id: str | None = None,
+    prefix: str = "$",
+) -> None:
+    """Validate one document against a named schema; raise SchemaError on the best-matching error."""
+    error = best_match(validator(name).iter_errors(instance))
+    if error is not None:
+        raise SchemaError(error.message, file=file, line=line, task_id=task_id,
+                          json_path=_join(prefix, error.json_path))
+
+
+def validate_task(obj: Any, *, file: str | None = None, line: int | None = None) -> None:
+    """Validate a task envelope, then its env's ``world`` and ``public`` sub-schemas."""
+    task_id = obj.get("id") if isinstance(obj, dict) and isinstance(obj.get("id"), str) else None
+    validate(obj, "task", file=file, line=line, task_id=task_id)
+    env = obj["env"]
+    for part in ("world", "public"):
+        sub = f"envs/{env}.{part}"
+        if (schema_dir() / f"{sub}.schema.json").is_file():
+            validate(obj[part], sub, file=file, line=line, task_id=task_id, prefix=f"$.{part}")
+
+
+def validate_doc(obj: Any, kind: str, *, file: str | None = None, line: int | None = None) -> None:
+    """Validate a document of one of :data:`KINDS`."""
+    if kind == "task":
+        validate_task(obj, file=file, line=line)
+    else:
+        task_id = obj.get("task_id") if isinstance(obj, dict) else None
+        validate(obj, kind, file=file, line=line,
+                 task_id=task_id if isinstance(task_id, str) else None)
+
+
+def read_json(path: Path, kind: str) -> Any:
+    """Read and validate one JSON document."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path),
+                          line=exc.lineno) from None
+    validate_doc(obj, kind, file=str(path))
+    return obj
+
+
+def read_jsonl(path: Path, kind: str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, document)`` for each non-blank line, each validated."""
+    with open(path, encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})",
+                                  file=str(path), line=lineno) from None
+            validate_doc(obj, kind, file=str(path), line=lineno)
+            yield lineno, obj

@@ -1,0 +1,73 @@
+"""Child-seed derivation: every task and every world component gets its own independent stream.
+
+A task's stream is ``SeedSequence([suite_seed, suite_code, env_code, task_index])``. Rejection
+sampling takes attempt ``a`` from the child with spawn key ``(a,)``, and each world component
+(matrix, timeline, noise, ...) from a named child below that attempt. Nothing here uses a global
+RNG, ``seed + i`` or ``hash(str)``: the numbers depend only on the integers recorded in the task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import ArenaGenError
+
+#: Fixed small integers naming each preset, so ``lite`` and ``challenge`` never share a stream.
+SUITE_CODES: dict[str, int] = {"lite": 1, "challenge": 2, "custom": 3, "import": 4}
+
+
+def suite_code(suite: str) -> int:
+    """Return the integer code of a suite preset name."""
+    try:
+        return SUITE_CODES[suite]
+    except KeyError:
+        raise ArenaGenError(f"unknown suite {suite!r}; known: {sorted(SUITE_CODES)}") from None
+
+
+def task_seed(suite_seed: int, suite: str, env_code: int, index: int) -> np.random.SeedSequence:
+    """Return the root SeedSequence of one task of one suite."""
+    for name, value in (("suite_seed", suite_seed), ("env_code", env_code), ("index", index)):
+        if not isinstance(value, (int, np.integer)) or value < 0:
+            raise ArenaGenError(f"{name} must be a non-negative integer, got {value!r}")
+    return np.random.SeedSequence([int(suite_seed), suite_code(suite), int(env_code), int(index)])
+
+
+def child(seq: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
+    """Return the descendant of ``seq`` at spawn-key ``path``, statelessly (same as ``spawn``)."""
+    return np.random.SeedSequence(
+        entropy=seq.entropy, spawn_key=tuple(seq.spawn_key) + tuple(int(p) for p in path)
+    )
+
+
+def attempt_seed(task: np.random.SeedSequence, attempt: int) -> np.random.SeedSequence:
+    """Return the stream of rejection-sampling attempt ``attempt`` of a task."""
+    return child(task, attempt)
+
+
+def component_rngs(
+    seq: np.random.SeedSequence, names: Sequence[str]
+) -> dict[str, np.random.Generator]:
+    """Give each named world component its own Generator, from consecutive spawned children."""
+    if len(set(names)) != len(names):
+        raise ArenaGenError(f"component names must be distinct: {list(names)}")
+    return {name: rng(child(seq, i)) for i, name in enumerate(names)}
+
+
+def rng(seq: np.random.SeedSequence) -> np.random.Generator:
+    """Return a PCG64 Generator for a SeedSequence."""
+    return np.random.Generator(np.random.PCG64(seq))
+
+
+def seed_path(suite_seed: int, suite: str, env_code: int, index: int, attempt: int) -> list[int]:
+    """Return the recorded path ``[suite_seed, suite_code, env_code, index, attempt]``."""
+    return [int(suite_seed), suite_code(suite), int(env_code), int(index), int(attempt)]
+
+
+def from_seed_path(path: Sequence[int]) -> np.random.SeedSequence:
+    """Rebuild the attempt stream from a recorded seed path (used by verify --rebuild)."""
+    if len(path) != 5:
+        raise ArenaGenError(f"seed_path must have 5 integers, got {list(path)!r}")
+    root = np.random.SeedSequence([int(path[0]), int(path[1]), int(path[2]), int(path[3])])
+    return attempt_seed(root, int(path[4]))

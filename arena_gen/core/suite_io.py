@@ -1,0 +1,142 @@
+"""Frozen-suite I/O: atomic writes, and reads that check every schema and every hash.
+
+A suite folder holds ``manifest.json`` and one ``<env>.jsonl`` per env. Files hold only
+deterministic content (no wall-clock times), so a rebuild from the same seed is byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .canon import canonical_json, sha256_hex, sha256_of
+from .errors import ArenaGenError, HashMismatchError, SchemaError
+from .paths import suites_dir
+from .schema import read_json, read_jsonl
+from .task import Task
+
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class Suite:
+    """A suite read back from disk, every hash checked."""
+
+    path: Path
+    manifest: dict[str, Any]
+    tasks: dict[str, list[Task]]
+
+    def all_tasks(self) -> list[Task]:
+        return [t for env in sorted(self.tasks) for t in self.tasks[env]]
+
+    def task(self, task_id: str) -> Task:
+        for t in self.all_tasks():
+            if t.id == task_id:
+                return t
+        raise ArenaGenError(f"no task {task_id!r} in suite {self.path}")
+
+
+def suite_hash(task_hashes: dict[str, str]) -> str:
+    """Hash over the sorted ``id -> sha256`` map: changes when any task changes."""
+    return sha256_of(dict(sorted(task_hashes.items())))
+
+
+def resolve_suite(name_or_dir: str | os.PathLike[str]) -> Path:
+    """Accept a suite folder or the name of a released suite (``lite``, ``challenge``)."""
+    path = Path(name_or_dir)
+    if (path / MANIFEST).is_file():
+        return path
+    released = suites_dir() / str(name_or_dir)
+    if (released / MANIFEST).is_file():
+        return released
+    raise ArenaGenError(f"no suite at {str(name_or_dir)!r} (neither a folder with {MANIFEST} "
+                        f"nor a released suite name)")
+
+
+def _write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def jsonl_text(tasks: list[Task]) -> str:
+    """The exact bytes of an ``<env>.jsonl`` file."""
+    return "".join(canonical_json(t.to_dict()) + "\n" for t in tasks)
+
+
+def manifest_text(manifest: dict[str, Any]) -> str:
+    """The exact bytes of ``manifest.json`` (canonical, newline-terminated)."""
+    return canonical_json(manifest) + "\n"
+
+
+def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
+                tasks: dict[str, list[Task]]) -> Path:
+    """Write a suite folder atomically: build it beside the target, then rename into place."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        for env, env_tasks in sorted(tasks.items()):
+            _write_text(tmp / f"{env}.jsonl", jsonl_text(env_tasks))
+        _write_text(tmp / MANIFEST, manifest_text(manifest))
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.rename(out, old / "suite")
+        os.rename(tmp, out)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def read_suite(path: str | os.PathLike[str]) -> Suite:
+    """Read a suite folder; raise naming the file and task on any schema or hash problem."""
+    root = resolve_suite(path)
+    manifest = read_json(root / MANIFEST, "manifest")
+    listed: dict[str, str] = manifest["tasks"]
+    tasks: dict[str, list[Task]] = {}
+    seen: dict[str, str] = {}
+    for env in sorted(manifest["counts"]):
+        file = root / f"{env}.jsonl"
+        if not file.is_file():
+            raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
+        env_tasks = []
+        for lineno, obj in read_jsonl(file, "task"):
+            try:
+                task = Task.from_dict(obj)
+            except HashMismatchError as exc:
+                raise HashMismatchError(f"{file}:{lineno}: {exc}") from None
+            if task.env != env:
+                raise SchemaError(f"task of env {task.env!r} in {file.name}", file=str(file),
+                                  line=lineno, task_id=task.id, json_path="$.env")
+            if task.id in seen:
+                raise ArenaGenError(f"{file}:{lineno}: duplicate task id {task.id}")
+            if listed.get(task.id) != task.sha256:
+                what = "is not listed in" if task.id not in listed else "has a sha256 that differs from"
+                raise HashMismatchError(f"{file}:{lineno}: task {task.id} {what} the manifest")
+            seen[task.id] = task.sha256
+            env_tasks.append(task)
+        if len(env_tasks) != manifest["counts"][env]:
+            raise ArenaGenError(f"{file}: manifest counts {manifest['counts'][env]} {env} tasks, "
+                                f"file has {len(env_tasks)}")
+        tasks[env] = env_tasks
+    missing = sorted(set(listed) - set(seen))
+    if missing:
+        raise HashMismatchError(f"{root / MANIFEST}: lists tasks not in any file: {missing[:5]}")
+    if suite_hash(listed) != manifest["suite_sha256"]:
+        raise HashMismatchError(f"{root / MANIFEST}: suite_sha256 does not match its task list")
+    return Suite(path=root, manifest=manifest, tasks=tasks)
+
+
+def file_digests(path: str | os.PathLike[str]) -> dict[str, str]:
+    """sha256 of every file in a suite folder, for byte-identical rebuild comparisons."""
+    root = Path(path)
+    return {p.name: sha256_hex(p.read_bytes()) for p in sorted(root.iterdir()) if p.is_file()}

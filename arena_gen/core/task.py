@@ -1,0 +1,151 @@
+"""Typed task records: Task, Certificate and RubricItem, with a lossless JSON round-trip."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .canon import sha256_of
+from .errors import HashMismatchError
+
+SCHEMA_VERSION = 1
+
+METHODS = ("bfs", "sat-bmc", "smt-bmc", "lp", "oracle")
+
+
+@dataclass(frozen=True)
+class RubricItem:
+    """One gradeable fact about an episode's outcome, e.g. ``all_on``."""
+
+    id: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RubricItem:
+        return cls(id=data["id"], text=data["text"])
+
+
+@dataclass
+class Certificate:
+    """The verifier's proof record: solvable, exact minimum, witness and method facts."""
+
+    solvable: bool
+    method: str
+    min_steps: int | None
+    witness: list[str]
+    verifier_version: int
+    seconds: float | None
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    _FIELDS = ("solvable", "method", "min_steps", "witness", "verifier_version", "seconds")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.facts)
+        out.update({
+            "solvable": self.solvable,
+            "method": self.method,
+            "min_steps": self.min_steps,
+            "witness": list(self.witness),
+            "verifier_version": self.verifier_version,
+            "seconds": self.seconds,
+        })
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Certificate:
+        facts = {k: v for k, v in data.items() if k not in cls._FIELDS}
+        return cls(
+            solvable=data["solvable"],
+            method=data["method"],
+            min_steps=data["min_steps"],
+            witness=list(data["witness"]),
+            verifier_version=data["verifier_version"],
+            seconds=data["seconds"],
+            facts=facts,
+        )
+
+
+@dataclass
+class Task:
+    """One frozen benchmark task: hidden world, public view, rubric and its certificate."""
+
+    id: str
+    env: str
+    env_version: int
+    suite: str
+    seed_path: list[int]
+    params: dict[str, Any]
+    budget: int
+    public: dict[str, Any]
+    world: dict[str, Any]
+    rules_text: str
+    rubric: list[RubricItem]
+    certificate: Certificate
+    schema_version: int = SCHEMA_VERSION
+
+    def body(self) -> dict[str, Any]:
+        """Everything but the hash: what ``sha256`` covers."""
+        return {
+            "schema_version": self.schema_version,
+            "id": self.id,
+            "env": self.env,
+            "env_version": self.env_version,
+            "suite": self.suite,
+            "seed_path": list(self.seed_path),
+            "params": self.params,
+            "budget": self.budget,
+            "public": self.public,
+            "world": self.world,
+            "rules_text": self.rules_text,
+            "rubric": [item.to_dict() for item in self.rubric],
+            "certificate": self.certificate.to_dict(),
+        }
+
+    @property
+    def sha256(self) -> str:
+        return sha256_of(self.body())
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.body()
+        out["sha256"] = self.sha256
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, check_hash: bool = True) -> Task:
+        """Build a Task from its JSON form; with ``check_hash`` a stale sha256 raises."""
+        task = cls(
+            id=data["id"],
+            env=data["env"],
+            env_version=data["env_version"],
+            suite=data["suite"],
+            seed_path=list(data["seed_path"]),
+            params=data["params"],
+            budget=data["budget"],
+            public=data["public"],
+            world=data["world"],
+            rules_text=data["rules_text"],
+            rubric=[RubricItem.from_dict(r) for r in data["rubric"]],
+            certificate=Certificate.from_dict(data["certificate"]),
+            schema_version=data.get("schema_version", SCHEMA_VERSION),
+        )
+        if check_hash and "sha256" in data and data["sha256"] != task.sha256:
+            raise HashMismatchError(
+                f"task {task.id}: sha256 mismatch (stored {data['sha256'][:12]}..., "
+                f"content hashes to {task.sha256[:12]}...)"
+            )
+        return task
+
+
+@dataclass
+class Draft:
+    """A sampled world before verification: everything of a Task but its id and certificate."""
+
+    params: dict[str, Any]
+    budget: int
+    public: dict[str, Any]
+    world: dict[str, Any]
+    rules_text: str
+    rubric: list[RubricItem]

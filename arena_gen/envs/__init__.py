@@ -1,0 +1,1 @@
+"""One simulator per env; each holds its env's only copy of the rules."""

@@ -1,0 +1,120 @@
+"""Turn On Lights: find the hidden Boolean dependency network between bulbs and light them all.
+
+Description:
+    N bulbs ``B0 .. B(N-1)`` start off. Each bulb has a hidden condition over other bulbs (a
+    relabelled DAG: the first bulb in a hidden order is always toggleable, every later bulb's
+    condition reads only earlier bulbs). Toggling a bulb flips it only if its condition holds.
+Action Space:
+    A bulb index as text, e.g. ``"3"`` (``"B3"`` is accepted too). Anything else is invalid: a
+    one-line reason, state unchanged, one turn spent.
+Observation:
+    The feedback line (``Toggled B3 to on.`` or ``B3 remains inactive... remaining bulbs should
+    be in specific mode.``), the state line (``on off off ...``) and the turns left.
+Starting State:
+    All bulbs off.
+Rewards:
+    1.0 on the turn that lights every bulb, 0.0 otherwise.
+Episode End:
+    Terminated when every bulb is on; truncated when the turn budget is spent.
+Arguments:
+    ``task``: a lights :class:`~arena_gen.core.task.Task` (or its JSON dict).
+Version History:
+    v1: initial release.
+
+Decisions where the spec is silent: a leading ``B`` and surrounding whitespace are tolerated in
+an action (``" B3 "`` toggles bulb 3), since agents write either form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .base import Outcome, TextEnv
+from .lights_formula import compile_bits
+
+VERSION = 1
+
+
+def parse_action(action: str, n: int) -> int:
+    """Return the bulb index an action names, or raise ValueError with a one-line reason."""
+    text = action.strip()
+    if text[:1] in ("B", "b"):
+        text = text[1:]
+    if not text:
+        raise ValueError(f"empty action; write a bulb index from 0 to {n - 1}")
+    if not text.isdigit() or not text.isascii():
+        raise ValueError(f"{action.strip()[:40]!r} is not a bulb index; write an integer "
+                         f"from 0 to {n - 1}")
+    index = int(text)
+    if index >= n:
+        raise ValueError(f"B{index} does not exist; bulbs are B0 to B{n - 1}")
+    return index
+
+
+class Rules:
+    """The compiled transition function of one world, shared by env, verifiers and judge."""
+
+    def __init__(self, world: dict[str, Any]) -> None:
+        self.n = int(world["n"])
+        self.conditions = world["conditions"]
+        self._can = [compile_bits(c) for c in self.conditions]
+        self.goal = (1 << self.n) - 1
+
+    def enabled(self, state: int, bulb: int) -> bool:
+        """Whether ``bulb`` may flip in ``state``."""
+        return self._can[bulb](state)
+
+    def step(self, state: int, bulb: int) -> int:
+        """The one transition rule: flip ``bulb`` if its condition holds, else stay."""
+        return state ^ (1 << bulb) if self._can[bulb](state) else state
+
+
+def state_line(state: int, n: int) -> str:
+    """Render a bitmask as ``on off ...`` in bulb order."""
+    return " ".join("on" if state >> i & 1 else "off" for i in range(n))
+
+
+class LightsEnv(TextEnv):
+    """Turn On Lights env (see module docstring)."""
+
+    name = "lights"
+
+    def __init__(self, task: Any, render_mode: str | None = None) -> None:
+        super().__init__(task, render_mode)
+        self.rules = Rules(self.task.world)
+        self.n = self.rules.n
+        self.state = 0
+
+    def _start(self) -> None:
+        self.state = 0
+
+    def _transition(self, action: str) -> Outcome:
+        try:
+            bulb = parse_action(action, self.n)
+        except ValueError as exc:
+            return Outcome(feedback=f"Invalid action: {exc}.", valid=False)
+        before = self.state
+        self.state = self.rules.step(before, bulb)
+        if self.state == before:
+            feedback = f"B{bulb} remains inactive... remaining bulbs should be in specific mode."
+        else:
+            feedback = f"Toggled B{bulb} to {'on' if self.state >> bulb & 1 else 'off'}."
+        done = self.state == self.rules.goal
+        return Outcome(feedback=feedback, valid=True, reward=1.0 if done else 0.0, terminated=done)
+
+    def _observe(self) -> str:
+        return (f"State: {state_line(self.state, self.n)}\n"
+                f"Turns left: {self.budget - self.turn}")
+
+    def _state(self) -> dict[str, Any]:
+        return {"state": self.state, "bulbs_on": bin(self.state).count("1"), "n": self.n}
+
+    @property
+    def success(self) -> bool:
+        return self.state == self.rules.goal
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        return str(int(rng.integers(int(public["n"]))))

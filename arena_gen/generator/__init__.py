@@ -1,0 +1,1 @@
+"""Samplers (one per env), presets and the suite builder."""

@@ -1,0 +1,62 @@
+"""Import released data (e.g. OdysseyArena) as verified arena-gen tasks in a suite folder.
+
+Each env registers an ``importer(path) -> list[Draft]`` that parses its released format
+safely (JSON only, no ``eval``); this module verifies every draft, replays its witness and
+freezes the lot like any other suite (suite name ``import``, seed 0).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core import registry
+from ..core.seeds import seed_path
+from ..core.suite_io import suite_hash, write_suite
+from ..core.task import Task
+from ..verifiers.replay import check_witness
+from .suites import SUITE_VERSION
+
+SUITE = "import"
+
+
+def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task]:
+    """Parse, verify and witness-check released data files of one env, in the order given."""
+    spec = registry.get(env)
+    load, verify = spec.load("importer"), spec.load("verifier")
+    tasks: list[Task] = []
+    for path in paths:
+        for draft in load(Path(path)):
+            index = len(tasks)
+            cert = verify(draft)
+            cert.seconds = None
+            task = Task(id=f"{env}-{SUITE}-0-{index:04d}", env=env, env_version=spec.version,
+                        suite=SUITE, seed_path=seed_path(0, SUITE, spec.code, index, 0),
+                        params=draft.params, budget=draft.budget, public=draft.public,
+                        world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
+                        certificate=cert)
+            if cert.solvable:
+                check_witness(task)
+            tasks.append(task)
+    return tasks
+
+
+def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
+                 sources: Mapping[str, list[str]]) -> Path:
+    """Freeze imported tasks as a suite folder with a manifest naming their sources."""
+    hashes = {t.id: t.sha256 for env_tasks in tasks.values() for t in env_tasks}
+    build: dict[str, Any] = {env: {"sources": [Path(s).name for s in sources.get(env, [])]}
+                             for env in tasks}
+    manifest = {
+        "schema_version": 1, "suite": SUITE, "suite_version": SUITE_VERSION,
+        "arena_gen_version": __version__,
+        "env_versions": {env: registry.get(env).version for env in tasks},
+        "seed": 0, "presets": {env: {} for env in tasks},
+        "counts": {env: len(t) for env, t in tasks.items()},
+        "tasks": dict(sorted(hashes.items())), "suite_sha256": suite_hash(hashes),
+        "build": build,
+    }
+    return write_suite(out, manifest, dict(tasks))

@@ -1,0 +1,1 @@
+"""The episode runner: run directories, resume, executors."""

@@ -1,0 +1,1 @@
+"""Judges, score policy, metrics and reports."""

@@ -1,0 +1,121 @@
+"""Re-prove a frozen suite: schemas and hashes, every certificate re-derived, every witness replayed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import registry
+from ..core.errors import ArenaGenError, VerificationError
+from ..core.suite_io import Suite, jsonl_text, manifest_text, read_suite
+from ..core.task import Task
+from .replay import check_witness
+
+
+@dataclass
+class TaskCheck:
+    """The outcome of re-proving one task."""
+
+    task_id: str
+    ok: bool
+    problem: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class SuiteReport:
+    """All task checks of a suite, plus rebuild comparison when asked for."""
+
+    suite: Suite
+    checks: list[TaskCheck] = field(default_factory=list)
+    rebuild_problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks) and not self.rebuild_problems
+
+
+def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in cert.items() if k != "seconds"}
+
+
+def check_task(task: Task) -> TaskCheck:
+    """Re-run the env's verifier on a task and replay its witness; report the first broken fact."""
+    spec = registry.get(task.env)
+    if task.env_version != spec.version:
+        return TaskCheck(task.id, False, f"env_version {task.env_version} but this arena-gen "
+                         f"has {task.env} v{spec.version}")
+    try:
+        fresh = spec.load("verifier")(task)
+        stored = _comparable(task.certificate.to_dict())
+        derived = _comparable(fresh.to_dict())
+        for key in sorted(set(stored) | set(derived)):
+            if stored.get(key) != derived.get(key):
+                return TaskCheck(task.id, False,
+                                 f"certificate.{key}: stored {_short(stored.get(key))}, "
+                                 f"verifier says {_short(derived.get(key))}",
+                                 fresh.seconds or 0.0)
+        reason = spec.load("accept")(task, fresh)
+        if reason is not None:
+            return TaskCheck(task.id, False, f"no longer acceptable: {reason}")
+        check_witness(task)
+    except VerificationError as exc:
+        return TaskCheck(task.id, False, str(exc))
+    return TaskCheck(task.id, True, None, fresh.seconds or 0.0)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: int = 1,
+                 on_check: Callable[[TaskCheck], None] | None = None) -> SuiteReport:
+    """Check a suite folder; raises on schema or hash errors, reports certificate problems."""
+    suite = read_suite(path)
+    report = SuiteReport(suite=suite)
+    tasks = suite.all_tasks()
+    if jobs <= 1:
+        results = map(check_task, tasks)
+        for check in results:
+            report.checks.append(check)
+            if on_check:
+                on_check(check)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for check in pool.map(check_task, tasks):
+                report.checks.append(check)
+                if on_check:
+                    on_check(check)
+    if rebuild:
+        report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
+    return report
+
+
+def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
+    """Regenerate a suite from its recorded seed and list every file whose bytes differ."""
+    from ..generator.build import build_suite
+    from ..generator.suites import SUITES
+
+    manifest = suite.manifest
+    if manifest["suite"] not in SUITES:
+        raise ArenaGenError(f"suite {manifest['suite']!r} was not built from a preset; "
+                            f"--rebuild needs one of {', '.join(SUITES)}")
+    envs = sorted(manifest["counts"])
+    built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs,
+                        counts=manifest["counts"])
+    problems = []
+    for env in envs:
+        fresh = jsonl_text(built.tasks[env]).encode("utf-8")
+        stored = (suite.path / f"{env}.jsonl").read_bytes()
+        if fresh != stored:
+            fresh_ids = {t.id: t.sha256 for t in built.tasks[env]}
+            bad = [t.id for t in suite.tasks[env] if fresh_ids.get(t.id) != t.sha256]
+            problems.append(f"{env}.jsonl differs from a rebuild"
+                            + (f" (tasks {', '.join(bad[:5])})" if bad else ""))
+    if manifest_text(built.manifest).encode("utf-8") != (suite.path / "manifest.json").read_bytes():
+        problems.append("manifest.json differs from a rebuild")
+    return problems

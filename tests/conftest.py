@@ -1,0 +1,42 @@
+"""Shared fixtures: small built tasks per env, and the ../shared reference data when present."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena_gen.core import registry
+from arena_gen.core.task import Task
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The project's shared/ folder (specs and reference data); CI always has it."""
+    if not (SHARED / "reference-data").is_dir():
+        pytest.skip("../shared/reference-data is absent (a user's clone without the shared folder)")
+    return SHARED
+
+
+_TASK_CACHE: dict[tuple[str, str, int], list[Task]] = {}
+
+
+def built_tasks(env: str, suite: str = "lite", count: int = 3, seed: int = 7) -> list[Task]:
+    """Build (once per session) the first ``count`` tasks of an env's preset."""
+    key = (env, suite, seed)
+    cached = _TASK_CACHE.get(key, [])
+    if len(cached) < count:
+        from arena_gen.generator.build import generate_task
+
+        cached = [generate_task(env, suite, seed, i).task for i in range(count)]
+        _TASK_CACHE[key] = cached
+    return cached[:count]
+
+
+@pytest.fixture(params=registry.names())
+def env_name(request: pytest.FixtureRequest) -> str:
+    """Every registered env, for registry-wide tests."""
+    return str(request.param)

@@ -1,0 +1,31 @@
+"""Registry-wide invariants: every registered env passes check_env and its oracle scores 100."""
+
+from __future__ import annotations
+
+from conftest import built_tasks
+
+from arena_gen.core import registry
+from arena_gen.envs.check import check_env
+from arena_gen.verifiers.replay import replay
+
+
+def test_check_env(env_name: str) -> None:
+    spec = registry.get(env_name)
+    for task in built_tasks(env_name, count=2):
+        check_env(spec, task)
+
+
+def test_witness_replays_to_success(env_name: str) -> None:
+    for task in built_tasks(env_name, count=2):
+        result = replay(task)
+        assert result.success, task.id
+        if task.certificate.min_steps is not None:
+            assert result.steps == task.certificate.min_steps
+
+
+def test_gym_id_and_version(env_name: str) -> None:
+    spec = registry.get(env_name)
+    assert spec.gym_id == f"arena_gen/{spec.gym_name}-v{spec.version}"
+    env_cls = spec.load("env")
+    assert "Version History" in (env_cls.__module__ and __import__(env_cls.__module__,
+                                                                   fromlist=["x"]).__doc__)
