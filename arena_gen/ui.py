@@ -71,6 +71,6 @@ class Reporter:
         widths = [max(len(str(c)) for c in [col, *(r[i] for r in rows)])
                   for i, col in enumerate(columns)]
         print(title)
-        print("  ".join(str(c).ljust(w) for c, w in zip(columns, widths)))
+        print("  ".join(str(c).ljust(w) for c, w in zip(columns, widths, strict=True)))
         for row in rows:
-            print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)))
+            print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))

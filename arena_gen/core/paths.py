@@ -1,4 +1,4 @@
-"""Where the shipped data lives: ``schemas/`` and ``suites/``, in a checkout or an installed wheel."""
+"""Where the shipped data lives: ``schemas/`` and ``suites/``, in a checkout or a wheel."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from .paths import schema_dir
 KINDS = ("task", "manifest", "trajectory", "findings")
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Draft202012Validator:
     """Return a cached validator for ``schemas/<name>.schema.json``."""
     path = schema_dir() / f"{name}.schema.json"
@@ -45,7 +45,7 @@ def validate(
     task_id: str | None = None,
     prefix: str = "$",
 ) -> None:
-    """Validate one document against a named schema; raise SchemaError on the best-matching error."""
+    """Validate a document against a named schema; raise SchemaError on the best match."""
     error = best_match(validator(name).iter_errors(instance))
     if error is not None:
         raise SchemaError(error.message, file=file, line=line, task_id=task_id,

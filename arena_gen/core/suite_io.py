@@ -120,7 +120,8 @@ def read_suite(path: str | os.PathLike[str]) -> Suite:
             if task.id in seen:
                 raise ArenaGenError(f"{file}:{lineno}: duplicate task id {task.id}")
             if listed.get(task.id) != task.sha256:
-                what = "is not listed in" if task.id not in listed else "has a sha256 that differs from"
+                what = ("is not listed in" if task.id not in listed
+                        else "has a sha256 that differs from")
                 raise HashMismatchError(f"{file}:{lineno}: task {task.id} {what} the manifest")
             seen[task.id] = task.sha256
             env_tasks.append(task)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,8 +88,8 @@ class Task:
     schema_version: int = SCHEMA_VERSION
 
     def body(self) -> dict[str, Any]:
-        """Everything but the hash: what ``sha256`` covers."""
-        return {
+        """Everything but the hash: what ``sha256`` covers (a deep copy, safe to mutate)."""
+        return copy.deepcopy({
             "schema_version": self.schema_version,
             "id": self.id,
             "env": self.env,
@@ -102,7 +103,7 @@ class Task:
             "rules_text": self.rules_text,
             "rubric": [item.to_dict() for item in self.rubric],
             "certificate": self.certificate.to_dict(),
-        }
+        })
 
     @property
     def sha256(self) -> str:

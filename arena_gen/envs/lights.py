@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .base import Outcome, TextEnv
-from .lights_formula import compile_bits
+from .lights_formula import FormulaError, check, compile_bits
 
 VERSION = 1
 
@@ -59,6 +59,10 @@ class Rules:
     def __init__(self, world: dict[str, Any]) -> None:
         self.n = int(world["n"])
         self.conditions = world["conditions"]
+        if len(self.conditions) != self.n:
+            raise FormulaError(f"{self.n} bulbs but {len(self.conditions)} conditions")
+        for cond in self.conditions:
+            check(cond, self.n)
         self._can = [compile_bits(c) for c in self.conditions]
         self.goal = (1 << self.n) - 1
 

@@ -30,18 +30,18 @@ class BfsResult:
     reachable_states: int | None
 
 
-def _eval(node: Formula, bits: list[np.ndarray], size: int) -> np.ndarray:
+def _holds(node: Formula, bits: list[np.ndarray], size: int) -> np.ndarray:
     if "var" in node:
         return bits[node["var"]]
     if "const" in node:
         return np.full(size, bool(node["const"]))
     if "not" in node:
-        return ~_eval(node["not"], bits, size)
+        return ~_holds(node["not"], bits, size)
     if "and" in node:
         a, b = node["and"]
-        return _eval(a, bits, size) & _eval(b, bits, size)
+        return _holds(a, bits, size) & _holds(b, bits, size)
     a, b = node["or"]
-    return _eval(a, bits, size) | _eval(b, bits, size)
+    return _holds(a, bits, size) | _holds(b, bits, size)
 
 
 def bfs(world: dict[str, Any], *, explore_all: bool = False) -> BfsResult:
@@ -61,7 +61,7 @@ def bfs(world: dict[str, Any], *, explore_all: bool = False) -> BfsResult:
         bits = [((frontier >> np.uint32(v)) & np.uint32(1)).astype(bool) for v in range(n)]
         parts = []
         for bulb, cond in enumerate(conditions):
-            movable = frontier[_eval(cond, bits, frontier.size)]
+            movable = frontier[_holds(cond, bits, frontier.size)]
             if not movable.size:
                 continue
             nxt = movable ^ np.uint32(1 << bulb)

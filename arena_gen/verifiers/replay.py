@@ -27,7 +27,7 @@ def make_env(task: Task) -> Any:
 
 
 def replay(task: Task, actions: Sequence[str] | None = None) -> ReplayResult:
-    """Play ``actions`` (default: the certificate witness) from reset; stop when the episode ends."""
+    """Play ``actions`` (default: the witness) from reset; stop when the episode ends."""
     env = make_env(task)
     env.reset()
     plan = task.certificate.witness if actions is None else actions

@@ -1,4 +1,4 @@
-"""Re-prove a frozen suite: schemas and hashes, every certificate re-derived, every witness replayed."""
+"""Re-prove a frozen suite: schemas, hashes, every certificate re-derived, witnesses replayed."""
 
 from __future__ import annotations
 

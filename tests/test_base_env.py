@@ -1,0 +1,43 @@
+"""The base env contract: invalid actions cost a turn, the budget truncates, nothing raises."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from conftest import built_tasks
+
+from arena_gen.envs.lights import LightsEnv
+
+
+def test_invalid_action_costs_a_turn_and_keeps_state() -> None:
+    env = LightsEnv(built_tasks("lights", count=1)[0])
+    obs, info = env.reset()
+    assert info == {"valid": True, "turn": 0, "turns_left": env.budget, "success": False,
+                    "state": 0, "bulbs_on": 0, "n": env.n}
+    obs, reward, terminated, truncated, info = env.step("banana")
+    assert not info["valid"] and info["turn"] == 1 and info["state"] == 0
+    assert obs.startswith("Invalid action: 'banana' is not a bulb index")
+    assert (reward, terminated, truncated) == (0.0, False, False)
+
+
+def test_budget_truncates_and_later_steps_do_not_raise() -> None:
+    task = dataclasses.replace(built_tasks("lights", count=1)[0], budget=3)
+    env = LightsEnv(task)
+    env.reset()
+    results = [env.step("x") for _ in range(3)]
+    assert [r[3] for r in results] == [False, False, True]
+    assert [r[2] for r in results] == [False, False, False]
+    obs, reward, terminated, truncated, info = env.step("0")
+    assert truncated and not info["valid"] and "episode is over" in info["feedback"]
+
+
+def test_witness_terminates_with_reward() -> None:
+    task = built_tasks("lights", count=1)[0]
+    env = LightsEnv(task)
+    env.reset()
+    total = 0.0
+    for i, action in enumerate(task.certificate.witness):
+        _, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        assert terminated == (i == len(task.certificate.witness) - 1)
+    assert total == 1.0 and info["success"]

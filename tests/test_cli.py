@@ -1,0 +1,53 @@
+"""The arena-gen command line: build, verify (and its failures), show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena_gen.cli import main
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_build_verify_show(tmp_path: Path) -> None:
+    out = tmp_path / "lite"
+    code, text = run("build", "--suite", "lite", "--seed", "7", "--env", "lights",
+                     "--out", str(out), "--display", "plain")
+    assert code == 0, text
+    assert "lights  30" in text and "suite sha256" in text
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"] == {"lights": 30} and manifest["seed"] == 7
+    code, text = run("verify", str(out), "--display", "plain")
+    assert code == 0, text
+    assert "all certificates hold" in text
+    code, text = run("show", "lights-lite-7-0003", "--suite", str(out), "--reveal")
+    assert code == 0 and "min_steps=" in text and "witness:" in text
+    code, text = run("show", "lights-lite-7-0003", "--suite", str(out))
+    assert code == 0 and "min_steps=" not in text and "-- hidden rules" not in text
+
+
+def test_verify_names_a_tampered_task(tmp_path: Path) -> None:
+    out = tmp_path / "lite"
+    assert run("build", "--suite", "lite", "--seed", "3", "--env", "lights", "--out", str(out),
+               "--display", "none")[0] == 0
+    path = out / "lights.jsonl"
+    raw = bytearray(path.read_bytes())
+    pos = raw.index(b'"budget":200') + len(b'"budget":20')
+    raw[pos] = ord("1")
+    path.write_bytes(bytes(raw))
+    code, text = run("verify", str(out), "--display", "plain")
+    assert code == 1 and "lights-lite-3-0000" in text and "sha256" in text
+
+
+def test_unknown_env_and_missing_suite_fail_cleanly(tmp_path: Path) -> None:
+    code, text = run("build", "--suite", "lite", "--seed", "1", "--env", "nope",
+                     "--out", str(tmp_path / "x"))
+    assert code == 1 and "unknown env 'nope'" in text
+    code, text = run("verify", str(tmp_path / "missing"))
+    assert code == 1 and "no suite at" in text

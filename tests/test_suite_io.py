@@ -1,0 +1,126 @@
+"""Suite I/O: atomic writes, hash checks on read, byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import arena_gen.core.suite_io as suite_io
+from arena_gen.core.errors import HashMismatchError, SchemaError
+from arena_gen.core.suite_io import file_digests, read_suite, write_suite
+from arena_gen.generator.build import build_suite
+
+
+@pytest.fixture(scope="module")
+def small_build():
+    return build_suite("lite", 7, ["lights"], counts={"lights": 4})
+
+
+def write(tmp_path: Path, build) -> Path:
+    return write_suite(tmp_path / "suite", build.manifest, build.tasks)
+
+
+def test_write_then_read_round_trips(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    suite = read_suite(out)
+    assert [t.id for t in suite.all_tasks()] == [f"lights-lite-7-000{i}" for i in range(4)]
+    assert suite.manifest == json.loads((out / "manifest.json").read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # no temp folders left
+
+
+def test_same_build_twice_and_jobs_give_identical_bytes(tmp_path: Path, small_build) -> None:
+    a = write_suite(tmp_path / "a", small_build.manifest, small_build.tasks)
+    again = build_suite("lite", 7, ["lights"], counts={"lights": 4}, jobs=2)
+    b = write_suite(tmp_path / "b", again.manifest, again.tasks)
+    assert file_digests(a) == file_digests(b)
+
+
+def test_interrupted_write_leaves_no_half_suite(tmp_path: Path, small_build, monkeypatch) -> None:
+    calls = {"n": 0}
+    real = suite_io._write_text
+
+    def failing(path: Path, text: str) -> None:
+        calls["n"] += 1
+        if path.name == "manifest.json":
+            raise KeyboardInterrupt("killed mid-write")
+        real(path, text)
+
+    monkeypatch.setattr(suite_io, "_write_text", failing)
+    with pytest.raises(KeyboardInterrupt):
+        write(tmp_path, small_build)
+    assert calls["n"] == 2
+    assert list(tmp_path.iterdir()) == []  # neither the suite nor a temp folder
+
+
+def test_failed_rewrite_keeps_the_old_suite(tmp_path: Path, small_build, monkeypatch) -> None:
+    out = write(tmp_path, small_build)
+    before = file_digests(out)
+
+    def failing(path: Path, text: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(suite_io, "_write_text", failing)
+    with pytest.raises(OSError):
+        write(tmp_path, small_build)
+    assert file_digests(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
+
+
+def flip_task(out: Path, line: int, mutate) -> str:
+    path = out / "lights.jsonl"
+    lines = path.read_text().splitlines()
+    data = json.loads(lines[line])
+    mutate(data)
+    lines[line] = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n")
+    return data["id"]
+
+
+def test_tampered_task_is_named(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    task_id = flip_task(out, 2, lambda d: d["certificate"].__setitem__("min_steps", 99))
+    with pytest.raises(HashMismatchError, match=task_id):
+        read_suite(out)
+
+
+def test_rehashed_tamper_is_caught_by_the_manifest(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    from arena_gen.core.task import Task
+
+    def mutate(d: dict) -> None:
+        d["budget"] = 150
+        d["sha256"] = Task.from_dict(d, check_hash=False).sha256
+
+    task_id = flip_task(out, 1, mutate)
+    with pytest.raises(HashMismatchError, match=task_id):
+        read_suite(out)
+
+
+def test_one_flipped_byte_in_the_manifest_fails(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    path = out / "manifest.json"
+    raw = bytearray(path.read_bytes())
+    pos = raw.index(b'"suite_sha256":"') + len(b'"suite_sha256":"')
+    raw[pos] = ord("0") if raw[pos] != ord("0") else ord("1")
+    path.write_bytes(bytes(raw))
+    with pytest.raises(HashMismatchError, match="suite_sha256"):
+        read_suite(out)
+
+
+def test_schema_error_in_suite_names_file_and_task(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    task_id = flip_task(out, 0, lambda d: d.__setitem__("env_version", "one"))
+    with pytest.raises(SchemaError) as err:
+        read_suite(out)
+    assert task_id in str(err.value) and "lights.jsonl:1" in str(err.value)
+    assert err.value.json_path == "$.env_version"
+
+
+def test_files_are_canonical_and_fsynced_text(tmp_path: Path, small_build) -> None:
+    out = write(tmp_path, small_build)
+    for name in os.listdir(out):
+        text = (out / name).read_text(encoding="utf-8")
+        assert text.endswith("\n") and "\r" not in text
