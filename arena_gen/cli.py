@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def _envs_option(value: str | None) -> list[str] | None:
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="The suite seed.")
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder (default: ./suites/<suite>-<seed>).")
+              help="Output folder (default: ./out/<suite>-<seed>).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes; the output bytes do not depend on it.")
 @display_option
@@ -58,7 +59,7 @@ def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int,
     try:
         env_names = _envs_option(envs) or registry.names()
         total = sum(int(preset(suite, e)["count"]) for e in env_names)
-        out = out or Path("suites") / f"{suite}-{seed}"
+        out = out or Path("out") / f"{suite}-{seed}"
         with ui.progress(total, f"build {suite} seed {seed}") as advance:
             result = build_suite(suite, seed, env_names, jobs=jobs,
                                  on_task=lambda g: advance(f"{g.task.id}, {g.attempts} tries"))
@@ -148,6 +149,97 @@ def show(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> None:
         facts = {k: v for k, v in cert.facts.items()}
         if facts:
             click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
+
+
+@main.command()
+@click.option("--suite", required=True, help="Released suite name or suite folder.")
+@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "llm"]),
+              required=True)
+@click.option("--attempts", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Attempts per task (k for Avg@k and Pass@k).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Run directory (run.json, trajectories.jsonl).")
+@click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
+@click.option("--tasks", default=None, help="Comma-separated task ids (default: all).")
+@click.option("--mode", type=click.Choice(["inductive", "with-rules"]), default="inductive",
+              show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True)
+@click.option("--resume", is_flag=True, help="Continue a run: skip finished episodes.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Run seed: agent randomness is seeded per (task, attempt) from it.")
+@display_option
+def run(suite: str, agent: str, attempts: int, out: Path, envs: str | None, tasks: str | None,
+        mode: str, jobs: int, executor: str, resume: bool, seed: int,
+        display: str | None) -> None:
+    """Play an agent over a suite and write a run directory."""
+    from .core.suite_io import read_suite
+    from .runner.run import RunConfig, run_suite, select_tasks, summarize
+
+    ui = Reporter(display)
+    cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
+                    envs=_split(envs), tasks=_split(tasks), mode=mode, jobs=jobs,
+                    executor=executor, resume=resume, seed=seed)
+    try:
+        selected = select_tasks(read_suite(suite), cfg.envs, cfg.tasks)
+        total = len(selected) * attempts
+        state = {"done": 0, "ok": 0, "turns": 0}
+        start = time.perf_counter()
+        with ui.progress(total, f"run {agent}") as advance:
+            def on_episode(rec: dict[str, Any]) -> None:
+                state["done"] += 1
+                state["ok"] += bool(rec["success"])
+                state["turns"] += rec["steps"]
+                rate = state["turns"] / max(time.perf_counter() - start, 1e-9)
+                advance(f"{state['ok']} successes, {rate:.0f} turns/s")
+
+            rundir = run_suite(cfg, on_episode=on_episode)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
+             c["infra_error"], c["turns"]]
+            for env, c in sorted(summarize(rundir.records()).items())]
+    ui.table(f"Run {agent} on {suite} -> {out}",
+             ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)
+
+
+@main.command()
+@click.argument("task_id")
+@click.option("--suite", default=None, help="Suite folder or released name to search.")
+@click.option("--mode", type=click.Choice(["inductive", "with-rules"]), default="inductive",
+              show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs") / "play", show_default=True,
+              help="Run directory the episode is appended to.")
+def play(task_id: str, suite: str | None, mode: str, out: Path) -> None:
+    """Play a task yourself in the terminal; the episode is saved like any other."""
+    from .agents.human import HumanAgent
+    from .runner.episode import run_episode
+    from .runner.rundir import RunDir
+
+    try:
+        task = _find_task(task_id, suite)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    rundir = RunDir(out)
+    attempt = sum(1 for r in rundir.records() if r["task_id"] == task.id)
+    record = run_episode(task, HumanAgent(read=lambda p: click.prompt(p, default="",
+                                                                      show_default=False),
+                                          write=click.echo),
+                         mode=mode, attempt=attempt)
+    if not rundir.exists():
+        rundir.write_meta({"suite": task.suite, "agent": {"name": "human", "config": {}},
+                           "mode": mode, "tasks": [task.id]})
+    rundir.append(record)
+    click.echo(f"\n{record['end_reason']}: {record['steps']} turns"
+               + (f" (minimum {task.certificate.min_steps})"
+                  if task.certificate.min_steps is not None else "")
+               + f"; saved to {rundir.trajectories}")
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def _find_task(task_id: str, suite: str | None) -> Any:

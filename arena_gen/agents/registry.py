@@ -1,0 +1,39 @@
+"""Agents by name: ``random``, ``oracle``, ``heuristic`` (per env), ``human``, ``llm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core import registry
+from ..core.errors import ArenaGenError
+
+AGENTS = ("random", "oracle", "heuristic", "llm", "human")
+
+
+def make_agent(name: str, env: str, config: dict[str, Any] | None = None) -> Any:
+    """Build a fresh agent for one episode of ``env``."""
+    config = dict(config or {})
+    if name == "random":
+        from .random_agent import RandomAgent
+
+        return RandomAgent()
+    if name == "oracle":
+        from .oracle import OracleAgent
+
+        return OracleAgent()
+    if name == "heuristic":
+        spec = registry.get(env)
+        if spec.heuristic is None:
+            raise ArenaGenError(f"env {env!r} has no heuristic agent registered")
+        return spec.load("heuristic")()
+    if name == "human":
+        from .human import HumanAgent
+
+        return HumanAgent(**config)
+    if name == "llm":
+        try:
+            from .llm import LLMAgent
+        except ImportError:
+            raise ArenaGenError("the llm agent is not available in this version") from None
+        return LLMAgent(**config)
+    raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")

@@ -1,0 +1,185 @@
+"""Run an agent over a suite: many (task, attempt) episodes, in parallel, resumably."""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import subprocess
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..agents.registry import make_agent
+from ..core.errors import ArenaGenError
+from ..core.suite_io import Suite, read_suite
+from ..core.task import Task
+from .episode import run_episode
+from .rundir import RunDir
+
+PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
+
+
+@dataclass
+class RunConfig:
+    """Everything that defines a run (recorded in run.json; secrets never included)."""
+
+    suite: str
+    agent: str
+    attempts: int = 1
+    out: str = "runs/run"
+    envs: Sequence[str] | None = None
+    tasks: Sequence[str] | None = None
+    mode: str = "inductive"
+    jobs: int = 1
+    executor: str = "local"
+    resume: bool = False
+    seed: int = 0
+    agent_config: dict[str, Any] | None = None
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of arena-gen and the packages that decide its results."""
+    out = {"arena-gen": __version__, "python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def git_revision() -> str | None:
+    """The checkout's commit when arena-gen runs from a git checkout, else None."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() or None
+
+
+def select_tasks(suite: Suite, envs: Sequence[str] | None,
+                 task_ids: Sequence[str] | None) -> list[Task]:
+    """The suite's tasks filtered by env and id, in suite order."""
+    tasks = suite.all_tasks()
+    if envs:
+        unknown = sorted(set(envs) - set(suite.tasks))
+        if unknown:
+            raise ArenaGenError(f"suite has no env {unknown[0]!r}; it has {sorted(suite.tasks)}")
+        tasks = [t for t in tasks if t.env in envs]
+    if task_ids:
+        known = {t.id for t in tasks}
+        missing = [t for t in task_ids if t not in known]
+        if missing:
+            raise ArenaGenError(f"no task {missing[0]!r} in the selection")
+        tasks = [t for t in tasks if t.id in set(task_ids)]
+    return tasks
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
+    task, agent_name, agent_config, mode, attempt, seed = args
+    agent = make_agent(agent_name, task.env, agent_config)
+    return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed)
+
+
+def run_suite(cfg: RunConfig,
+              on_episode: Callable[[dict[str, Any]], None] | None = None) -> RunDir:
+    """Play every pending (task, attempt) of a run and leave a finalized run directory."""
+    suite = read_suite(cfg.suite)
+    tasks = select_tasks(suite, cfg.envs, cfg.tasks)
+    rundir = RunDir(cfg.out)
+    meta = {
+        "suite": suite.manifest["suite"], "suite_path": str(suite.path),
+        "suite_sha256": suite.manifest["suite_sha256"],
+        "agent": {"name": cfg.agent, "config": _public_config(cfg.agent_config)},
+        "mode": cfg.mode, "attempts": cfg.attempts, "seed": cfg.seed,
+        "envs": sorted({t.env for t in tasks}), "tasks": [t.id for t in tasks],
+        "budgets": {t.id: t.budget for t in tasks},
+        "executor": cfg.executor, "jobs": cfg.jobs,
+        "package_versions": package_versions(), "git_revision": git_revision(),
+    }
+    if rundir.exists():
+        if not cfg.resume:
+            raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
+                                f"it or choose another --out")
+        old = rundir.read_meta()
+        for key in ("suite_sha256", "agent", "mode", "attempts", "seed", "tasks"):
+            if old.get(key) != meta[key]:
+                raise ArenaGenError(f"--resume: {key} differs from the run in {rundir.path} "
+                                    f"({old.get(key)!r} vs {meta[key]!r})")
+        meta["started"] = old.get("started", _now())
+        meta["resumed"] = [*old.get("resumed", []), _now()]
+    else:
+        meta["started"] = _now()
+    rundir.write_meta(meta)
+    rundir.repair()
+    order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
+    done = rundir.finished()
+    by_id = {t.id: t for t in tasks}
+    pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed)
+               for tid, a in order if (tid, a) not in done]
+    for record in _execute(pending, cfg):
+        rundir.append(record)
+        if on_episode:
+            on_episode(record)
+    rundir.finalize(order)
+    meta["ended"] = _now()
+    rundir.write_meta(meta)
+    return rundir
+
+
+def _execute(pending: list[Any], cfg: RunConfig) -> Any:
+    """Yield finished episode records as they complete, on the chosen executor."""
+    if cfg.executor == "ray":
+        from .ray_executor import execute_ray
+
+        yield from execute_ray(_play, pending, cfg.jobs)
+        return
+    if cfg.executor != "local":
+        raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")
+    if cfg.jobs <= 1 or len(pending) <= 1:
+        for args in pending:
+            yield _play(args)
+        return
+    with ProcessPoolExecutor(max_workers=cfg.jobs) as pool:
+        queue = list(pending)
+        running = set()
+        while queue or running:
+            while queue and len(running) < 2 * cfg.jobs:
+                running.add(pool.submit(_play, queue.pop(0)))
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                yield fut.result()
+
+
+def _public_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    """Agent config as recorded: anything that looks like a secret is dropped."""
+    return {k: v for k, v in (config or {}).items()
+            if not any(s in k.lower() for s in ("key", "token", "secret", "password"))
+            and not callable(v)}
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Quick per-env counts for the end-of-run table (full metrics live in scoring)."""
+    out: dict[str, Any] = {}
+    for rec in records:
+        env = out.setdefault(rec["env"], {"episodes": 0, "success": 0, "infra_error": 0,
+                                          "turns": 0, "seconds": 0.0})
+        env["episodes"] += 1
+        env["success"] += bool(rec["success"])
+        env["infra_error"] += rec["end_reason"] == "infra_error"
+        env["turns"] += rec["steps"]
+        env["seconds"] += rec.get("seconds", 0.0)
+    return out
+
