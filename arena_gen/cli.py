@@ -199,7 +199,8 @@ def run(suite: str, agent: str, attempts: int, out: Path, envs: str | None, task
         raise click.ClickException(str(exc)) from None
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
-            for env, c in sorted(summarize(rundir.records()).items())]
+            for env, c in sorted(summarize(rundir.records(),
+                                           {t.id: t for t in selected}).items())]
     ui.table(f"Run {agent} on {suite} -> {out}",
              ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)
 
@@ -236,6 +237,58 @@ def play(task_id: str, suite: str | None, mode: str, out: Path) -> None:
                + (f" (minimum {task.certificate.min_steps})"
                   if task.certificate.min_steps is not None else "")
                + f"; saved to {rundir.trajectories}")
+
+
+@main.command()
+@click.argument("run_dir", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--suite", default=None, help="Suite to judge against (default: the run's).")
+@click.option("--findings", "findings_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Score findings produced elsewhere (JSONL) instead of a run.")
+@click.option("--rubrics", "rubrics_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="With --findings: task id -> rubric items (JSON or JSONL).")
+@display_option
+def score(run_dir: Path | None, suite: str | None, findings_file: Path | None,
+          rubrics_file: Path | None, display: str | None) -> None:
+    """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
+    from .scoring.score import score_findings, score_run, summary_rows
+
+    ui = Reporter(display)
+    try:
+        if findings_file is not None:
+            if rubrics_file is None:
+                raise ArenaGenError("--findings needs --rubrics")
+            summary = score_findings(findings_file, rubrics_file)
+            title = f"Scores of {findings_file}"
+        elif run_dir is not None:
+            summary = score_run(run_dir, suite)
+            title = f"Scores of {run_dir} (written to summary.json, summary.csv, findings.jsonl)"
+        else:
+            raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    cols = ["env", "level", "tasks", "attempts", "success_rate", "avg_at_k", "pass_at_1",
+            "trajectory_efficiency", "loop_ratio", "infra_errors", "missing"]
+
+    def fmt(v: Any) -> str:
+        return "-" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+    ui.table(title, cols, [[fmt(row.get(c)) for c in cols] for row in summary_rows(summary)])
+
+
+@main.command()
+@click.argument("run_dirs", nargs=-1, required=True,
+                type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              required=True, help="Output HTML file (self-contained, opens offline).")
+def report(run_dirs: tuple[Path, ...], html_out: Path) -> None:
+    """Compare scored runs in one HTML page: scores, curves, steps, loops, tokens."""
+    from .scoring.report import write_report
+
+    try:
+        out = write_report(run_dirs, html_out)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {out}")
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -17,6 +17,9 @@ from ..agents.base import TaskView
 from ..core.task import Task
 from ..verifiers.replay import make_env
 
+#: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
+_TURN_KEYS = ("valid", "feedback", "turn", "turns_left")
+
 
 class InfraError(Exception):
     """The agent's infrastructure failed (e.g. HTTP errors after every retry)."""
@@ -46,6 +49,7 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
     view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
     env = make_env(task)
     obs, info = env.reset(seed=None)
+    start_state = {k: v for k, v in info.items() if k not in _TURN_KEYS}
     turns: list[dict[str, Any]] = []
     end_reason = "budget"
     error: str | None = None
@@ -75,8 +79,7 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
             "action": reply.action, "valid": bool(info["valid"]),
             "feedback": str(info.get("feedback", "")), "reward": float(reward),
             "tokens": reply.tokens, "latency": round(latency, 6),
-            "state": {k: v for k, v in info.items()
-                      if k not in ("valid", "feedback", "turn", "turns_left")},
+            "state": {k: v for k, v in info.items() if k not in _TURN_KEYS},
         }
         if reply.reasoning is not None:
             record["reasoning"] = reply.reasoning
@@ -90,7 +93,8 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
         "task_id": task.id, "env": task.env, "attempt": attempt,
         "agent": getattr(agent, "name", type(agent).__name__), "mode": mode,
         "agent_seed": seed, "steps": len(turns), "success": bool(env.success),
-        "end_reason": end_reason, "final_info": info, "turns": turns,
+        "end_reason": end_reason, "final_info": info, "start_state": start_state,
+        "turns": turns,
         "min_steps": task.certificate.min_steps, "budget": task.budget,
         "seconds": round(time.perf_counter() - started, 6),
     }

@@ -148,6 +148,11 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
         return
     if cfg.executor != "local":
         raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")
+    if cfg.agent == "llm":  # network-bound: asyncio tasks sharing one connection limit
+        from .async_exec import execute_async
+
+        yield from execute_async(pending, cfg.jobs)
+        return
     if cfg.jobs <= 1 or len(pending) <= 1:
         for args in pending:
             yield _play(args)
@@ -170,16 +175,25 @@ def _public_config(config: dict[str, Any] | None) -> dict[str, Any]:
             and not callable(v)}
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Quick per-env counts for the end-of-run table (full metrics live in scoring)."""
+def summarize(records: list[dict[str, Any]],
+              tasks: dict[str, Task] | None = None) -> dict[str, Any]:
+    """Per-env counts for the end-of-run table; with ``tasks``, success = every rubric item met
+    (the judge's verdict, as the scorer counts it), else the env's own success flag."""
+    from ..scoring.policy import is_perfect
+    from ..scoring.score import judge_record
+
     out: dict[str, Any] = {}
     for rec in records:
         env = out.setdefault(rec["env"], {"episodes": 0, "success": 0, "infra_error": 0,
                                           "turns": 0, "seconds": 0.0})
         env["episodes"] += 1
-        env["success"] += bool(rec["success"])
+        task = (tasks or {}).get(rec["task_id"])
+        if task is not None:
+            ok = is_perfect(judge_record(task, rec)["findings"], [r.id for r in task.rubric])
+        else:
+            ok = bool(rec["success"])
+        env["success"] += ok
         env["infra_error"] += rec["end_reason"] == "infra_error"
         env["turns"] += rec["steps"]
         env["seconds"] += rec.get("seconds", 0.0)
     return out
-

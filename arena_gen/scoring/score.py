@@ -1,0 +1,286 @@
+"""Score a run: judge every trajectory, apply the policy, aggregate metrics per env and level.
+
+Writes ``findings.jsonl``, ``summary.json`` and ``summary.csv`` into the run directory. The same
+aggregation serves findings produced elsewhere (``arena-gen score --findings``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core import registry
+from ..core.canon import canonical_json
+from ..core.errors import ArenaGenError
+from ..core.schema import validate_doc
+from ..core.suite_io import read_suite
+from ..core.task import Task
+from ..runner.rundir import RunDir
+from .metrics import (
+    evolution_curve,
+    loop_turns,
+    mean_se,
+    pass_at_k,
+    pass_hat_k,
+    trajectory_efficiency,
+)
+from .policy import attempt_score, is_perfect
+
+
+def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:
+    """One findings line for one trajectory, from the env's deterministic judge."""
+    infra = record.get("end_reason") == "infra_error"
+    findings = [] if infra else registry.get(task.env).load("judge")(task, record)
+    line = {"task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
+            "findings": findings,
+            "flags": {"infra_error": infra, "reward_hacking_suspected": False,
+                      "rh_zeroed": False}}
+    validate_doc(line, "findings")
+    return line
+
+
+@dataclass
+class Attempt:
+    """One scored (or excluded) attempt with what metrics need."""
+
+    task_id: str
+    env: str
+    level: str
+    attempt: int
+    score: float | None
+    perfect: bool
+    record: dict[str, Any] | None = None
+    min_steps: int | None = None
+    oracle_profit: float | None = None
+
+
+@dataclass
+class Group:
+    """Attempts of one env/level (or all), plus the keys that never ran."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+    missing: int = 0
+
+
+def level_of(task: Task) -> str:
+    """A task's difficulty level: its ``level`` knob when it has one, else its suite."""
+    level = task.params.get("level")
+    return str(level) if level is not None else task.suite
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
+    """Every metric of the spec over one group of attempts."""
+    scored = [a for a in group.attempts if a.score is not None]
+    infra = sum(1 for a in group.attempts if a.score is None)
+    out: dict[str, Any] = {"attempts": len(group.attempts), "scored": len(scored),
+                           "infra_errors": infra, "missing": group.missing,
+                           "tasks": len({a.task_id for a in group.attempts})}
+    sr, sr_se = mean_se([100.0 * a.perfect for a in scored])
+    out["success_rate"], out["success_rate_se"] = _r(sr), _r(sr_se)
+    by_task: dict[str, list[Attempt]] = defaultdict(list)
+    for a in scored:
+        by_task[a.task_id].append(a)
+    avg, avg_se = mean_se([sum(a.score or 0 for a in v) / len(v) for v in by_task.values()])
+    out["avg_at_k"], out["avg_at_k_se"] = _r(avg), _r(avg_se)
+    for k in range(1, k_max + 1):
+        per_task = [pass_at_k(len(v), sum(a.perfect for a in v), k) for v in by_task.values()]
+        hat = [pass_hat_k(len(v), sum(a.perfect for a in v), k) for v in by_task.values()]
+        ok = per_task and all(p is not None for p in per_task)
+        out[f"pass_at_{k}"] = _r(100 * sum(per_task) / len(per_task)) if ok else None  # type: ignore[arg-type]
+        ok_hat = hat and all(p is not None for p in hat)
+        out[f"pass_hat_{k}"] = _r(100 * sum(hat) / len(hat)) if ok_hat else None  # type: ignore[arg-type]
+    records = [a.record for a in scored if a.record is not None]
+    turns = [t for r in records for t in r.get("turns", [])]
+    out["turns"] = len(turns)
+    eff = trajectory_efficiency([(a.score or 0) / 100 for a in scored if a.record],
+                                [a.record["steps"] for a in scored if a.record])
+    out["trajectory_efficiency"] = _r(eff, 6)
+    ratios = [a.min_steps / a.record["steps"] for a in scored
+              if a.perfect and a.record and a.min_steps and a.record["steps"]]
+    out["optimality_ratio"], out["optimality_ratio_se"] = (_r(x) for x in mean_se(ratios))
+    out["loop_ratio"] = _r(sum(loop_turns(r) for r in records) / len(turns)) if turns else None
+    out["invalid_action_rate"] = (_r(sum(not t["valid"] for t in turns) / len(turns))
+                                  if turns else None)
+    tokens = sum((t.get("tokens") or {}).get("total_tokens",
+                 (t.get("tokens") or {}).get("prompt_tokens", 0)
+                 + (t.get("tokens") or {}).get("completion_tokens", 0)) for t in turns)
+    out["tokens"] = tokens
+    out["token_efficiency"] = (_r(sum((a.score or 0) / 100 for a in scored) / tokens, 8)
+                               if tokens else None)
+    steps = [a.record["steps"] for a in scored if a.record]
+    out["steps_mean"], out["steps_se"] = (_r(x) for x in mean_se(steps))
+    profits = [(a, a.record.get("final_info", {}).get("profit_rate")) for a in scored
+               if a.record]
+    profits = [(a, p) for a, p in profits if isinstance(p, (int, float))]
+    if profits:
+        out["profit_rate"], out["profit_rate_se"] = (_r(x, 6) for x in
+                                                     mean_se([p for _, p in profits]))
+        best: dict[str, float] = {}
+        for a, p in profits:
+            best[a.task_id] = max(best.get(a.task_id, p), p)
+        out["best_at_k_profit"] = _r(sum(best.values()) / len(best), 6)
+        norm = [p / a.oracle_profit for a, p in profits if a.oracle_profit]
+        out["normalized_profit"], out["normalized_profit_se"] = (_r(x, 6) for x in mean_se(norm))
+    return out
+
+
+def aggregate(attempts: Sequence[Attempt], k_max: int, missing: Iterable[tuple[str, str]] = ()
+              ) -> dict[str, Any]:
+    """Metrics per env, per (env, level) and overall."""
+    groups: dict[tuple[str, str], Group] = defaultdict(Group)
+    for a in attempts:
+        for key in ((a.env, "*"), (a.env, a.level), ("*", "*")):
+            groups[key].attempts.append(a)
+    for env, level in missing:
+        for key in ((env, "*"), (env, level), ("*", "*")):
+            groups[key].missing += 1
+    summary: dict[str, Any] = {"k": k_max, "overall": group_metrics(groups[("*", "*")], k_max),
+                               "envs": {}}
+    for (env, level), group in sorted(groups.items()):
+        if env == "*":
+            continue
+        entry = summary["envs"].setdefault(env, {"levels": {}})
+        if level == "*":
+            entry.update(group_metrics(group, k_max))
+        else:
+            entry["levels"][level] = group_metrics(group, k_max)
+    return summary
+
+
+def curves(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-env evolution curves and step counts (what the HTML report plots)."""
+    out: dict[str, Any] = {}
+    by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        if r.get("end_reason") != "infra_error":
+            by_env[r["env"]].append(r)
+    for env, recs in sorted(by_env.items()):
+        horizon = max(int(r.get("budget") or r["steps"] or 1) for r in recs)
+        out[env] = {"evolution": [round(x, 4) for x in evolution_curve(recs, horizon)],
+                    "steps": sorted(r["steps"] for r in recs),
+                    "loop_ratio": [round(loop_turns(r) / r["steps"], 4) if r["steps"] else 0.0
+                                   for r in recs]}
+    return out
+
+
+def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
+    """Judge and score a run directory; write findings.jsonl, summary.json and summary.csv."""
+    rundir = RunDir(run_dir)
+    if not rundir.exists():
+        raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
+    meta = rundir.read_meta()
+    suite_obj = read_suite(suite or meta.get("suite_path") or meta["suite"])
+    if suite_obj.manifest["suite_sha256"] != meta.get("suite_sha256", suite_obj.manifest[
+            "suite_sha256"]):
+        raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
+    tasks = {t.id: t for t in suite_obj.all_tasks()}
+    records = rundir.records()
+    lines, attempts, seen = [], [], set()
+    for rec in records:
+        task = tasks.get(rec["task_id"])
+        if task is None:
+            raise ArenaGenError(f"{run_dir}: trajectory for unknown task {rec['task_id']}")
+        line = judge_record(task, rec)
+        lines.append(line)
+        seen.add((task.id, int(rec["attempt"])))
+        rubric = [r.id for r in task.rubric]
+        attempts.append(Attempt(
+            task_id=task.id, env=task.env, level=level_of(task), attempt=int(rec["attempt"]),
+            score=attempt_score(line, rubric), perfect=is_perfect(line["findings"], rubric),
+            record=rec, min_steps=task.certificate.min_steps,
+            oracle_profit=task.certificate.facts.get("oracle_profit")))
+    expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
+    missing = [(tasks[tid].env, level_of(tasks[tid])) for tid, a in expected
+               if (tid, a) not in seen and tid in tasks]
+    summary = aggregate(attempts, int(meta.get("attempts", 1)), missing)
+    summary["run"] = {"path": str(rundir.path), "agent": meta.get("agent"),
+                      "mode": meta.get("mode"), "suite": meta.get("suite"),
+                      "suite_sha256": meta.get("suite_sha256")}
+    summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
+                                       if a.score is None]
+    summary["curves"] = curves(records)
+    _write(rundir.path / "findings.jsonl", "".join(canonical_json(x) + "\n" for x in lines))
+    _write(rundir.path / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    _write(rundir.path / "summary.csv", summary_csv(summary))
+    return summary
+
+
+def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[str, Any]:
+    """Apply the policy to findings produced elsewhere; rubrics map task id -> item ids."""
+    rubrics = load_rubrics(Path(rubrics_file))
+    attempts = []
+    with open(findings_file, encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            line = json.loads(text)
+            validate_doc(line, "findings", file=str(findings_file), line=lineno)
+            rubric = rubrics.get(line["task_id"])
+            if rubric is None:
+                raise ArenaGenError(f"{findings_file}:{lineno}: no rubric for task "
+                                    f"{line['task_id']!r} in {rubrics_file}")
+            attempts.append(Attempt(task_id=line["task_id"], env=line.get("env", "all"),
+                                    level=str(line.get("level", "all")),
+                                    attempt=int(line["attempt"]),
+                                    score=attempt_score(line, rubric),
+                                    perfect=is_perfect(line["findings"], rubric)))
+    k = max((a.attempt + 1 for a in attempts), default=1)
+    return aggregate(attempts, k)
+
+
+def load_rubrics(path: Path) -> dict[str, list[str]]:
+    """Read ``{task_id: [item ids]}`` (JSON) or task lines with a ``rubric`` list (JSONL)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if isinstance(data, dict):
+        return {tid: [i if isinstance(i, str) else i["id"] for i in items]
+                for tid, items in data.items()}
+    return {row["id"] if "id" in row else row["task_id"]:
+            [i if isinstance(i, str) else i["id"] for i in row["rubric"]] for row in data}
+
+
+CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "missing",
+               "success_rate", "success_rate_se", "avg_at_k", "avg_at_k_se", "pass_at_1",
+               "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
+               "tokens", "token_efficiency", "profit_rate", "normalized_profit"]
+
+
+def summary_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Flatten a summary into one row per env, per (env, level), and overall."""
+    rows = []
+    for env, entry in sorted(summary["envs"].items()):
+        rows.append({"env": env, "level": "*", **entry})
+        for level, metrics in sorted(entry["levels"].items()):
+            rows.append({"env": env, "level": level, **metrics})
+    rows.append({"env": "*", "level": "*", **summary["overall"]})
+    return rows
+
+
+def summary_csv(summary: dict[str, Any]) -> str:
+    """The summary as CSV text."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    for row in summary_rows(summary):
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in CSV_COLUMNS})
+    return buf.getvalue()
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
