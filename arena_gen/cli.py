@@ -47,9 +47,13 @@ def _envs_option(value: str | None) -> list[str] | None:
               help="Output folder (default: ./out/<suite>-<seed>).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes; the output bytes do not depend on it.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True, help="Where tasks are generated; bytes do not depend on it.")
+@click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
+              help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance).")
 @display_option
-def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int,
-          display: str | None) -> None:
+def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int, executor: str,
+          ray_address: str | None, display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
     from .core.suite_io import write_suite
     from .generator.build import build_suite
@@ -61,7 +65,8 @@ def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int,
         total = sum(int(preset(suite, e)["count"]) for e in env_names)
         out = out or Path("out") / f"{suite}-{seed}"
         with ui.progress(total, f"build {suite} seed {seed}") as advance:
-            result = build_suite(suite, seed, env_names, jobs=jobs,
+            result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
+                                 ray_address=ray_address,
                                  on_task=lambda g: advance(f"{g.task.id}, {g.attempts} tries"))
         write_suite(out, result.manifest, result.tasks)
     except ArenaGenError as exc:
@@ -166,21 +171,58 @@ def show(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True)
+@click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
+              help="Ray cluster address for --executor ray (default: a local Ray instance).")
 @click.option("--resume", is_flag=True, help="Continue a run: skip finished episodes.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Run seed: agent randomness is seeded per (task, attempt) from it.")
+@click.option("--model", default=None, help="llm: model name sent to the endpoint.")
+@click.option("--base-url", default=None,
+              help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 "
+                   "(default: $OPENAI_BASE_URL, else the OpenAI API). Key: $OPENAI_API_KEY.")
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.6, show_default=True,
+              help="llm: sampling temperature.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="llm: completion token limit per turn (default: the server's).")
+@click.option("--history", type=click.IntRange(min=0), default=None,
+              help="llm: past turns shown in each prompt (default: all).")
+@click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
+              help="llm: requests in flight at once, across all episodes.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
+              show_default=True, help="llm: seconds before a request is abandoned and retried.")
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="llm: retries per request (backoff with jitter) before infra_error.")
+@click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="llm: base backoff delay in seconds (doubles per retry).")
 @display_option
 def run(suite: str, agent: str, attempts: int, out: Path, envs: str | None, tasks: str | None,
-        mode: str, jobs: int, executor: str, resume: bool, seed: int,
+        mode: str, jobs: int, executor: str, ray_address: str | None, resume: bool, seed: int,
+        model: str | None,
+        base_url: str | None, temperature: float, max_tokens: int | None, history: int | None,
+        max_connections: int, timeout: float, retries: int, backoff: float,
         display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
+    import os
+
     from .core.suite_io import read_suite
     from .runner.run import RunConfig, run_suite, select_tasks, summarize
 
     ui = Reporter(display)
+    agent_config = None
+    if agent == "llm":
+        if not model:
+            raise click.UsageError("--agent llm needs --model NAME")
+        from .agents.llm_client import DEFAULT_BASE_URL
+
+        agent_config = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
+                        "history": history, "max_connections": max_connections,
+                        "timeout": timeout, "retries": retries, "backoff": backoff,
+                        "base_url": base_url or os.environ.get("OPENAI_BASE_URL")
+                        or DEFAULT_BASE_URL}
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=_split(envs), tasks=_split(tasks), mode=mode, jobs=jobs,
-                    executor=executor, resume=resume, seed=seed)
+                    executor=executor, resume=resume, seed=seed, agent_config=agent_config,
+                    ray_address=ray_address)
     try:
         selected = select_tasks(read_suite(suite), cfg.envs, cfg.tasks)
         total = len(selected) * attempts

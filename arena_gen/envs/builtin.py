@@ -14,3 +14,17 @@ register(EnvSpec(
     judge="arena_gen.scoring.judges.lights:judge",
     oracle="arena_gen.agents.oracle:OracleAgent",
 ))
+
+register(EnvSpec(
+    name="trading", version=1, code=2, gym_name="AITrading",
+    env="arena_gen.envs.trading:TradingEnv",
+    sampler="arena_gen.generator.trading:sample",
+    presets="arena_gen.generator.trading:PRESETS",
+    accept="arena_gen.generator.trading:accept",
+    verifier="arena_gen.verifiers.trading:verify",
+    judge="arena_gen.scoring.judges.trading:judge",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.trading_heuristic:TradingHeuristicAgent",
+    importer="arena_gen.generator.trading_import:importer",
+    extras={"replay_check": "arena_gen.verifiers.trading:replay_check"},
+))

@@ -92,15 +92,25 @@ class BuildResult:
 
 def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, *,
                 jobs: int = 1, counts: dict[str, int] | None = None,
-                on_task: Callable[[Generated], None] | None = None) -> BuildResult:
-    """Generate every task of a suite; the result does not depend on ``jobs``."""
+                on_task: Callable[[Generated], None] | None = None,
+                executor: str = "local", ray_address: str | None = None) -> BuildResult:
+    """Generate every task of a suite; the result depends on neither ``jobs`` nor executor."""
     start = time.perf_counter()
     envs = list(envs) if envs else registry.names()
     configs = {env: preset(suite, env) for env in envs}
     want = {env: int((counts or {}).get(env, configs[env]["count"])) for env in envs}
     jobs_list = [(env, suite, suite_seed, i) for env in envs for i in range(want[env])]
     results: list[Generated] = []
-    if jobs <= 1:
+    if executor == "ray":
+        from ..runner.ray_executor import map_ray
+
+        for gen in map_ray(_job, jobs_list, jobs, ray_address):
+            results.append(gen)
+            if on_task:
+                on_task(gen)
+    elif executor != "local":
+        raise GenerationError(f"unknown executor {executor!r}; choose local or ray")
+    elif jobs <= 1:
         for args in jobs_list:
             results.append(_job(args))
             if on_task:

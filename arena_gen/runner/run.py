@@ -39,6 +39,7 @@ class RunConfig:
     resume: bool = False
     seed: int = 0
     agent_config: dict[str, Any] | None = None
+    ray_address: str | None = None
 
 
 def package_versions() -> dict[str, str]:
@@ -144,7 +145,7 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
     if cfg.executor == "ray":
         from .ray_executor import execute_ray
 
-        yield from execute_ray(_play, pending, cfg.jobs)
+        yield from execute_ray(_play, pending, cfg.jobs, cfg.ray_address)
         return
     if cfg.executor != "local":
         raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")

@@ -1,0 +1,345 @@
+"""AI Trading: learn a hidden linear map from factor news to price moves, and trade on it.
+
+Description:
+    S stocks ``S0 ..`` and F market factors ``F0 ..``. Each day the factors change; every stock's
+    price moves by a hidden linear combination of those changes (the factor matrix W, S x F) plus
+    stored Gaussian noise: ``p(t+1) = max(p(t) + W @ dF(t+1) + noise(t+1), 0.1)``. The agent sees
+    tomorrow's factor news (2 decimals) today, so a trader that has learned W can profit.
+Action Space:
+    A JSON object ``{"buy": {"S0": 10}, "sell": {"S1": 5}}`` (either key may be missing or empty).
+    Quantities are non-negative whole numbers, symbols must exist. Sells run first (each capped
+    at the shares held), then buys in the order given; a buy runs in full when cash covers
+    price x qty plus the fee, otherwise that buy alone is refused and the feedback says so.
+    Malformed JSON, unknown keys, unknown symbols, negative, fractional, non-numeric or absurdly
+    large (> 10^24) quantities reject the whole action (nothing executes, ``info["valid"]`` is
+    False), and the day still advances: it counts as a hold.
+Observation:
+    The feedback line (what executed, the fees, what was refused), then the day, each stock's
+    price (2 decimals) and holding, cash, total value and the news of the next day's factor
+    changes (``F0 rose slightly (+0.03) | ...``).
+Starting State:
+    Day 0: all cash (``initial_cash``), no shares, the initial prices, the news of day 1.
+Rewards:
+    The day's change in total value (cash + holdings x prices); their sum is final profit.
+Episode End:
+    Terminated when day ``horizon`` is reached (one decision per day, budget = horizon).
+    ``success`` means the horizon was reached with total value above the initial cash.
+Arguments:
+    ``task``: a trading :class:`~arena_gen.core.task.Task` (or its JSON dict).
+Version History:
+    v1: initial release.
+
+Decisions where the spec is silent:
+    - Order of operations (pinned by the released OdysseyArena data, whose greedy oracle this
+      reproduces to 0.1 point): on day t the agent trades at prices p(t), having seen the news of
+      day t+1; then the day advances and day t+1's changes (and noise) move the prices. Price
+      deltas are ``sum_f W[:, f] * dF[f]`` accumulated in factor order, then noise is added, then
+      the floor at 0.1 applies; no rounding of prices (they are only shown with 2 decimals).
+    - Fee = price x qty x cost_rate on every executed buy and sell. A buy needs
+      ``price x qty + fee <= cash``. The final value is marked to market (no liquidation fee).
+    - An unaffordable buy is refused with a reason but the action stays valid (the other orders
+      still execute), as the spec describes; a sell above the holding is capped, not refused.
+    - ``{}``, ``{"buy": {}, "sell": {}}`` and zero quantities are valid holds. An integral float
+      such as ``10.0`` is accepted as 10; booleans and strings are not quantities.
+    - News is generated from the stored (4-decimal) changes; an imported world may carry its
+      released news lines instead (``world.news``), shown verbatim.
+    - The cost rate is public (a trader knows the fee schedule; fees also show in the feedback);
+      the noise scale and W are disclosed only in with-rules mode.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .base import Outcome, TextEnv
+
+VERSION = 1
+PRICE_FLOOR = 0.1
+MAX_QTY = 10**24  # only guards float overflow: compounding oracles reach ~1e18 shares
+KEYS = ("sell", "buy")
+
+
+# -- news -----------------------------------------------------------------------------------------
+def news_phrase(name: str, change: float) -> str:
+    """One factor's news, with the released OdysseyArena wording and thresholds."""
+    if change > 0.05:
+        return f"{name} increased significantly ({change:+.2f})"
+    if change > 0.01:
+        return f"{name} rose slightly ({change:+.2f})"
+    if change < -0.05:
+        return f"{name} decreased significantly ({change:+.2f})"
+    if change < -0.01:
+        return f"{name} dropped slightly ({change:+.2f})"
+    return f"{name} stable ({change:.2f})"
+
+
+#: One factor's phrase in a news line: name and the shown value (what an agent can read).
+NEWS_ITEM = re.compile(r"(F\d+) [a-z ]+ \(([+-]?\d+\.\d+)\)")
+
+
+def news_text(names: list[str], changes: list[float]) -> str:
+    """A day's news line: every factor's phrase joined with `` | ``."""
+    return " | ".join(news_phrase(n, float(c)) for n, c in zip(names, changes, strict=True))
+
+
+# -- prices (the one price rule) -----------------------------------------------------------------
+def price_deltas(world: dict[str, Any]) -> np.ndarray:
+    """Daily price moves (D x S) before the floor: W @ dF(t) in factor order, plus noise(t)."""
+    matrix = np.asarray(world["matrix"], dtype=float)
+    changes = np.asarray(world["changes"], dtype=float)
+    deltas = np.zeros((changes.shape[0], matrix.shape[0]))
+    for f in range(matrix.shape[1]):  # explicit order: no BLAS, same bits on every machine
+        deltas = deltas + changes[:, f:f + 1] * matrix[:, f]
+    return deltas + np.asarray(world["noise"], dtype=float)
+
+
+def price_path(world: dict[str, Any]) -> tuple[np.ndarray, bool]:
+    """Prices of days 0..D (rows) and whether the 0.1 floor ever applied."""
+    deltas = price_deltas(world)
+    start = np.asarray(world["initial_prices"], dtype=float)
+    path = np.add.accumulate(np.vstack([start, deltas]), axis=0)
+    if path.min() >= PRICE_FLOOR:
+        return path, False
+    path = np.empty_like(path)
+    path[0] = start
+    for t in range(deltas.shape[0]):
+        path[t + 1] = np.maximum(path[t] + deltas[t], PRICE_FLOOR)
+    return path, True
+
+
+# -- orders (the one trade rule) ------------------------------------------------------------------
+@dataclass
+class Order:
+    """A parsed action: sells then buys, as ``(stock index, quantity)`` in the order given."""
+
+    sells: list[tuple[int, int]] = field(default_factory=list)
+    buys: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _quantity(symbol: str, side: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        shown = repr(value)[:40]
+        raise ValueError(f"{side} quantity for {symbol} must be a whole number, got {shown}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ValueError(f"{side} quantity for {symbol} must be a whole number, got {value!r}")
+        value = int(value)
+    if value < 0:
+        raise ValueError(f"{side} quantity for {symbol} is negative ({value})")
+    if value > MAX_QTY:
+        raise ValueError(f"{side} quantity for {symbol} is too large (max {MAX_QTY})")
+    return int(value)
+
+
+def parse_order(text: str, stocks: list[str]) -> Order:
+    """Parse an action, or raise ValueError with a one-line reason (nothing may execute)."""
+    body = text.strip()
+    if not body:
+        raise ValueError('empty action; write JSON like {"buy": {"S0": 10}, "sell": {}}')
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"not valid JSON ({str(exc)[:60]})") from None
+    if not isinstance(data, dict):
+        raise ValueError('the action must be a JSON object like {"buy": {...}, "sell": {...}}')
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise ValueError(f"unknown key {str(unknown[0])[:30]!r}; use only 'buy' and 'sell'")
+    index = {s: i for i, s in enumerate(stocks)}
+    order = Order()
+    for side in KEYS:
+        part = data.get(side, {})
+        if part is None:
+            part = {}
+        if not isinstance(part, dict):
+            raise ValueError(f"'{side}' must map stock symbols to quantities")
+        for symbol, value in part.items():
+            if symbol not in index:
+                raise ValueError(f"unknown symbol {symbol[:30]!r}; stocks are {stocks[0]} to "
+                                 f"{stocks[-1]}")
+            qty = _quantity(symbol, side, value)
+            if qty:
+                (order.sells if side == "sell" else order.buys).append((index[symbol], qty))
+    return order
+
+
+def order_text(order: Order, stocks: list[str]) -> str:
+    """The action text of an order (what the oracle and the heuristic agent send)."""
+    data: dict[str, dict[str, int]] = {}
+    if order.sells:
+        data["sell"] = {stocks[i]: q for i, q in order.sells}
+    if order.buys:
+        data["buy"] = {stocks[i]: q for i, q in order.buys}
+    return json.dumps(data, separators=(",", ":"))
+
+
+def buy_total(price: float, qty: int, cost_rate: float) -> float:
+    """Cash a buy needs: price x qty plus the fee."""
+    value = price * qty
+    return value + value * cost_rate
+
+
+def affordable_qty(cash: float, price: float, cost_rate: float) -> int:
+    """A whole quantity whose buy total fits in ``cash`` by the execute rule (the largest one, up
+    to float resolution: past 2^40 shares it may leave a few shares' worth of cash unspent)."""
+    if not cash > 0:
+        return 0
+    qty = min(int(cash / (price * (1.0 + cost_rate))), MAX_QTY)
+    step = max(1, qty >> 40)
+    while qty > 0 and buy_total(price, qty, cost_rate) > cash:
+        qty = max(0, qty - step)
+    return qty
+
+
+@dataclass
+class Fill:
+    """What one order did: new cash and holdings, the feedback parts, refused buys."""
+
+    cash: float
+    holdings: list[int]
+    notes: list[str]
+    refused: int = 0
+
+
+def sell_all_but(cash: float, holdings: list[int], prices: np.ndarray | list[float],
+                 keep: int | None, cost_rate: float) -> float:
+    """Cash after selling every holding except ``keep`` (used to size planned buys exactly)."""
+    order = Order(sells=[(j, h) for j, h in enumerate(holdings) if h > 0 and j != keep])
+    return execute(cash, holdings, prices, order, cost_rate).cash
+
+
+def execute(cash: float, holdings: list[int], prices: np.ndarray | list[float], order: Order,
+            cost_rate: float, stocks: list[str] | None = None) -> Fill:
+    """Run an order at today's prices: sells first (capped), then buys in order if affordable."""
+    held = list(holdings)
+    notes: list[str] = []
+    refused = 0
+    names = stocks or [f"S{i}" for i in range(len(held))]
+    for i, qty in order.sells:
+        done = min(qty, held[i])
+        if done == 0:
+            notes.append(f"nothing to sell of {names[i]} (holding 0)")
+            continue
+        value = float(prices[i]) * done
+        fee = value * cost_rate
+        cash += value - fee
+        held[i] -= done
+        capped = f" (capped from {qty})" if done < qty else ""
+        notes.append(f"sold {done} {names[i]} at {float(prices[i]):.2f}{capped}"
+                     + (f", fee {fee:.2f}" if cost_rate else ""))
+    for i, qty in order.buys:
+        total = buy_total(float(prices[i]), qty, cost_rate)
+        if total > cash:
+            refused += 1
+            notes.append(f"refused buy of {qty} {names[i]}: needs {total:.2f}, cash {cash:.2f}")
+            continue
+        cash -= total
+        held[i] += qty
+        notes.append(f"bought {qty} {names[i]} at {float(prices[i]):.2f}"
+                     + (f", fee {total - float(prices[i]) * qty:.2f}" if cost_rate else ""))
+    return Fill(cash=cash, holdings=held, notes=notes, refused=refused)
+
+
+def total_value(cash: float, holdings: list[int], prices: np.ndarray | list[float]) -> float:
+    """Cash plus holdings marked at ``prices``."""
+    return cash + sum(h * float(p) for h, p in zip(holdings, prices, strict=True))
+
+
+# -- the env ---------------------------------------------------------------------------------------
+class TradingEnv(TextEnv):
+    """AI Trading env (see module docstring)."""
+
+    name = "trading"
+
+    def __init__(self, task: Any, render_mode: str | None = None) -> None:
+        super().__init__(task, render_mode)
+        world = self.task.world
+        self.stocks: list[str] = list(world["stocks"])
+        self.factors: list[str] = list(world["factors"])
+        self.horizon = int(world["horizon"])
+        self.cost_rate = float(world["cost_rate"])
+        self.initial_cash = float(world["initial_cash"])
+        self.changes: list[list[float]] = world["changes"]
+        self.news: list[str] | None = world.get("news")
+        self.prices, _ = price_path(world)
+        self.day = 0
+        self.cash = self.initial_cash
+        self.holdings = [0] * len(self.stocks)
+        self.refused = 0
+
+    def _start(self) -> None:
+        self.day = 0
+        self.cash = self.initial_cash
+        self.holdings = [0] * len(self.stocks)
+        self.refused = 0
+
+    @property
+    def today(self) -> np.ndarray:
+        """Today's prices."""
+        return self.prices[self.day]
+
+    def value(self) -> float:
+        """Total value at today's prices."""
+        return total_value(self.cash, self.holdings, self.today)
+
+    def _transition(self, action: str) -> Outcome:
+        before = self.value()
+        try:
+            order = parse_order(action, self.stocks)
+        except ValueError as exc:
+            feedback, valid = f"Invalid action: {exc}. Nothing executed (hold).", False
+        else:
+            fill = execute(self.cash, self.holdings, self.today, order, self.cost_rate,
+                           self.stocks)
+            self.cash, self.holdings = fill.cash, fill.holdings
+            self.refused += fill.refused
+            done = "; ".join(fill.notes) if fill.notes else "held (no trades)"
+            feedback, valid = done[0].upper() + done[1:] + ".", True
+        self.day += 1
+        end = self.day >= self.horizon
+        return Outcome(feedback=feedback, valid=valid, reward=self.value() - before,
+                       terminated=end)
+
+    def _observe(self) -> str:
+        lines = [f"Day {self.day} of {self.horizon}."]
+        lines += [f"{s}: {p:.2f} (holding {h})"
+                  for s, p, h in zip(self.stocks, self.today, self.holdings,
+                                     strict=True)]
+        lines.append(f"Cash: {self.cash:.2f}")
+        lines.append(f"Total value: {self.value():.2f}")
+        if self.day < self.horizon:
+            news = (self.news[self.day] if self.news is not None
+                    else news_text(self.factors, self.changes[self.day]))
+            lines.append(f"Next day news: {news}")
+        else:
+            lines.append("No more news: the horizon is reached.")
+        return "\n".join(lines)
+
+    def _state(self) -> dict[str, Any]:
+        value = self.value()
+        return {"day": self.day, "horizon": self.horizon, "cash": self.cash,
+                "holdings": dict(zip(self.stocks, self.holdings, strict=True)),
+                "prices": [float(p) for p in self.today], "total_value": value,
+                "initial_cash": self.initial_cash,
+                "profit_rate": value / self.initial_cash - 1.0, "refused_buys": self.refused}
+
+    @property
+    def success(self) -> bool:
+        return self.day >= self.horizon and self.value() > self.initial_cash
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        stocks = list(public["stocks"])
+        kind = int(rng.integers(4))
+        if kind == 0:
+            return "{}"
+        symbol = stocks[int(rng.integers(len(stocks)))]
+        qty = int(rng.integers(1, 200))
+        side = "buy" if kind < 3 else "sell"
+        return json.dumps({side: {symbol: qty}})

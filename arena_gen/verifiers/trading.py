@@ -1,0 +1,150 @@
+"""Trading verifier: identifiability of W, the perfect-foresight oracle (witness), bound, baselines.
+
+A trading task has no single solved state, so the certificate proves it well-posed and measures
+its headroom: the first day m by which the news matrix has full column rank (W is then
+recoverable, exactly when there is no noise), the integer greedy oracle with fees (its action
+list is the witness, replayed through the env), the continuous optimum with fees (an upper bound
+on any trader), and two baselines: equal-weight buy-and-hold and the online ridge agent.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import TaskView
+from ..agents.trading_heuristic import TradingHeuristicAgent, greedy_order
+from ..core.errors import VerificationError
+from ..core.task import Certificate, Task
+from ..envs.trading import (
+    VERSION,
+    Order,
+    TradingEnv,
+    affordable_qty,
+    execute,
+    order_text,
+    price_path,
+    total_value,
+)
+from .replay import ReplayResult
+
+VERIFIER_VERSION = 1
+
+
+def as_task(task_like: Any) -> Task:
+    """A Task view of a Draft (or a Task), so the real env can be played on it."""
+    if isinstance(task_like, Task):
+        return task_like
+    return Task(id="trading-draft-0-0000", env="trading", env_version=VERSION, suite="draft",
+                seed_path=[0, 0, 0, 0, 0], params=task_like.params, budget=task_like.budget,
+                public=task_like.public, world=task_like.world, rules_text=task_like.rules_text,
+                rubric=task_like.rubric,
+                certificate=Certificate(False, "oracle", None, [], VERIFIER_VERSION, None))
+
+
+def identifiability(changes: np.ndarray) -> tuple[int | None, float | None]:
+    """The first day m with rank(dF(1..m)) = F, and the condition number of dF(1..m)."""
+    n_days, n_factors = changes.shape
+    for m in range(n_factors, n_days + 1):
+        block = changes[:m]
+        if np.linalg.matrix_rank(block) == n_factors:
+            return m, float(np.linalg.cond(block))
+    return None, None
+
+
+def continuous_bound(path: np.ndarray, cost_rate: float) -> float:
+    """Best final wealth multiple with fractional shares and fees (DP over all-in positions)."""
+    ratios = path[1:] / path[:-1]
+    buy, sell = 1.0 / (1.0 + cost_rate), 1.0 - cost_rate
+    cash, stock = 1.0, np.zeros(path.shape[1])  # wealth if holding cash / all-in stock k
+    for ratio in ratios:
+        best_stock = float(stock.max()) if stock.size else 0.0
+        new_cash = max(cash, best_stock * sell)
+        switch = max(cash * buy, best_stock * sell * buy)
+        stock = np.maximum(stock, switch) * ratio
+        cash = new_cash
+    return max(cash, float(stock.max()))
+
+
+def play_oracle(task: Task) -> tuple[list[str], float]:
+    """Greedy all-in on tomorrow's best net outcome, with the true prices, through the env."""
+    env = TradingEnv(task)
+    env.reset()
+    witness: list[str] = []
+    while env.day < env.horizon:
+        order = greedy_order(env.cash, env.holdings, env.today, env.prices[env.day + 1],
+                             env.cost_rate)
+        action = order_text(order, env.stocks)
+        witness.append(action)
+        env.step(action)
+    return witness, env.value()
+
+
+def hold_value(world: dict[str, Any], path: np.ndarray) -> float:
+    """Equal-weight buy-and-hold: day 0 splits the cash equally, whole shares, fees paid."""
+    cost_rate = float(world["cost_rate"])
+    cash = float(world["initial_cash"])
+    share = cash / path.shape[1]
+    order = Order(buys=[(i, affordable_qty(share, float(p), cost_rate))
+                        for i, p in enumerate(path[0])])
+    fill = execute(cash, [0] * path.shape[1], path[0], order, cost_rate)
+    return total_value(fill.cash, fill.holdings, path[-1])
+
+
+def play_heuristic(task: Task) -> float:
+    """Final value of the ridge agent, which sees only the env's text (the certificate baseline)."""
+    env = TradingEnv(task)
+    obs, _ = env.reset()
+    agent = TradingHeuristicAgent()
+    agent.reset(TaskView.of(task, "inductive"), "inductive",
+                np.random.Generator(np.random.PCG64(0)))
+    while env.day < env.horizon:
+        obs, *_ = env.step(agent.act(obs))
+    return env.value()
+
+
+def _rate(value: float, cash: float) -> float:
+    return round(value / cash - 1.0, 6)
+
+
+def verify(task_like: Any) -> Certificate:
+    """Certify a trading world: identifiability, oracle witness and value, bound, baselines."""
+    start = time.perf_counter()
+    task = as_task(task_like)
+    world = task.world
+    cash = float(world["initial_cash"])
+    path, floored = price_path(world)
+    changes = np.asarray(world["changes"], dtype=float)
+    m, cond = identifiability(changes)
+    witness, oracle_value = play_oracle(task)
+    bound = continuous_bound(path, float(world["cost_rate"]))
+    facts = {
+        "identifiability_day": m,
+        "condition_number": None if cond is None else float(f"{cond:.6g}"),
+        "oracle_final_value": round(oracle_value, 2),
+        "oracle_profit": _rate(oracle_value, cash),
+        "upper_bound_profit": round(bound - 1.0, 6),
+        "hold_profit": _rate(hold_value(world, path), cash),
+        "ridge_profit": _rate(play_heuristic(task), cash),
+        "min_price": round(float(path.min()), 4),
+        "price_floored": floored,
+    }
+    return Certificate(solvable=oracle_value > cash, method="oracle", min_steps=None,
+                       witness=witness, verifier_version=VERIFIER_VERSION,
+                       seconds=time.perf_counter() - start, facts=facts)
+
+
+def replay_check(task: Task, result: ReplayResult) -> None:
+    """The replayed witness must reach the horizon at the oracle value the certificate records."""
+    info = result.final_info
+    facts = task.certificate.facts
+    horizon = int(task.world["horizon"])
+    if int(info.get("day", -1)) != horizon:
+        raise VerificationError(f"task {task.id}: witness replay stopped at day "
+                                f"{info.get('day')} of {horizon}")
+    replayed = round(float(info.get("total_value", float("nan"))), 2)
+    if replayed != facts.get("oracle_final_value"):
+        raise VerificationError(f"task {task.id}: witness replays to {replayed}, certificate "
+                                f"records oracle_final_value {facts.get('oracle_final_value')}")
