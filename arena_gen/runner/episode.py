@@ -41,41 +41,47 @@ def agent_seed(run_seed: int, task: Task, attempt: int) -> list[int]:
     return [int(run_seed), *[int(x) for x in task.seed_path], int(attempt)]
 
 
-def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                run_seed: int = 0) -> dict[str, Any]:
-    """Play one attempt and return its trajectory record (one line of trajectories.jsonl)."""
-    seed = agent_seed(run_seed, task, attempt)
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-    view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
-    env = make_env(task)
-    obs, info = env.reset(seed=None)
-    start_state = {k: v for k, v in info.items() if k not in _TURN_KEYS}
-    turns: list[dict[str, Any]] = []
-    end_reason = "budget"
-    error: str | None = None
-    started = time.perf_counter()
-    try:
-        agent.reset(view, mode, rng)
-    except InfraError as exc:
-        end_reason, error = "infra_error", str(exc)
-    except Exception as exc:  # an agent bug must not kill the run
-        end_reason, error = "agent_error", f"{type(exc).__name__}: {exc}"
-    while error is None:
-        t0 = time.perf_counter()
+class Episode:
+    """One attempt's bookkeeping, shared by the sync and async loops: reset, turns, result."""
+
+    def __init__(self, task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
+                 run_seed: int = 0) -> None:
+        self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
+        self.seed = agent_seed(run_seed, task, attempt)
+        self.env = make_env(task)
+        self.obs, self.info = self.env.reset(seed=None)
+        self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
+        self.turns: list[dict[str, Any]] = []
+        self.end_reason = "budget"
+        self.done = False
+        self.error: str | None = None
+        self.started = time.perf_counter()
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
+        view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
         try:
-            reply = agent.act(obs)
-        except InfraError as exc:
-            end_reason, error = "infra_error", str(exc)
-            break
+            agent.reset(view, mode, rng)
         except Exception as exc:
-            end_reason, error = "agent_error", f"{type(exc).__name__}: {exc}"
-            break
-        latency = time.perf_counter() - t0
+            self.fail(exc)
+
+    @property
+    def over(self) -> bool:
+        return self.done or self.error is not None
+
+    def fail(self, exc: Exception) -> None:
+        """End the attempt on an agent failure: infra errors and agent bugs are recorded."""
+        if isinstance(exc, InfraError):
+            self.end_reason, self.error = "infra_error", str(exc)
+        else:
+            self.end_reason, self.error = "agent_error", f"{type(exc).__name__}: {exc}"
+
+    def step(self, reply: Any, latency: float) -> None:
+        """Apply one agent reply to the env and record the turn."""
         if not isinstance(reply, Reply):
             reply = Reply(action=str(reply))
-        obs, reward, terminated, truncated, info = env.step(reply.action)
+        self.obs, reward, terminated, truncated, self.info = self.env.step(reply.action)
+        info = self.info
         record: dict[str, Any] = {
-            "turn": env.turn, "raw": reply.raw if reply.raw is not None else reply.action,
+            "turn": self.env.turn, "raw": reply.raw if reply.raw is not None else reply.action,
             "action": reply.action, "valid": bool(info["valid"]),
             "feedback": str(info.get("feedback", "")), "reward": float(reward),
             "tokens": reply.tokens, "latency": round(latency, 6),
@@ -85,19 +91,38 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
             record["reasoning"] = reply.reasoning
         if reply.extra:
             record.update(reply.extra)
-        turns.append(record)
+        self.turns.append(record)
         if terminated or truncated:
-            end_reason = "success" if env.success else ("terminated" if terminated else "budget")
+            self.done = True
+            self.end_reason = ("success" if self.env.success
+                               else ("terminated" if terminated else "budget"))
+
+    def result(self) -> dict[str, Any]:
+        """The trajectory record (one line of trajectories.jsonl)."""
+        result = {
+            "task_id": self.task.id, "env": self.task.env, "attempt": self.attempt,
+            "agent": getattr(self.agent, "name", type(self.agent).__name__), "mode": self.mode,
+            "agent_seed": self.seed, "steps": len(self.turns),
+            "success": bool(self.env.success), "end_reason": self.end_reason, "final_info": self.info,
+            "start_state": self.start_state, "turns": self.turns,
+            "min_steps": self.task.certificate.min_steps, "budget": self.task.budget,
+            "seconds": round(time.perf_counter() - self.started, 6),
+        }
+        if self.error is not None:
+            result["error"] = self.error
+        return result
+
+
+def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
+                run_seed: int = 0) -> dict[str, Any]:
+    """Play one attempt and return its trajectory record (one line of trajectories.jsonl)."""
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
+    while not episode.over:
+        t0 = time.perf_counter()
+        try:
+            reply = agent.act(episode.obs)
+        except Exception as exc:  # an agent bug must not kill the run
+            episode.fail(exc)
             break
-    result = {
-        "task_id": task.id, "env": task.env, "attempt": attempt,
-        "agent": getattr(agent, "name", type(agent).__name__), "mode": mode,
-        "agent_seed": seed, "steps": len(turns), "success": bool(env.success),
-        "end_reason": end_reason, "final_info": info, "start_state": start_state,
-        "turns": turns,
-        "min_steps": task.certificate.min_steps, "budget": task.budget,
-        "seconds": round(time.perf_counter() - started, 6),
-    }
-    if error is not None:
-        result["error"] = error
-    return result
+        episode.step(reply, time.perf_counter() - t0)
+    return episode.result()

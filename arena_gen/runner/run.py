@@ -20,6 +20,8 @@ from ..core.task import Task
 from .episode import run_episode
 from .rundir import RunDir
 
+#: Agent options recorded although their names look like secrets (``--max-tokens``).
+PUBLIC_CONFIG_KEYS = ("max_tokens",)
 PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
 
 
@@ -116,7 +118,7 @@ def run_suite(cfg: RunConfig,
                                 f"it or choose another --out")
         old = rundir.read_meta()
         for key in ("suite_sha256", "agent", "mode", "attempts", "seed", "tasks"):
-            if old.get(key) != meta[key]:
+            if _comparable(key, old.get(key)) != _comparable(key, meta[key]):
                 raise ArenaGenError(f"--resume: {key} differs from the run in {rundir.path} "
                                     f"({old.get(key)!r} vs {meta[key]!r})")
         meta["started"] = old.get("started", _now())
@@ -169,10 +171,23 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
                 yield fut.result()
 
 
+#: Agent options that may change on --resume (they affect how, not what, the agent plays).
+OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections")
+
+
+def _comparable(key: str, value: Any) -> Any:
+    """What --resume compares: the agent without its operational options."""
+    if key != "agent" or not isinstance(value, dict):
+        return value
+    config = {k: v for k, v in (value.get("config") or {}).items() if k not in OPERATIONAL_KEYS}
+    return {**value, "config": config}
+
+
 def _public_config(config: dict[str, Any] | None) -> dict[str, Any]:
     """Agent config as recorded: anything that looks like a secret is dropped."""
     return {k: v for k, v in (config or {}).items()
-            if not any(s in k.lower() for s in ("key", "token", "secret", "password"))
+            if (k in PUBLIC_CONFIG_KEYS
+                or not any(s in k.lower() for s in ("key", "token", "secret", "password")))
             and not callable(v)}
 
 

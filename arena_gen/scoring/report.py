@@ -61,6 +61,9 @@ def _bar_plot(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]], k
         xs = [j + i * width for j in range(len(envs))]
         ax.bar(xs, values, width=width, yerr=errors, capsize=3, label=label)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(envs))], list(envs))
+    if all(not (s["envs"].get(env, {}).get(key) or 0) for _, s in runs for env in envs):
+        ax.text(0.5, 0.5, "no data recorded", transform=ax.transAxes, ha="center",
+                color="#888")
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=8)

@@ -1,0 +1,227 @@
+"""An async OpenAI-compatible chat client that survives flaky endpoints and never leaks its key.
+
+One :class:`ChatClient` is shared by every episode a process runs: its semaphore bounds the
+requests in flight across episodes (``max_connections``). A request is retried with exponential
+backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
+malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
+:class:`~arena_gen.runner.episode.InfraError`. Every text that leaves this module (errors,
+contents, reasoning) has the API key redacted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import numpy as np
+
+from ..runner.episode import InfraError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Statuses worth another try: rate limits, request timeouts, and every 5xx.
+RETRY_STATUSES = frozenset({408, 409, 425, 429})
+REDACTED = "[REDACTED]"
+
+
+class _Retryable(Exception):
+    """One failed try that may succeed on the next (carries the server's Retry-After)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+@dataclass
+class Completion:
+    """What one chat completion returned, already redacted."""
+
+    content: str
+    reasoning: str | None
+    usage: dict[str, int] | None
+    finish_reason: str | None
+    retries: int
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date), else None."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def backoff_delay(retry: int, base: float, cap: float, rng: np.random.Generator,
+                  retry_after: float | None = None) -> float:
+    """Exponential backoff with jitter in [0.5, 1] x base x 2^retry, at least Retry-After."""
+    delay = min(cap, base * (2.0 ** retry)) * float(rng.uniform(0.5, 1.0))
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, cap))
+    return delay
+
+
+def _is_loopback(url: str) -> bool:
+    """Whether a URL points at this machine (then proxy variables must not apply)."""
+    host = httpx.URL(url).host
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _text(content: Any) -> str:
+    """Message content as text: a string, or the text parts of a content-part list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    raise ValueError(f"message content is a {type(content).__name__}")
+
+
+def _usage(body: dict[str, Any]) -> dict[str, int] | None:
+    usage = body.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    out: dict[str, int] = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = usage.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = int(value)
+    if "total_tokens" not in out and ("prompt_tokens" in out or "completion_tokens" in out):
+        out["total_tokens"] = out.get("prompt_tokens", 0) + out.get("completion_tokens", 0)
+    details = usage.get("completion_tokens_details")
+    if isinstance(details, dict) and isinstance(details.get("reasoning_tokens"), int):
+        out["reasoning_tokens"] = int(details["reasoning_tokens"])
+    return out or None
+
+
+def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
+    """Content, reasoning field, usage and finish reason of a body; ValueError when malformed."""
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"response is not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") \
+            from None
+    if not isinstance(body, dict):
+        raise ValueError("response is not a JSON object")
+    if "error" in body and "choices" not in body:
+        raise ValueError(f"response carries an error: {str(body['error'])[:200]}")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ValueError("response has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ValueError("response choice has no message")
+    content = _text(message.get("content"))
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        reasoning = json.dumps(reasoning)
+    finish = choices[0].get("finish_reason")
+    return content, reasoning, _usage(body), finish if isinstance(finish, str) else None
+
+
+class ChatClient:
+    """Posts chat completions to ``{base_url}/chat/completions`` with bounded concurrency."""
+
+    def __init__(self, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 300.0, retries: int = 5, backoff: float = 1.0,
+                 backoff_max: float = 60.0, max_connections: int = 8) -> None:
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.url = url.rstrip("/") + "/chat/completions"
+        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.timeout = float(timeout)
+        self.retries = int(retries)
+        self.backoff = float(backoff)
+        self.backoff_max = float(backoff_max)
+        self.max_connections = int(max_connections)
+        self._http: httpx.AsyncClient | None = None
+        self._sem: asyncio.Semaphore | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"ChatClient(url={self.url!r}, max_connections={self.max_connections})"
+
+    def redact(self, text: str) -> str:
+        """Remove the API key from a text that came from the network or an exception."""
+        if self._key and len(self._key) >= 4:
+            text = text.replace(self._key, REDACTED)
+        return text
+
+    def _ensure(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        if self._http is None or self._sem is None:
+            headers = {"Content-Type": "application/json"}
+            if self._key:
+                headers["Authorization"] = f"Bearer {self._key}"
+            limits = httpx.Limits(max_connections=self.max_connections,
+                                  max_keepalive_connections=self.max_connections)
+            self._http = httpx.AsyncClient(headers=headers, limits=limits,
+                                           timeout=httpx.Timeout(self.timeout),
+                                           follow_redirects=False,
+                                           trust_env=not _is_loopback(self.url))
+            self._sem = asyncio.Semaphore(self.max_connections)
+        return self._http, self._sem
+
+    async def aclose(self) -> None:
+        """Close the connection pool (call from the loop that used it)."""
+        if self._http is not None:
+            await self._http.aclose()
+        self._http = None
+        self._sem = None
+
+    async def complete(self, payload: dict[str, Any], rng: np.random.Generator) -> Completion:
+        """One chat completion, retried; raises InfraError once every try has failed."""
+        http, sem = self._ensure()
+        last = "no attempt made"
+        for retry in range(self.retries + 1):
+            try:
+                async with sem:
+                    content, reasoning, usage, finish = await asyncio.wait_for(
+                        self._post(http, payload), timeout=self.timeout * 1.5)
+                return Completion(self.redact(content),
+                                  self.redact(reasoning) if reasoning is not None else None,
+                                  usage, finish, retry)
+            except _Retryable as exc:
+                last, retry_after = str(exc), exc.retry_after
+            except (httpx.TimeoutException, asyncio.TimeoutError):
+                last, retry_after = f"timed out after {self.timeout:g} s", None
+            except httpx.TransportError as exc:
+                last, retry_after = f"{type(exc).__name__}: {self.redact(str(exc))[:200]}", None
+            if retry < self.retries:
+                await asyncio.sleep(backoff_delay(retry, self.backoff, self.backoff_max, rng,
+                                                  retry_after))
+        raise InfraError(self.redact(f"{self.url}: {last} (after {self.retries + 1} tries)"))
+
+    async def _post(self, http: httpx.AsyncClient,
+                    payload: dict[str, Any]) -> tuple[str, str | None, Any, str | None]:
+        response = await http.post(self.url, content=json.dumps(payload).encode("utf-8"))
+        status = response.status_code
+        if status == 429 or status in RETRY_STATUSES or status >= 500:
+            raise _Retryable(f"HTTP {status}: {self._excerpt(response)}",
+                             parse_retry_after(response.headers.get("retry-after")))
+        if status != 200:
+            raise InfraError(self.redact(f"{self.url}: HTTP {status}: "
+                                         f"{self._excerpt(response)} (not retried)"))
+        try:
+            return parse_completion(response.content)
+        except ValueError as exc:
+            raise _Retryable(f"malformed response: {self.redact(str(exc))}") from None
+
+    def _excerpt(self, response: httpx.Response) -> str:
+        text = response.content[:4096].decode("utf-8", "replace")
+        return self.redact(text).replace("\n", " ").strip()[:300] or "(empty body)"

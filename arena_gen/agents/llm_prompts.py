@@ -1,0 +1,151 @@
+"""Prompts for the LLM agent: one generic builder fed by the env's public view, plus examples.
+
+A prompt is rebuilt every turn from: the goal (the task's public ``intro``), the action grammar
+(``action_format`` and a few per-env examples wrapped in ``<action>`` tags), the task's
+``rules_text`` in with-rules mode, the last K turns (what was observed and what was done), and
+the current observation. The reply's action is the text inside its last ``<action>...</action>``;
+``<think>`` blocks are reasoning, never actions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SYSTEM = (
+    "You are an agent acting in a text environment whose rules are partly hidden. Learn them "
+    "from the feedback you get and reach the goal within the turn budget. Each turn, think as "
+    "briefly as you can, then give exactly one action wrapped in <action>...</action>; only "
+    "the last <action> tag of your reply is executed. A reply without an <action> tag wastes "
+    "the turn."
+)
+
+NO_ACTION = "(none: your reply had no <action>...</action> tag)"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One past turn as the prompt shows it: what was observed, then what was done."""
+
+    observation: str
+    action: str | None
+
+
+def _lights(public: dict[str, Any]) -> list[str]:
+    n = int(public.get("n", 4))
+    return [str(min(3, n - 1)), "0"]
+
+
+def _trading(public: dict[str, Any]) -> list[str]:
+    stocks = list(public.get("stocks") or ["S0", "S1"])
+    return [json.dumps({"buy": {stocks[0]: 10}, "sell": {stocks[-1]: 5}}),
+            json.dumps({"sell": {stocks[0]: 3}}), "{}"]
+
+
+def _energy(public: dict[str, Any]) -> list[str]:
+    return ['{"thermal": 250, "wind": 120, "solar": 80, "battery": 0}',
+            '{"thermal": 200, "wind": 150, "solar": 100, "battery": -20}']
+
+
+def _repo(public: dict[str, Any]) -> list[str]:
+    packages = list(public.get("packages") or {"pkg0": ["1.0"]})
+    first = packages[0]
+    versions = (public.get("packages") or {}).get(first) or ["1.0"]
+    pythons = list(public.get("pythons") or ["3.10"])
+    return ["python run.py", f"pip install python=={pythons[-1]}",
+            f"pip install {first}=={versions[-1]}", f"pip show {first}"]
+
+
+#: Per-env grammar notes and example actions; envs without an entry use action_format alone.
+GRAMMAR: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
+    "lights": ("The action is one bulb index (an integer), nothing else.", _lights),
+    "trading": ("The action is one JSON object with optional \"buy\" and \"sell\" maps from "
+                "stock symbol to a whole number of shares; {} holds for the day.", _trading),
+    "energy": ("The action is one JSON object with a number for each of thermal, wind and solar "
+               "(rated output) and battery (positive discharges, negative charges).", _energy),
+    "repo": ("The action is exactly one terminal command (no shell operators, no cd).", _repo),
+}
+
+
+def grammar_text(env: str, public: dict[str, Any]) -> str:
+    """The action grammar section: format, per-env note, examples in tags."""
+    lines = []
+    if public.get("action_format"):
+        lines.append(f"Action format: {public['action_format']}.")
+    note, examples = GRAMMAR.get(env, ("", lambda p: []))
+    if note:
+        lines.append(note)
+    shown = examples(public)
+    if shown:
+        lines.append("Examples of the action part of a reply:")
+        lines.extend(f"<action>{e}</action>" for e in shown)
+    return "\n".join(lines)
+
+
+def strip_intro(observation: str, intro: str) -> str:
+    """The first observation repeats the intro (already in the prompt): drop it."""
+    if intro and observation.startswith(intro):
+        return observation[len(intro):].lstrip("\n")
+    return observation
+
+
+def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
+                   history: Sequence[Turn], observation: str, window: int | None,
+                   budget: int) -> list[dict[str, str]]:
+    """The chat messages for one turn (history cut to the last ``window`` turns)."""
+    intro = str(public.get("intro", ""))
+    done = len(history)
+    shown = list(history) if window is None else (list(history[-window:]) if window > 0 else [])
+    first = done - len(shown) + 1
+    parts = [f"## Task\n{intro}" if intro else "## Task\n(no description)",
+             f"## Actions\n{grammar_text(env, public)}"]
+    if rules_text:
+        parts.append(f"## Rules (disclosed)\n{rules_text}")
+    if shown:
+        head = (f"## History (last {len(shown)} of {done} turns)" if len(shown) < done
+                else f"## History ({done} turns)")
+        body = []
+        for i, turn in enumerate(shown, start=first):
+            body.append(f"### Turn {i}\nObservation:\n{strip_intro(turn.observation, intro)}\n"
+                        f"Your action: {NO_ACTION if turn.action is None else turn.action}")
+        parts.append(head + "\n" + "\n\n".join(body))
+    parts.append(f"## Current observation (turn {done + 1} of {budget})\n"
+                 f"{strip_intro(observation, intro)}")
+    parts.append("Think briefly, then reply with exactly one <action>...</action>.")
+    return [{"role": "system", "content": SYSTEM},
+            {"role": "user", "content": "\n\n".join(parts)}]
+
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
+_ACTION = re.compile(r"<action>(.*?)</action>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
+
+
+def split_reasoning(content: str) -> tuple[str, str | None]:
+    """Separate ``<think>`` reasoning from the answer (also an unclosed or unopened block)."""
+    thoughts = [m.strip() for m in _THINK.findall(content)]
+    answer = _THINK.sub("", content)
+    lower = answer.lower()
+    if "</think>" in lower:  # the server stripped the opening tag
+        cut = lower.rfind("</think>")
+        thoughts.append(answer[:cut].strip())
+        answer = answer[cut + len("</think>"):]
+    elif "<think>" in lower:  # truncated mid-thought: nothing after it is an answer
+        cut = lower.find("<think>")
+        thoughts.append(answer[cut + len("<think>"):].strip())
+        answer = answer[:cut]
+    reasoning = "\n\n".join(t for t in thoughts if t)
+    return answer, reasoning or None
+
+
+def extract_action(answer: str) -> str | None:
+    """The text of the last ``<action>...</action>`` (code fences removed), or None."""
+    found = _ACTION.findall(answer)
+    if not found:
+        return None
+    text = found[-1].strip()
+    fenced = _FENCE.match(text)
+    return fenced.group(1).strip() if fenced else text

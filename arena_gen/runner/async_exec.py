@@ -1,0 +1,114 @@
+"""Async execution for network-bound agents: many episodes as asyncio tasks in one process.
+
+Env steps are cheap and synchronous; the time goes into waiting for the endpoint. So episodes
+run as asyncio tasks on one event loop, all sharing one :class:`~..agents.llm_client.ChatClient`
+whose semaphore bounds the requests in flight (``max_connections``). At most
+``max(jobs, 2 x max_connections)`` episodes are open at once, so episodes keep finishing (and
+being appended to the run directory) while the run goes on. :func:`execute_async` is a plain
+generator that yields finished records, the same contract as the other executors.
+
+:func:`run_episode_async` drives the same :class:`..episode.Episode` bookkeeping as
+:func:`..episode.run_episode`, awaiting the agent instead of calling it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import TaskView
+from ..agents.registry import make_agent
+from ..core.task import Task
+from .episode import Episode
+
+
+async def _act(agent: Any, observation: str) -> Any:
+    if hasattr(agent, "aact"):
+        return await agent.aact(observation)
+    return agent.act(observation)
+
+
+async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
+                            run_seed: int = 0) -> dict[str, Any]:
+    """Play one attempt, awaiting the agent; the same :class:`Episode` as ``run_episode``."""
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
+    while not episode.over:
+        t0 = time.perf_counter()
+        try:
+            reply = await _act(agent, episode.obs)
+        except Exception as exc:  # an agent bug must not kill the run
+            episode.fail(exc)
+            break
+        episode.step(reply, time.perf_counter() - t0)
+    return episode.result()
+
+
+async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: Any) -> Any:
+    task, agent_name, agent_config, mode, attempt, seed = args
+    try:
+        agent = make_agent(agent_name, task.env, agent_config)
+    except Exception as exc:  # a bad config is the agent's error, recorded per attempt
+        agent = _Broken(f"{type(exc).__name__}: {exc}")
+    if client is not None and hasattr(agent, "client"):
+        agent.client = client
+    return await run_episode_async(task, agent, mode=mode, attempt=attempt, run_seed=seed)
+
+
+class _Broken:
+    """Stands in for an agent that could not be built, so the failure is recorded, not raised."""
+
+    name = "broken"
+    privileged = False
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        raise RuntimeError(self.reason)
+
+    def act(self, observation: str) -> str:  # pragma: no cover - reset always fails first
+        raise RuntimeError(self.reason)
+
+
+def _shared_client(pending: list[Any]) -> Any:
+    """One client for the whole run, built from the first episode's agent config."""
+    task, agent_name, agent_config = pending[0][0], pending[0][1], pending[0][2]
+    agent = make_agent(agent_name, task.env, agent_config)
+    make = getattr(agent, "make_client", None)
+    return make() if make is not None else None
+
+
+def execute_async(pending: list[Any], jobs: int = 1) -> Iterator[dict[str, Any]]:
+    """Yield finished episode records as they complete, episodes running as asyncio tasks."""
+    if not pending:
+        return
+    loop = asyncio.new_event_loop()
+    client = _shared_client(pending)
+    width = max(int(jobs), 2 * int(getattr(client, "max_connections", 1) or 1), 1)
+    queue = iter(pending)
+    running: set[asyncio.Task[Any]] = set()
+    try:
+        while True:
+            while len(running) < width:
+                args = next(queue, None)
+                if args is None:
+                    break
+                running.add(loop.create_task(_play(args, client)))
+            if not running:
+                break
+            done, running = loop.run_until_complete(
+                asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED))
+            for fut in sorted(done, key=lambda f: (f.result()["task_id"], f.result()["attempt"])):
+                yield fut.result()
+    finally:
+        for fut in running:
+            fut.cancel()
+        if running:
+            loop.run_until_complete(asyncio.gather(*running, return_exceptions=True))
+        if client is not None:
+            loop.run_until_complete(client.aclose())
+        loop.close()

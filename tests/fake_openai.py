@@ -1,0 +1,222 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for the LLM agent's tests.
+
+It plays a scripted policy: it recognises the task from the intro in the prompt, reads the turn
+number from the prompt's "Current observation (turn N of B)" header and answers the oracle
+witness action. Faults (HTTP errors, Retry-After, hangs, truncated bodies, replies without an
+<action> tag) are injected per (env, turn, try) by a ``fault`` callable. It records every
+request (headers, body, the number of past turns the prompt carries) and the most requests it
+ever had in flight at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from arena_gen.core.task import Task
+
+TURN = re.compile(r"## Current observation \(turn (\d+) of \d+\)")
+
+
+@dataclass
+class Out:
+    """One scripted answer: a chat reply, or a fault."""
+
+    content: str | None = None
+    status: int = 200
+    body: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    hang: float = 0.0
+    #: hold the answer until this many requests are in flight (or ``delay`` s have passed)
+    gather: int = 0
+    #: announce a longer body than is sent, then drop the connection
+    disconnect: bool = False
+    reasoning_content: str | None = None
+
+
+@dataclass
+class Seen:
+    """One request as the server saw it."""
+
+    index: int
+    env: str | None
+    turn: int
+    tries: int
+    past_turns: int
+    prompt: str
+    authorization: str | None
+    at: float
+    body: dict[str, Any]
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default backlog (5) drops bursts of new connections
+
+
+Fault = Callable[[Seen], "Out | None"]
+
+
+class FakeOpenAI:
+    """``/v1/chat/completions`` on 127.0.0.1 playing witnesses, with injectable faults."""
+
+    def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
+                 fault: Fault | None = None) -> None:
+        self.tasks = {t.public["intro"]: t for t in tasks}
+        self.key = key
+        self.delay = delay
+        self.fault = fault
+        self.seen: list[Seen] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._more = threading.Condition(self._lock)
+        self._tries: dict[tuple[str | None, int], int] = defaultdict(int)
+        self._skipped: dict[str | None, set[int]] = defaultdict(set)
+        self._stop = threading.Event()
+        self._server = _Server(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reset_counters(self) -> None:
+        """Forget per-turn try counts (e.g. before a resumed run)."""
+        with self._lock:
+            self._tries.clear()
+            self._skipped.clear()
+
+    # -- the scripted policy --------------------------------------------------------------------
+    def _task_of(self, prompt: str) -> Task | None:
+        for intro, task in self.tasks.items():
+            if intro in prompt:
+                return task
+        return None
+
+    def answer(self, seen: Seen, task: Task | None) -> Out:
+        """The witness action for this turn (shifted past turns the env did not advance on)."""
+        if task is None:
+            return Out(content="I do not know this task. <action>0</action>")
+        witness = task.certificate.witness
+        shift = 0 if task.env == "trading" else len(
+            [t for t in self._skipped[task.env] if t < seen.turn])
+        index = seen.turn - 1 - shift
+        action = witness[index] if 0 <= index < len(witness) else witness[-1]
+        return Out(content=f"<think>turn {seen.turn}: play the witness</think>"
+                           f"Playing it. <action>{action}</action>")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # else delayed ACKs add ~40 ms per request
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length", 0))
+                raw = self.rfile.read(length)
+                if self.path != "/v1/chat/completions":
+                    return self._send(404, b'{"error": "not found"}')
+                auth = self.headers.get("Authorization")
+                if server.key is not None and auth != f"Bearer {server.key}":
+                    return self._send(401, json.dumps({"error": f"bad key: {auth}"}).encode())
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    server._more.notify_all()
+                try:
+                    out, seen = server._decide(raw, auth)
+                    if out.gather:
+                        with server._more:
+                            server._more.wait_for(lambda: server.in_flight >= out.gather,
+                                                  timeout=out.delay)
+                    elif out.delay or server.delay:
+                        server._stop.wait(out.delay or server.delay)
+                    if out.hang:
+                        server._stop.wait(out.hang)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+                if out.disconnect:
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    self.wfile.write(b'{"choices": [')
+                    self.close_connection = True
+                    return None
+                if out.body is not None:
+                    return self._send(out.status, out.body, out.headers)
+                message: dict[str, Any] = {"role": "assistant", "content": out.content}
+                if out.reasoning_content is not None:
+                    message["reasoning_content"] = out.reasoning_content
+                body = {"id": "cmpl-1", "object": "chat.completion", "model": "fake",
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": len(seen.prompt) // 4,
+                                  "completion_tokens": len(out.content or "") // 4}}
+                self._send(out.status, json.dumps(body).encode(), out.headers)
+
+            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
+                      ) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:  # the client gave up (timeout): nothing to answer
+                    self.close_connection = True
+
+        return Handler
+
+    def _decide(self, raw: bytes, auth: str | None) -> tuple[Out, Seen]:
+        body = json.loads(raw)
+        prompt = "\n".join(m["content"] for m in body["messages"])
+        task = self._task_of(prompt)
+        match = TURN.search(prompt)
+        turn = int(match.group(1)) if match else 0
+        env = task.env if task else None
+        with self._lock:
+            self._tries[(env, turn)] += 1
+            seen = Seen(index=len(self.seen), env=env, turn=turn, tries=self._tries[(env, turn)],
+                        past_turns=prompt.count("Your action:"), prompt=prompt,
+                        authorization=auth, at=time.monotonic(), body=body)
+            self.seen.append(seen)
+        out = self.fault(seen) if self.fault else None
+        if out is not None:
+            if out.content is not None and "<action>" not in out.content:
+                with self._lock:
+                    self._skipped[env].add(turn)
+            return out, seen
+        return self.answer(seen, task), seen
+
+
+def truncated_body() -> bytes:
+    """A well-framed HTTP body whose JSON is cut in the middle."""
+    full = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                 "content": "<action>0</action>"}}]})
+    return full[: len(full) // 2].encode()
