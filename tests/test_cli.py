@@ -51,3 +51,18 @@ def test_unknown_env_and_missing_suite_fail_cleanly(tmp_path: Path) -> None:
     assert code == 1 and "unknown env 'nope'" in text
     code, text = run("verify", str(tmp_path / "missing"))
     assert code == 1 and "no suite at" in text
+
+
+def test_play_saves_the_episode(tmp_path: Path) -> None:
+    out = tmp_path / "lite"
+    assert run("build", "--suite", "lite", "--seed", "7", "--env", "lights", "--out", str(out),
+               "--display", "none")[0] == 0
+    task = json.loads((out / "lights.jsonl").read_text().splitlines()[0])
+    moves = "\n".join(["banana", *task["certificate"]["witness"]]) + "\n"
+    result = CliRunner().invoke(main, ["play", task["id"], "--suite", str(out),
+                                       "--out", str(tmp_path / "play")], input=moves)
+    assert result.exit_code == 0, result.output
+    assert "Invalid action: 'banana'" in result.output and "State: off" in result.output
+    assert f"success: {len(task['certificate']['witness']) + 1} turns" in result.output
+    line = json.loads((tmp_path / "play" / "trajectories.jsonl").read_text())
+    assert line["agent"] == "human" and line["success"] and not line["turns"][0]["valid"]
