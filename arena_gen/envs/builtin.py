@@ -28,3 +28,17 @@ register(EnvSpec(
     importer="arena_gen.generator.trading_import:importer",
     extras={"replay_check": "arena_gen.verifiers.trading:replay_check"},
 ))
+
+register(EnvSpec(
+    name="energy", version=1, code=3, gym_name="EnergyDispatch",
+    env="arena_gen.envs.energy:EnergyEnv",
+    sampler="arena_gen.generator.energy:sample",
+    presets="arena_gen.generator.energy:PRESETS",
+    accept="arena_gen.generator.energy:accept",
+    verifier="arena_gen.verifiers.energy:verify",
+    judge="arena_gen.scoring.judges.energy:judge",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.energy_heuristic:EnergyHeuristicAgent",
+    importer="arena_gen.generator.energy_import:importer",
+    extras={"replay_check": "arena_gen.verifiers.energy:replay_check"},
+))
