@@ -6,7 +6,7 @@ import datetime as dt
 import platform
 import subprocess
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -162,7 +162,7 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
         return
     with ProcessPoolExecutor(max_workers=cfg.jobs) as pool:
         queue = list(pending)
-        running = set()
+        running: set[Future[dict[str, Any]]] = set()
         while queue or running:
             while queue and len(running) < 2 * cfg.jobs:
                 running.add(pool.submit(_play, queue.pop(0)))
