@@ -357,5 +357,68 @@ def _find_task(task_id: str, suite: str | None) -> Any:
                         f"pass --suite DIR")
 
 
+#: The floor the released OdysseyArena lights data claims for every task's minimum length.
+RELEASED_LIGHTS_FLOOR = 10
+
+
+def _detect_env(path: Path, forced: str | None) -> str:
+    """The env whose importer accepts a file (each importer rejects files of other formats)."""
+    if forced:
+        return forced
+    problems = []
+    for spec in registry.specs():
+        if spec.importer is None:
+            continue
+        try:
+            spec.load("importer")(path)
+        except (ArenaGenError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{spec.name}: {exc}")
+            continue
+        return spec.name
+    raise ArenaGenError(f"{path}: no importer accepts this file ({'; '.join(problems)})")
+
+
+@main.command(name="import")
+@click.argument("source", type=click.Choice(["odyssey-arena"]))
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Output suite folder.")
+@click.option("--env", "env", default=None, help="Force the env (default: detect per file).")
+@display_option
+def import_cmd(source: str, paths: tuple[Path, ...], out: Path, env: str | None,
+               display: str | None) -> None:
+    """Import released data as verified tasks (exact minima replace the released claims)."""
+    from .generator.importer import import_tasks, write_import
+
+    ui = Reporter(display)
+    try:
+        if env:
+            registry.get(env)
+        by_env: dict[str, list[str]] = {}
+        for path in paths:
+            by_env.setdefault(_detect_env(path, env), []).append(str(path))
+        tasks = {name: import_tasks(name, files) for name, files in by_env.items()}
+        written = write_import(out, tasks, by_env)
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+    rows = []
+    for name, env_tasks in tasks.items():
+        for task in env_tasks:
+            steps = task.certificate.min_steps
+            floor = "-"
+            if name == "lights" and steps is not None:
+                floor = "yes" if steps >= RELEASED_LIGHTS_FLOOR else "NO"
+            rows.append([task.id, task.params.get("source_idx", "-"), task.params.get("n", "-"),
+                         "-" if steps is None else steps, floor])
+    ui.table(f"Imported from {source} -> {written}",
+             ["task", "source idx", "N", "exact minimum", f">= {RELEASED_LIGHTS_FLOOR} floor"],
+             rows)
+    below = [r[0] for r in rows if r[4] == "NO"]
+    if below:
+        ui.line(f"{len(below)} lights task(s) fall below the released {RELEASED_LIGHTS_FLOOR}-step "
+                f"floor: {', '.join(below)}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

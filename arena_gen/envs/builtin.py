@@ -13,6 +13,8 @@ register(EnvSpec(
     verifier="arena_gen.verifiers.lights:verify",
     judge="arena_gen.scoring.judges.lights:judge",
     oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.lights_heuristic:LightsHeuristicAgent",
+    importer="arena_gen.generator.lights_import:importer",
 ))
 
 register(EnvSpec(

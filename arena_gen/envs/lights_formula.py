@@ -32,7 +32,8 @@ def tokenize(text: str) -> list[str]:
             break
         m = _TOKEN.match(text, pos)
         if not m:
-            raise FormulaError(f"unexpected text at column {pos + 1}: {text[pos:pos + 12]!r}")
+            col = pos + len(text[pos:]) - len(text[pos:].lstrip())
+            raise FormulaError(f"unexpected text at column {col + 1}: {text[col:col + 12]!r}")
         tokens.append(next(g for g in m.groups() if g is not None))
         pos = m.end()
     return tokens

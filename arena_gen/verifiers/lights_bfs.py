@@ -18,6 +18,7 @@ from ..envs.lights_formula import Formula
 UNSEEN = -1
 START = -2
 MAX_N = 30
+FULL_EXPLORE_N = 16  # up to here every reachable state is counted (cheap), for certificates
 
 
 @dataclass
@@ -44,9 +45,12 @@ def _holds(node: Formula, bits: list[np.ndarray], size: int) -> np.ndarray:
     return _holds(a, bits, size) | _holds(b, bits, size)
 
 
-def bfs(world: dict[str, Any], *, explore_all: bool = False) -> BfsResult:
-    """Search from all-off to all-on; with ``explore_all`` also count every reachable state."""
+def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
+    """Search from all-off to all-on; with ``explore_all`` also count every reachable state
+    (default: only when N <= 16, where the full exploration is cheap)."""
     n = int(world["n"])
+    if explore_all is None:
+        explore_all = n <= FULL_EXPLORE_N
     if n > MAX_N:
         raise ValueError(f"BFS needs 2^N memory; N = {n} is above {MAX_N}")
     conditions: list[Formula] = world["conditions"]

@@ -1,0 +1,77 @@
+"""Import released OdysseyArena Turn On Lights data as lights drafts (parsed, never evaluated).
+
+The released format is a JSON list of ``{"idx": i, "level": N, "custom_logic": {"B2": "True",
+"B5": "not B2", ...}}``; the key order of ``custom_logic`` is the hidden DAG order. Each entry
+becomes a draft exactly like the sampler's (public view, rules text, rubric), with ``params``
+recording the source index and level, and the Lite budget of 200 turns.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaGenError
+from ..core.task import Draft
+from ..envs.lights_formula import FormulaError, parse, variables
+from .lights import RUBRIC, public_view, rules_text
+
+BUDGET = 200
+
+
+class ImportFormatError(ArenaGenError):
+    """A file is not in the released lights format (or is malformed)."""
+
+
+def _entry(item: Any, where: str) -> Draft:
+    if not isinstance(item, dict) or not isinstance(item.get("custom_logic"), dict):
+        raise ImportFormatError(f"{where}: not a lights entry (no custom_logic object)")
+    logic: dict[str, Any] = item["custom_logic"]
+    n = len(logic)
+    level = item.get("level", n)
+    if not isinstance(level, int) or isinstance(level, bool) or level != n:
+        raise ImportFormatError(f"{where}: level {level!r} does not match {n} bulbs")
+    if sorted(logic) != sorted(f"B{i}" for i in range(n)):
+        raise ImportFormatError(f"{where}: bulbs must be named B0..B{n - 1}, got {list(logic)}")
+    conditions: list[Any] = [None] * n
+    order: list[int] = []
+    for name, text in logic.items():
+        if not isinstance(text, str):
+            raise ImportFormatError(f"{where}: {name} condition is not text")
+        try:
+            cond = parse(text, n)
+        except FormulaError as exc:
+            raise ImportFormatError(f"{where}: {name}: {exc}") from None
+        if int(name[1:]) in variables(cond):
+            raise ImportFormatError(f"{where}: {name} reads itself")
+        conditions[int(name[1:])] = cond
+        order.append(int(name[1:]))
+    world: dict[str, Any] = {"n": n, "conditions": conditions}
+    seen: set[int] = set()
+    for bulb in order:  # keep the released order only when it is a DAG order
+        if not variables(conditions[bulb]) <= seen:
+            break
+        seen.add(bulb)
+    else:
+        world = {"n": n, "order": order, "conditions": conditions}
+    params = {"n": n, "level": n, "source_idx": item.get("idx"), "source": "odyssey-arena"}
+    return Draft(params=params, budget=BUDGET, public=public_view(n, BUDGET), world=world,
+                 rules_text=rules_text(conditions), rubric=list(RUBRIC))
+
+
+def importer(path: Path) -> list[Draft]:
+    """Parse one released lights file into drafts, in file order."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ImportFormatError(f"{path}: cannot read JSON ({exc})") from None
+    if not isinstance(data, list) or not data:
+        raise ImportFormatError(f"{path}: not a lights file (expected a non-empty JSON list)")
+    drafts = []
+    for pos, item in enumerate(data):
+        drafts.append(_entry(item, f"{Path(path).name}[{pos}]"))
+    idxs = [d.params["source_idx"] for d in drafts]
+    if any(i is not None and (not isinstance(i, int) or isinstance(i, bool)) for i in idxs):
+        raise ImportFormatError(f"{path}: idx values must be integers")
+    return drafts

@@ -1,0 +1,120 @@
+"""Importing the released OdysseyArena lights data; the ``import`` CLI; the heuristic agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import built_tasks
+
+from arena_gen.agents.base import TaskView
+from arena_gen.agents.lights_heuristic import LightsHeuristicAgent
+from arena_gen.cli import main
+from arena_gen.core import registry
+from arena_gen.core.suite_io import read_suite
+from arena_gen.envs.lights import LightsEnv
+from arena_gen.generator.importer import import_tasks
+from arena_gen.generator.lights_import import ImportFormatError, importer
+from arena_gen.verifiers.lights import verify
+
+RELEASED = "reference-data/odyssey-arena/lights/test_turnonlights_lite_251030.json"
+# Exact minima of the 30 released tasks, by idx (BFS; the SAT path agrees).
+MINIMA = [8, 11, 7, 8, 8, 12, 10, 10, 9, 11, 11, 9, 9, 13, 9, 11, 15, 11, 11, 13, 9, 11, 14, 12,
+          16, 12, 10, 12, 14, 10]
+BELOW_FLOOR = [0, 2, 3, 4, 8, 11, 12, 14, 20]  # released tasks whose minimum is under 10
+
+
+def test_released_tasks_import_with_exact_minima(shared_dir: Path) -> None:
+    tasks = import_tasks("lights", [shared_dir / RELEASED])
+    assert len(tasks) == 30
+    assert all(t.certificate.solvable and t.certificate.method == "bfs" for t in tasks)
+    minima = [t.certificate.min_steps for t in tasks]
+    assert minima == MINIMA and min(minima) == 7 and max(minima) == 16
+    assert [t.params["source_idx"] for t in tasks if t.certificate.min_steps < 10] == BELOW_FLOOR
+    assert all(t.budget == 200 and t.params["level"] == t.world["n"] for t in tasks)
+    assert tasks[0].world["order"] == [2, 5, 3, 1, 4, 0]
+    assert tasks[0].rules_text.splitlines()[5] == "B5: not B2"
+
+
+def test_sat_path_confirms_released_minima(shared_dir: Path) -> None:
+    drafts = importer(shared_dir / RELEASED)
+    for idx in (2, 16, 24, 29):
+        cert = verify(drafts[idx], method="sat", bfs_prefix=0, max_conflicts=None)
+        assert cert.min_steps == MINIMA[idx]
+
+
+def _write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"idx": 0}, "non-empty JSON list"),
+    ([{"idx": 0, "level": 2}], "no custom_logic"),
+    ([{"idx": 0, "level": 3, "custom_logic": {"B0": "True", "B1": "B0"}}], "does not match"),
+    ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B2": "B0"}}], "B0..B1"),
+    ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "__import__('os')"}}],
+     "column 1"),
+    ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "B1"}}], "reads itself"),
+    ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "B7"}}], "out of range"),
+])
+def test_bad_files_are_rejected_clearly(tmp_path: Path, data: object, message: str) -> None:
+    with pytest.raises(ImportFormatError, match=message):
+        importer(_write(tmp_path, data))
+
+
+def test_registered_importer() -> None:
+    assert registry.get("lights").load("importer") is importer
+    assert registry.get("lights").load("heuristic") is LightsHeuristicAgent
+
+
+def test_import_cli(shared_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "imported"
+    result = CliRunner().invoke(main, ["import", "odyssey-arena", str(shared_dir / RELEASED),
+                                       "--out", str(out), "--display", "plain"])
+    assert result.exit_code == 0, result.output
+    assert "9 lights task(s) fall below the released 10-step floor" in result.output
+    assert "lights-import-0-0002" in result.output
+    suite = read_suite(out)
+    assert [t.certificate.min_steps for t in suite.tasks["lights"]] == MINIMA
+
+
+def test_import_cli_rejects_foreign_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"nothing": 1}])
+    result = CliRunner().invoke(main, ["import", "odyssey-arena", str(path), "--out",
+                                       str(tmp_path / "o"), "--env", "lights"])
+    assert result.exit_code != 0 and "custom_logic" in result.output
+
+
+def _play(agent: LightsHeuristicAgent, task) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    env = LightsEnv(task)
+    obs, _ = env.reset(seed=0)
+    agent.reset(TaskView.of(task, "inductive"), "inductive", np.random.default_rng(0))
+    steps = 0
+    while True:
+        obs, _, terminated, truncated, _ = env.step(agent.act(obs))
+        steps += 1
+        if terminated or truncated:
+            return env.success, steps
+
+
+def test_heuristic_agent_solves_easy_lite_tasks() -> None:
+    tasks = built_tasks("lights", count=30)
+    results = [_play(LightsHeuristicAgent(), tasks[i]) for i in (5, 16, 23)]
+    assert all(ok for ok, _ in results), results
+    assert all(steps <= 200 for _, steps in results)
+    assert not LightsHeuristicAgent.privileged
+
+
+def test_heuristic_agent_never_reads_the_world() -> None:
+    task = built_tasks("lights", count=1)[0]
+    agent = LightsHeuristicAgent()
+    view = TaskView.of(task, "inductive")
+    assert view.world is None and view.rules_text is None
+    agent.reset(view, "inductive", np.random.default_rng(0))
+    assert agent.act("Invalid action: junk.\nState: off\nTurns left: 3") in {
+        str(b) for b in range(task.world["n"])}
