@@ -81,6 +81,7 @@ def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
+        tmp.chmod(0o755)  # mkdtemp makes it private; a suite is meant to be shared
         for env, env_tasks in sorted(tasks.items()):
             _write_text(tmp / f"{env}.jsonl", jsonl_text(env_tasks))
         _write_text(tmp / MANIFEST, manifest_text(manifest))
