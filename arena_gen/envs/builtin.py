@@ -44,3 +44,15 @@ register(EnvSpec(
     importer="arena_gen.generator.energy_import:importer",
     extras={"replay_check": "arena_gen.verifiers.energy:replay_check"},
 ))
+
+register(EnvSpec(
+    name="repo", version=1, code=4, gym_name="RepoSystem",
+    env="arena_gen.envs.repo:RepoEnv",
+    sampler="arena_gen.generator.repo:sample",
+    presets="arena_gen.generator.repo:PRESETS",
+    accept="arena_gen.generator.repo:accept",
+    verifier="arena_gen.verifiers.repo:verify",
+    judge="arena_gen.scoring.judges.repo:judge",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.repo_heuristic:RepoHeuristicAgent",
+))

@@ -1,0 +1,100 @@
+"""Repo verifier entry point: static SAT layer, MaxSAT lower bound, then SAT-BMC for the minimum.
+
+1. Static (python-sat): the stored solution is a model of the run-success clauses; the number
+   of success configurations is counted up to a cap.
+2. Lower bound: a MaxSAT cover bound (``repo_sat.cover_lower_bound``), so the BMC starts where
+   short bounds are already refuted.
+3. Dynamic: incremental SAT bounded model checking of the install transition from that bound
+   upwards; the first satisfiable bound is the minimum and its plan is the witness. Every solver
+   call has a deterministic conflict budget (``params["bmc_conflicts"]``); if a call runs out,
+   the certificate says so (``exact`` false) and records the proven ``lower_bound`` next to the
+   witness length, which is then an upper bound stored as ``min_steps``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..core.errors import VerificationError
+from ..core.task import Certificate
+from ..envs.repo import Rules
+from .repo_bmc import Bmc, trace
+from .repo_sat import cover_lower_bound, static_check
+
+VERIFIER_VERSION = 1
+COUNT_CAP = 2000
+DEFAULT_CONFLICTS = 200_000
+
+
+def verify(task: Any) -> Certificate:
+    """Prove a repo world solvable through the install dynamics, with its minimum and a plan."""
+    start = time.perf_counter()
+    world = task.world
+    static = static_check(world, cap=COUNT_CAP)
+    facts: dict[str, Any] = {
+        "solution_is_model": static.solution_is_model,
+        "success_configs": static.count,
+        "success_configs_capped": static.capped,
+        "static_clauses": static.clauses,
+    }
+    max_steps = max(2, int(task.budget) // 4)
+    if not static.solution_is_model:
+        return Certificate(False, "sat-bmc", None, [], VERIFIER_VERSION,
+                           time.perf_counter() - start, facts)
+    engine = Bmc(world)
+    try:
+        writes = [(m.action[1:], m.writes) for m in engine.actions if m.action[0] == "inst"]
+        lower = cover_lower_bound(engine.rules, writes)
+        facts["cover_lower_bound"] = lower
+        budget = int(task.params.get("bmc_conflicts", DEFAULT_CONFLICTS))
+        result = engine.solve(max_T=max_steps - 1, start_T=max(1, lower - 1),
+                              conf_budget=budget)
+    finally:
+        engine.close()
+    facts.update({"exact": result.exact, "lower_bound": max(lower, result.lower_bound),
+                  "sat_calls": result.sat_calls, "bmc_variables": result.variables,
+                  "bmc_clauses": result.clauses, "searched_up_to": max_steps})
+    witness = result.witness
+    if result.min_steps is not None:
+        _replay_rules(engine.rules, witness)
+        if not result.exact:  # a bound only: tighten the plan by deleting commands
+            witness = shorten(engine.rules, witness)
+            facts["bmc_plan_length"] = result.min_steps
+            facts["exact"] = len(witness) == facts["lower_bound"]
+    return Certificate(solvable=result.min_steps is not None, method="sat-bmc",
+                       min_steps=len(witness) if witness else None, witness=witness,
+                       verifier_version=VERIFIER_VERSION, seconds=time.perf_counter() - start,
+                       facts=facts)
+
+
+def _reaches(rules: Rules, plan: list[str]) -> bool:
+    states = trace(rules, plan[:-1])
+    return states is not None and rules.ok(states[-1])
+
+
+def _replay_rules(rules: Rules, plan: list[str]) -> None:
+    """Check the BMC plan against the env's transition before the builder replays it."""
+    if not _reaches(rules, plan):
+        raise VerificationError("BMC plan does not reach success through the env's rules")
+
+
+def shorten(rules: Rules, plan: list[str]) -> list[str]:
+    """Drop commands (one, then two at a time) while the plan still succeeds: a better bound."""
+    changed = True
+    while changed:
+        changed = False
+        body = plan[:-1]
+        for width in (1, 2):
+            for i in range(len(body)):
+                for j in range(i + 1, len(body)) if width == 2 else [i + 1]:
+                    cand = body[:i] + body[i + 1:j] + body[j + 1:] if width == 2 else \
+                        body[:i] + body[i + 1:]
+                    if _reaches(rules, cand + plan[-1:]):
+                        plan, changed = cand + plan[-1:], True
+                        break
+                if changed:
+                    break
+            if changed:
+                break
+    return plan

@@ -1,0 +1,164 @@
+"""Repo verifiers: BMC agrees with BFS, the static count agrees with brute force, certificates."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import built_tasks
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_repo_worlds import hand_world, small_world, task_of
+
+from arena_gen.core.canon import canonical_json
+from arena_gen.envs.repo import RepoEnv, Rules
+from arena_gen.verifiers.replay import replay
+from arena_gen.verifiers.repo import verify
+from arena_gen.verifiers.repo_bfs import bfs
+from arena_gen.verifiers.repo_bmc import action_models, bmc
+from arena_gen.verifiers.repo_sat import cover_lower_bound, solution_state, static_check
+
+
+def brute_force_count(world: dict[str, Any]) -> int:
+    """Every configuration (Python x absent/version per package) where run.py succeeds."""
+    rules = Rules(world)
+    domains = [range(len(rules.pythons))] + [range(-1, len(v)) for v in rules.versions]
+    return sum(rules.ok(tuple(state)) for state in itertools.product(*domains))
+
+
+def play_plan(world: dict[str, Any], plan: list[str]) -> tuple[bool, int]:
+    env = RepoEnv(task_of(world, budget=200))
+    env.reset()
+    steps = 0
+    for action in plan:
+        _, _, terminated, truncated, info = env.step(action)
+        steps += 1
+        assert info["valid"], action
+        if terminated or truncated:
+            break
+    return env.success, steps
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 6), v_max=st.integers(2, 4))
+def test_bmc_matches_bfs_and_count_matches_brute_force(seed: int, n: int, v_max: int) -> None:
+    world = small_world(seed, n, v_max)
+    oracle = bfs(world)
+    assert oracle.complete and oracle.min_steps is not None  # the solution is reachable
+    result = bmc(world, max_T=oracle.min_steps + 1)
+    assert result.exact and result.min_steps == oracle.min_steps
+    assert play_plan(world, result.witness) == (True, result.min_steps)
+    assert play_plan(world, oracle.witness) == (True, oracle.min_steps)
+    static = static_check(world, cap=100_000)
+    assert static.solution_is_model and not static.capped
+    assert static.count == brute_force_count(world)
+    rules = Rules(world)
+    writes = [(m.action[1:], m.writes) for m in action_models(rules) if m.action[0] == "inst"]
+    assert 3 <= cover_lower_bound(rules, writes) <= oracle.min_steps
+
+
+def test_bmc_without_partial_order_reduction_agrees() -> None:
+    for seed in range(6):
+        world = small_world(seed, 5, 3)
+        assert bmc(world, max_T=20, por=False).min_steps == bmc(world, max_T=20).min_steps
+
+
+def test_hand_world_minimum() -> None:
+    world = hand_world()
+    # python, pkgC 0.1 (auto-sets A 1.1 and B 1.0), run: 3 commands; BFS agrees.
+    assert bfs(world).min_steps == 3
+    result = bmc(world, max_T=10)
+    assert result.min_steps == 3 and result.exact
+    assert result.witness[1:] == ["pip install pkgC==0.1", "python run.py"]
+    # (A 1.0, B 1.0) x 4 Pythons + (A 1.1, B 1.0 | 1.1) x Python 3.10 / 3.11, with C 0.1.
+    assert static_check(world).count == brute_force_count(world) == 8
+    rules = Rules(world)
+    assert rules.ok(solution_state(rules, world))
+
+
+def test_certificates_of_built_lite_tasks() -> None:
+    for task in built_tasks("repo", count=2):
+        cert = task.certificate
+        assert cert.method == "sat-bmc" and cert.solvable and cert.facts["exact"]
+        assert cert.facts["lower_bound"] == cert.min_steps
+        assert cert.facts["solution_is_model"]
+        assert 5 <= cert.min_steps <= task.budget // 4
+        again = verify(task)
+        again.seconds = cert.seconds
+        assert canonical_json(again.to_dict()) == canonical_json(cert.to_dict())
+        result = replay(task)
+        assert result.success and result.steps == cert.min_steps
+        assert result.final_info["run_ok"] and all(result.final_info["scripts"].values())
+
+
+def test_world_is_plain_json_and_deterministic() -> None:
+    from arena_gen.generator.repo import PRESETS, sample
+
+    a = sample(PRESETS["lite"], np.random.SeedSequence([1, 2]))
+    b = sample(PRESETS["lite"], np.random.SeedSequence([1, 2]))
+    c = sample(PRESETS["lite"], np.random.SeedSequence([1, 3]))
+    assert canonical_json(a.world) == canonical_json(b.world) != canonical_json(c.world)
+    assert a.rules_text == b.rules_text and "Hidden rules" in a.rules_text
+    assert 9 <= a.params["n"] <= 12
+
+
+def test_budgeted_bmc_reports_bounds_honestly() -> None:
+    world = small_world(11, 6, 3)
+    exact = bmc(world, max_T=30)
+    starved = bmc(world, max_T=30, conf_budget=1)
+    assert starved.min_steps is not None and starved.min_steps >= exact.min_steps
+    assert starved.lower_bound <= exact.min_steps
+    assert starved.exact == (starved.lower_bound == starved.min_steps)
+    assert play_plan(world, starved.witness) == (True, starved.min_steps)
+
+
+def test_padding_makes_bounds_monotone() -> None:
+    """A plan of T commands pads to T + 1, so the BMC may read one refutation as a bound."""
+    world = small_world(5, 5, 3)
+    result = bmc(world, max_T=30)
+    assert result.min_steps is not None
+    rules = Rules(world)
+    other = next(p for p in rules.pythons if f"python=={p}" not in result.witness[0])
+    padded = [f"pip install python=={other}"] + result.witness
+    assert play_plan(world, padded) == (True, result.min_steps + 1)
+
+
+def test_verify_with_starved_bmc_keeps_a_valid_bound() -> None:
+    world = small_world(11, 6, 3)
+    exact = bmc(world, max_T=30).min_steps
+    task = task_of(world, budget=120)
+    task.params = {"bmc_conflicts": 1}
+    cert = verify(task)
+    assert cert.solvable and cert.facts["lower_bound"] <= exact <= cert.min_steps
+    assert cert.min_steps <= cert.facts.get("bmc_plan_length", cert.min_steps)
+    assert cert.facts["exact"] == (cert.min_steps == cert.facts["lower_bound"])
+    assert play_plan(world, cert.witness) == (True, cert.min_steps)
+
+
+def test_public_view_hides_the_rules_and_rules_text_discloses_them() -> None:
+    from arena_gen.generator.repo import PRESETS, sample
+
+    draft = sample(PRESETS["lite"], np.random.SeedSequence([4, 4]))
+    public = canonical_json(draft.public)
+    for hidden in ("priority", "solution", "conflict", "requires", "force_", "pin"):
+        assert hidden not in public
+    for pkg in draft.world["packages"]:
+        assert f"{pkg['name']} (priority {pkg['priority']})" in draft.rules_text
+    for rule in draft.world["hidden"]:
+        assert f"{rule['a']['pkg']}{rule['a']['spec']} with" in draft.rules_text
+
+
+@pytest.mark.slow
+def test_one_challenge_task_builds_with_honest_bounds() -> None:
+    from arena_gen.core import registry
+    from arena_gen.envs.check import check_env
+    from arena_gen.generator.build import generate_task
+
+    task = generate_task("repo", "challenge", 7, 2).task  # ~25 s: 29 packages
+    cert = task.certificate
+    assert 20 <= task.params["n"] <= 30
+    assert 12 <= cert.facts["lower_bound"] <= cert.min_steps <= task.budget // 4
+    assert cert.facts["exact"] == (cert.facts["lower_bound"] == cert.min_steps)
+    check_env(registry.get("repo"), task)
