@@ -76,7 +76,11 @@ def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int, 
         gens = result.generated[env]
         steps = [g.task.certificate.min_steps for g in gens]
         known = [s for s in steps if s is not None]
-        spread = f"{min(known)}-{max(known)}" if known else "fixed horizon"
+        bounded = sum(1 for g in gens if g.task.certificate.min_steps is None
+                      and "min_steps_bounds" in g.task.certificate.facts)
+        spread = f"{min(known)}-{max(known)}" if known else ("" if bounded else "fixed horizon")
+        if bounded:
+            spread += f" (+{bounded} with bounds only)"
         rej = sum(sum(g.rejections.values()) for g in gens)
         rows.append([env, len(gens), spread, rej, f"{result.per_env_seconds[env]:.2f}"])
     ui.table(f"Suite {suite} (seed {seed}) -> {out}",

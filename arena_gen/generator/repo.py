@@ -357,11 +357,11 @@ def accept(draft: Draft, cert: Certificate) -> str | None:
         if cert.facts.get("solution_is_model"):
             return f"long no plan within budget/4 = {draft.budget // 4} commands"
         return "unsolvable"
-    # With an inexact certificate min_steps is an upper bound: the floor must hold for the
-    # proven lower bound, the ceiling for the plan found, so both hold for the true minimum.
-    lower = int(cert.facts.get("lower_bound", cert.min_steps or 0))
-    if cert.min_steps is None or lower < int(draft.params["min_len"]):
+    # With an inexact certificate only bounds are known: the floor must hold for the proven
+    # lower bound, the ceiling for the plan found, so both hold for the true minimum.
+    lower, upper = cert.facts.get("min_steps_bounds", [cert.min_steps, cert.min_steps])
+    if upper is None or int(lower) < int(draft.params["min_len"]):
         return f"short min_steps >= {lower} only, min_len {draft.params['min_len']}"
-    if cert.min_steps > draft.budget // 4:
-        return f"long min_steps {cert.min_steps} > budget/4 = {draft.budget // 4}"
+    if int(upper) > draft.budget // 4:
+        return f"long min_steps {upper} > budget/4 = {draft.budget // 4}"
     return None

@@ -49,12 +49,11 @@ def check_witness(task: Task) -> ReplayResult:
     if not cert.solvable:
         return result
     expected = len(cert.witness)
-    if cert.min_steps is not None:
-        if expected != cert.min_steps:
-            raise VerificationError(f"task {task.id}: witness has {expected} actions but "
-                                    f"min_steps is {cert.min_steps}")
-        if not result.success:
-            raise VerificationError(f"task {task.id}: witness does not reach success")
+    if cert.min_steps is not None and expected != cert.min_steps:
+        raise VerificationError(f"task {task.id}: witness has {expected} actions but "
+                                f"min_steps is {cert.min_steps}")
+    if not result.success:
+        raise VerificationError(f"task {task.id}: witness does not reach success")
     if result.steps != expected:
         raise VerificationError(f"task {task.id}: witness ended after {result.steps} of "
                                 f"{expected} actions")

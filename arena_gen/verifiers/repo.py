@@ -7,8 +7,8 @@
 3. Dynamic: incremental SAT bounded model checking of the install transition from that bound
    upwards; the first satisfiable bound is the minimum and its plan is the witness. Every solver
    call has a deterministic conflict budget (``params["bmc_conflicts"]``); if a call runs out,
-   the certificate says so (``exact`` false) and records the proven ``lower_bound`` next to the
-   witness length, which is then an upper bound stored as ``min_steps``.
+   the certificate says so: ``exact`` false, ``min_steps`` null (the task contract keeps that
+   field for proven minima) and ``min_steps_bounds`` = [proven lower bound, witness length].
 """
 
 from __future__ import annotations
@@ -62,8 +62,11 @@ def verify(task: Any) -> Certificate:
             witness = shorten(engine.rules, witness)
             facts["bmc_plan_length"] = result.min_steps
             facts["exact"] = len(witness) == facts["lower_bound"]
+    exact = bool(witness) and bool(facts["exact"])
+    if witness:
+        facts["min_steps_bounds"] = [facts["lower_bound"], len(witness)]
     return Certificate(solvable=result.min_steps is not None, method="sat-bmc",
-                       min_steps=len(witness) if witness else None, witness=witness,
+                       min_steps=len(witness) if exact else None, witness=witness,
                        verifier_version=VERIFIER_VERSION, seconds=time.perf_counter() - start,
                        facts=facts)
 
