@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_gen.core import registry
 from arena_gen.core.suite_io import file_digests, write_suite
 from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite
@@ -30,12 +31,15 @@ def strip_timing(obj):
 
 
 def test_build_and_run_on_ray_match_local(tmp_path: Path) -> None:
-    counts = {"lights": 6}
-    local = build_suite("lite", 11, ["lights"], counts=counts)
-    remote = build_suite("lite", 11, ["lights"], counts=counts, executor="ray", jobs=2)
+    counts = {env: 2 for env in registry.names()}
+    local = build_suite("lite", 11, counts=counts)
+    pool = build_suite("lite", 11, counts=counts, jobs=2)
+    remote = build_suite("lite", 11, counts=counts, executor="ray", jobs=2)
     a = write_suite(tmp_path / "local", local.manifest, local.tasks)
     b = write_suite(tmp_path / "ray", remote.manifest, remote.tasks)
-    assert file_digests(a) == file_digests(b)
+    c = write_suite(tmp_path / "pool", pool.manifest, pool.tasks)
+    assert file_digests(a) == file_digests(b) == file_digests(c)
+    assert sorted(file_digests(a)) == sorted([f"{e}.jsonl" for e in counts] + ["manifest.json"])
 
     base = dict(suite=str(a), agent="random", attempts=2)
     r_local = run_suite(RunConfig(**base, out=str(tmp_path / "run-local")))

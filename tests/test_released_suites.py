@@ -1,0 +1,75 @@
+"""The released suites: present, shipped, and any flipped byte is caught and named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_gen.cli import main
+from arena_gen.core import registry
+from arena_gen.core.suite_io import read_suite, resolve_suite
+
+EXPECTED = {"lite": 30, "challenge": 10}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_released_suite_is_complete(name: str) -> None:
+    suite = read_suite(name)  # resolves the released name; checks schemas and every hash
+    assert suite.manifest["suite"] == name and suite.manifest["seed"] == 7
+    assert suite.manifest["counts"] == {env: EXPECTED[name] for env in registry.names()}
+    assert suite.manifest["env_versions"] == {s.name: s.version for s in registry.specs()}
+
+
+def flip_byte(path: Path, needle: bytes) -> None:
+    raw = bytearray(path.read_bytes())
+    pos = raw.index(needle) + len(needle)
+    raw[pos] = ord("1") if raw[pos] != ord("1") else ord("2")
+    path.write_bytes(bytes(raw))
+
+
+@pytest.fixture
+def lite_copy(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(resolve_suite("lite"), tmp_path / "lite"))
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+def test_flipped_byte_in_a_task_is_named(lite_copy: Path, env: str) -> None:
+    path = lite_copy / f"{env}.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    task_id = json.loads(lines[5])["id"]
+    needle = b'"budget":'
+    raw = bytearray(lines[5])
+    pos = raw.index(needle) + len(needle)
+    raw[pos] = ord("1") if raw[pos] != ord("1") else ord("2")
+    lines[5] = bytes(raw)
+    path.write_bytes(b"".join(lines))
+    result = CliRunner().invoke(main, ["verify", str(lite_copy), "--display", "plain"])
+    assert result.exit_code == 1
+    assert task_id in result.output and "sha256" in result.output
+
+
+def test_flipped_byte_in_the_manifest_is_named(lite_copy: Path) -> None:
+    manifest = json.loads((lite_copy / "manifest.json").read_text())
+    task_id = sorted(manifest["tasks"])[3]
+    flip_byte(lite_copy / "manifest.json", f'"{task_id}":"'.encode())
+    result = CliRunner().invoke(main, ["verify", str(lite_copy), "--display", "plain"])
+    assert result.exit_code == 1 and task_id in result.output
+
+
+@pytest.mark.parametrize("name", [
+    "lite", pytest.param("challenge", marks=pytest.mark.slow)])
+def test_oracle_scores_100_on_every_released_task(name: str, tmp_path: Path) -> None:
+    from arena_gen.runner.run import RunConfig, run_suite
+    from arena_gen.scoring.score import score_run
+
+    rundir = run_suite(RunConfig(suite=name, agent="oracle", out=str(tmp_path / "run")))
+    records = rundir.records()
+    assert len(records) == EXPECTED[name] * len(registry.names())
+    assert all(r["success"] for r in records)
+    summary = score_run(rundir.path)
+    assert summary["overall"]["success_rate"] == 100.0
+    assert all(m["avg_at_k"] == 100.0 for m in summary["envs"].values())
