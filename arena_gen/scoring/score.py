@@ -185,6 +185,8 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
         raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
     tasks = {t.id: t for t in suite_obj.all_tasks()}
     records = rundir.records()
+    for lineno, rec in enumerate(records, start=1):  # trajectories may come from elsewhere
+        validate_doc(rec, "trajectory", file=str(rundir.trajectories), line=lineno)
     lines, attempts, seen = [], [], set()
     for rec in records:
         task = tasks.get(rec["task_id"])
