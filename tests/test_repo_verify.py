@@ -159,6 +159,9 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
     task = generate_task("repo", "challenge", 7, 2).task  # ~25 s: 29 packages
     cert = task.certificate
     assert 20 <= task.params["n"] <= 30
-    assert 12 <= cert.facts["lower_bound"] <= cert.min_steps <= task.budget // 4
-    assert cert.facts["exact"] == (cert.facts["lower_bound"] == cert.min_steps)
+    lower, upper = cert.facts["min_steps_bounds"]
+    assert 12 <= cert.facts["lower_bound"] == lower <= upper == len(cert.witness)
+    assert upper <= task.budget // 4
+    assert cert.facts["exact"] == (lower == upper)
+    assert cert.min_steps == (upper if cert.facts["exact"] else None)  # null unless proven
     check_env(registry.get("repo"), task)
