@@ -64,10 +64,18 @@ def build(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int, 
         env_names = _envs_option(envs) or registry.names()
         total = sum(int(preset(suite, e)["count"]) for e in env_names)
         out = out or Path("out") / f"{suite}-{seed}"
+        want = {e: int(preset(suite, e)["count"]) for e in env_names}
+        done = {e: 0 for e in env_names}
+        rejected = {e: 0 for e in env_names}
         with ui.progress(total, f"build {suite} seed {seed}") as advance:
+            def on_task(g: Any) -> None:
+                done[g.task.env] += 1
+                rejected[g.task.env] += sum(g.rejections.values())
+                advance(", ".join(f"{e} {done[e]}/{want[e]} ({rejected[e]} rejected)"
+                                  for e in env_names))
+
             result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
-                                 ray_address=ray_address,
-                                 on_task=lambda g: advance(f"{g.task.id}, {g.attempts} tries"))
+                                 ray_address=ray_address, on_task=on_task)
         write_suite(out, result.manifest, result.tasks)
     except ArenaGenError as exc:
         raise click.ClickException(str(exc)) from None

@@ -87,3 +87,15 @@ def test_html_report_renders_in_chromium(runs: dict[str, Path], tmp_path: Path) 
     assert f'data-plots="{plots}"' in dom and f'data-plots-rendered="{plots}"' in dom
     assert f'data-table-rows="{2 * (n_envs + 1)}"' in dom
     assert shot.is_file() and shot.stat().st_size > 20_000
+
+
+def test_missing_runs_are_counted_not_scored(runs: dict[str, Path], tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(runs["random"], tmp_path / "partial"))
+    path = copy / "trajectories.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[1:]))  # the first (task, attempt) never ran
+    summary = score_run(copy)
+    dropped = json.loads(lines[0])
+    assert summary["overall"]["missing"] == 1
+    assert summary["overall"]["scored"] == len(lines) - 1
+    assert summary["envs"][dropped["env"]]["missing"] == 1
