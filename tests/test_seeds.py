@@ -71,3 +71,11 @@ def test_bad_seed_inputs_raise() -> None:
         task_seed(7, "nope", 1, 0)
     with pytest.raises(ArenaGenError):
         component_rngs(task_seed(7, "lite", 1, 0), ["x", "x"])
+
+
+def test_task_index_is_recoverable_from_its_streams() -> None:
+    from arena_gen.core.seeds import task_index_of
+
+    root = task_seed(7, "lite", 2, 13)
+    assert task_index_of(attempt_seed(root, 4)) == 13
+    assert task_index_of(np.random.SeedSequence(5)) is None

@@ -41,6 +41,14 @@ def child(seq: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
     )
 
 
+def task_index_of(seq: np.random.SeedSequence) -> int | None:
+    """The task index a stream descends from (a sampler that covers a grid by index needs it)."""
+    entropy = seq.entropy
+    if isinstance(entropy, (list, tuple)) and len(entropy) == 4:
+        return int(entropy[3])
+    return None
+
+
 def attempt_seed(task: np.random.SeedSequence, attempt: int) -> np.random.SeedSequence:
     """Return the stream of rejection-sampling attempt ``attempt`` of a task."""
     return child(task, attempt)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.seeds import component_rngs
+from ..core.seeds import component_rngs, task_index_of
 from ..core.task import Certificate, Draft, RubricItem
 
 W_MAX = 1.8
@@ -39,21 +39,13 @@ RUBRIC = [
 ]
 
 
-def task_index(seq: np.random.SeedSequence) -> int | None:
-    """The task index a suite stream was made for (entropy ``[seed, suite, env, index]``)."""
-    entropy = seq.entropy
-    if isinstance(entropy, (list, tuple)) and len(entropy) == 4:
-        return int(entropy[3])
-    return None
-
-
 def grid_shape(config: dict[str, Any], seq: np.random.SeedSequence,
                draw: np.random.Generator) -> tuple[int, int]:
     """S x F: task i takes grid cell i mod |grid| when covering the grid, else a uniform draw."""
     s_lo, s_hi = (int(x) for x in config["stocks"])
     f_lo, f_hi = (int(x) for x in config["factors"])
     cells = [(s, f) for f in range(f_lo, f_hi + 1) for s in range(s_lo, s_hi + 1)]
-    index = task_index(seq)
+    index = task_index_of(seq)
     if config.get("cover_grid") and index is not None:
         return cells[index % len(cells)]
     s, f = cells[int(draw.integers(len(cells)))]
