@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -69,9 +70,14 @@ class Group:
 
 
 def level_of(task: Task) -> str:
-    """A task's difficulty level: its ``level`` knob when it has one, else its suite."""
+    """A task's difficulty level: its ``level`` knob, else its size ``n`` (bulbs, packages),
+    else its suite (fixed-size presets)."""
     level = task.params.get("level")
-    return str(level) if level is not None else task.suite
+    if level is not None:
+        return str(level)
+    if isinstance(task.params.get("n"), int):
+        return f"n={task.params['n']}"
+    return task.suite
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -265,10 +271,15 @@ def summary_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for env, entry in sorted(summary["envs"].items()):
         rows.append({"env": env, "level": "*", **entry})
-        for level, metrics in sorted(entry["levels"].items()):
+        for level, metrics in sorted(entry["levels"].items(), key=lambda kv: _natural(kv[0])):
             rows.append({"env": env, "level": level, **metrics})
     rows.append({"env": "*", "level": "*", **summary["overall"]})
     return rows
+
+
+def _natural(text: str) -> list[Any]:
+    """Sort key that orders ``n=9`` before ``n=10``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def summary_csv(summary: dict[str, Any]) -> str:
