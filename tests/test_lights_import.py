@@ -104,7 +104,7 @@ def _play(agent: LightsHeuristicAgent, task) -> tuple[bool, int]:  # type: ignor
 
 def test_heuristic_agent_solves_easy_lite_tasks() -> None:
     tasks = built_tasks("lights", count=30)
-    results = [_play(LightsHeuristicAgent(), tasks[i]) for i in (5, 16, 23)]
+    results = [_play(LightsHeuristicAgent(), tasks[i]) for i in (5, 11, 13)]
     assert all(ok for ok, _ in results), results
     assert all(steps <= 200 for _, steps in results)
     assert not LightsHeuristicAgent.privileged

@@ -250,3 +250,20 @@ def test_cyclic_world_uses_plain_bmc() -> None:
     world = world_of(["not B2", "B0", "B1"])
     result = solve(world)
     assert result.min_steps == bfs(world).min_steps == 3 and result.witness == [0, 1, 2]
+
+
+def test_lite_n_follows_the_preset_weights_despite_rejection() -> None:
+    from arena_gen.generator.build import generate_task
+
+    gens = [generate_task("lights", "lite", 7, i) for i in range(30)]
+    ns = [g.task.params["n"] for g in gens]
+    assert min(ns) <= 7  # small worlds survive the min_len floor: N is not resampled
+    assert all(g.task.certificate.min_steps >= 10 for g in gens)
+    from arena_gen.core.seeds import attempt_seed, task_seed
+    from arena_gen.generator.lights import PRESETS, sample
+
+    rejected = [(i, g) for i, g in enumerate(gens) if g.attempts > 1]
+    assert rejected
+    for i, g in rejected:  # the first, rejected candidate already had the accepted task's N
+        first = sample(PRESETS["lite"], attempt_seed(task_seed(7, "lite", 1, i), 0))
+        assert first.params["n"] == g.task.params["n"]

@@ -79,3 +79,14 @@ def test_task_index_is_recoverable_from_its_streams() -> None:
     root = task_seed(7, "lite", 2, 13)
     assert task_index_of(attempt_seed(root, 4)) == 13
     assert task_index_of(np.random.SeedSequence(5)) is None
+
+
+def test_task_level_stream_is_shared_by_attempts_and_apart_from_them() -> None:
+    from arena_gen.core.seeds import task_level_seed
+
+    root = task_seed(7, "lite", 1, 3)
+    levels = {tuple(task_level_seed(attempt_seed(root, a)).spawn_key) for a in range(5)}
+    assert len(levels) == 1
+    level = task_level_seed(attempt_seed(root, 0))
+    for a in range(3):
+        assert not shares_values(draws(level), draws(attempt_seed(root, a)))

@@ -41,6 +41,17 @@ def child(seq: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
     )
 
 
+#: Spawn key of a task's own branch beside its attempt streams (never an attempt index): knobs
+#: drawn there are fixed per task and kept across rejection-sampling attempts.
+TASK_LEVEL = 2**32 - 1
+
+
+def task_level_seed(seq: np.random.SeedSequence) -> np.random.SeedSequence:
+    """From an attempt's stream, the task-level stream shared by all its attempts."""
+    return np.random.SeedSequence(entropy=seq.entropy,
+                                  spawn_key=tuple(seq.spawn_key[:-1]) + (TASK_LEVEL,))
+
+
 def task_index_of(seq: np.random.SeedSequence) -> int | None:
     """The task index a stream descends from (a sampler that covers a grid by index needs it)."""
     entropy = seq.entropy

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.seeds import component_rngs
+from ..core.seeds import child, component_rngs, rng, task_level_seed
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.lights_formula import Formula, to_text
 
@@ -71,10 +71,16 @@ def min_len_for(config: dict[str, Any], n: int) -> int:
 
 
 def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
-    """Draw one candidate world from a preset config and one attempt's seed stream."""
-    rngs = component_rngs(seq, ["n", "order", "conditions"])
+    """Draw one candidate world from a preset config and one attempt's seed stream.
+
+    N is drawn once per task (task-level stream) and kept across rejected attempts, so the
+    suite's N distribution follows the preset weights instead of drifting to large N, where
+    the ``min_len`` floor rejects less often.
+    """
+    rngs = component_rngs(seq, ["order", "conditions"])
     weights = np.asarray(config["n_weights"], dtype=float)
-    n = int(rngs["n"].choice(config["n_values"], p=weights / weights.sum()))
+    n = int(rng(child(task_level_seed(seq), 0)).choice(config["n_values"],
+                                                       p=weights / weights.sum()))
     order = [int(x) for x in rngs["order"].permutation(n)]
     conditions = make_conditions(n, order, rngs["conditions"],
                                  max_literals=int(config["max_literals"]),
