@@ -1,6 +1,6 @@
 """Lights verifier speed: BFS and SAT seconds per verified task by N, SAT at N = 40, presets.
 
-Run: /work/venv/bin/python benchmarks/bench_lights.py [--quick] [--sat-limit SECONDS]
+Run: python benchmarks/bench_lights.py [--quick] [--sat-limit SECONDS]
 Worlds come from the Challenge sampler with N pinned and a fixed seed per N, so figures are
 reproducible up to machine speed (the printed timings are wall-clock on this machine).
 """
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     bench_sat(limit, 40, 0, "pure SAT, no BFS prefix")
     bench_sat(limit, 40, 18, "SAT with exact BFS on prefixes <= 18")
     bench_plan40(limit)
-    print("reproduce: /work/venv/bin/python benchmarks/bench_lights.py"
+    print("reproduce: python benchmarks/bench_lights.py"
           + (" --quick" if args.quick else "")
           + (f" --sat-limit {args.sat_limit}" if args.sat_limit else ""))
 

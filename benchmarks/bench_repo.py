@@ -1,6 +1,6 @@
 """Repo verifier speed: seconds per verified world by package count, and the Lite suite build.
 
-Run: /work/venv/bin/python benchmarks/bench_repo.py [--sizes 6,9,12,16,20] [--per-size 3]
+Run: python benchmarks/bench_repo.py [--sizes 6,9,12,16,20] [--per-size 3]
      [--lite] (the --lite flag also times building and verifying the 30-task Lite preset)
 """
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-size", type=int, default=3)
     parser.add_argument("--lite", action="store_true")
     args = parser.parse_args(argv)
-    print("command: /work/venv/bin/python benchmarks/bench_repo.py " + " ".join(
+    print("command: python benchmarks/bench_repo.py " + " ".join(
         sys.argv[1:] if argv is None else argv))
     print(f"{'packages':>8} {'mean s':>8} {'max s':>8} {'min steps':>9} {'exact':>7}")
     for n in (int(x) for x in args.sizes.split(",")):
