@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 
 from .base import Outcome, TextEnv
-from .lights_formula import FormulaError, check, compile_bits
+from .lights_formula import (
+    FormulaError,
+    bit_columns,
+    check,
+    compile_bits,
+    evaluate_columns,
+)
 
 VERSION = 1
 
@@ -73,6 +79,12 @@ class Rules:
     def step(self, state: int, bulb: int) -> int:
         """The one transition rule: flip ``bulb`` if its condition holds, else stay."""
         return state ^ (1 << bulb) if self._can[bulb](state) else state
+
+    def moves(self, states: np.ndarray) -> list[np.ndarray]:
+        """The same rule on many states at once: per bulb, the states it flips those into."""
+        bits = bit_columns(states, self.n)
+        return [states[evaluate_columns(cond, bits, states.size)] ^ np.uint32(1 << bulb)
+                for bulb, cond in enumerate(self.conditions)]
 
 
 def state_line(state: int, n: int) -> str:

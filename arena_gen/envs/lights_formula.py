@@ -160,16 +160,27 @@ def compile_bits(node: Formula) -> Callable[[int], bool]:
     return lambda s: a(s) or b(s)
 
 
-def evaluate_many(node: Formula, states: np.ndarray) -> np.ndarray:
-    """Evaluate on an array of state bitmasks at once (the BFS frontier); returns bools."""
-    if "const" in node:
-        return np.full(states.shape, bool(node["const"]))
+def bit_columns(states: np.ndarray, n: int) -> list[np.ndarray]:
+    """Bulb i's on/off column for every state in an array of bitmasks (shared by all bulbs)."""
+    return [((states >> np.uint32(v)) & np.uint32(1)).astype(bool) for v in range(n)]
+
+
+def evaluate_columns(node: Formula, bits: list[np.ndarray], size: int) -> np.ndarray:
+    """Evaluate on many states at once, given their bit columns; returns bools."""
     if "var" in node:
-        return ((states >> np.uint32(node["var"])) & np.uint32(1)).astype(bool)
+        return bits[node["var"]]
+    if "const" in node:
+        return np.full(size, bool(node["const"]))
     if "not" in node:
-        return ~evaluate_many(node["not"], states)
+        return ~evaluate_columns(node["not"], bits, size)
     if "and" in node:
         a, b = node["and"]
-        return evaluate_many(a, states) & evaluate_many(b, states)
+        return evaluate_columns(a, bits, size) & evaluate_columns(b, bits, size)
     a, b = node["or"]
-    return evaluate_many(a, states) | evaluate_many(b, states)
+    return evaluate_columns(a, bits, size) | evaluate_columns(b, bits, size)
+
+
+def evaluate_many(node: Formula, states: np.ndarray) -> np.ndarray:
+    """Evaluate on an array of state bitmasks at once; returns bools."""
+    n = max(variables(node), default=-1) + 1
+    return evaluate_columns(node, bit_columns(states, n), states.size)

@@ -1,9 +1,9 @@
 """Exact breadth-first search over the 2^N bulb states of a lights world, one numpy frontier.
 
-Each level evaluates every bulb's compiled condition on the whole frontier at once (bit columns
-are extracted once per level and shared), and a 2^N ``int8`` parent array is both the visited set
-and the witness trail. Only effective toggles are edges, so the depth of the all-on state is the
-exact minimum number of turns.
+Each level applies the env's own transition rule (``Rules.moves``, the vectorised form of
+``Rules.step``) to the whole frontier at once, and a 2^N ``int8`` parent array is both the
+visited set and the witness trail. Only effective toggles are edges, so the depth of the
+all-on state is the exact minimum number of turns.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.lights_formula import Formula
+from ..envs.lights import Rules
 
 UNSEEN = -1
 START = -2
@@ -31,20 +31,6 @@ class BfsResult:
     reachable_states: int | None
 
 
-def _holds(node: Formula, bits: list[np.ndarray], size: int) -> np.ndarray:
-    if "var" in node:
-        return bits[node["var"]]
-    if "const" in node:
-        return np.full(size, bool(node["const"]))
-    if "not" in node:
-        return ~_holds(node["not"], bits, size)
-    if "and" in node:
-        a, b = node["and"]
-        return _holds(a, bits, size) & _holds(b, bits, size)
-    a, b = node["or"]
-    return _holds(a, bits, size) | _holds(b, bits, size)
-
-
 def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
     """Search from all-off to all-on; with ``explore_all`` also count every reachable state
     (default: only when N <= 16, where the full exploration is cheap)."""
@@ -53,7 +39,7 @@ def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
         explore_all = n <= FULL_EXPLORE_N
     if n > MAX_N:
         raise ValueError(f"BFS needs 2^N memory; N = {n} is above {MAX_N}")
-    conditions: list[Formula] = world["conditions"]
+    rules = Rules(world)
     goal = (1 << n) - 1
     parent = np.full(1 << n, UNSEEN, dtype=np.int8)
     parent[0] = START
@@ -62,13 +48,10 @@ def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
     depth = 0
     found: int | None = 0 if goal == 0 else None
     while frontier.size and (found is None or explore_all):
-        bits = [((frontier >> np.uint32(v)) & np.uint32(1)).astype(bool) for v in range(n)]
         parts = []
-        for bulb, cond in enumerate(conditions):
-            movable = frontier[_holds(cond, bits, frontier.size)]
-            if not movable.size:
+        for bulb, nxt in enumerate(rules.moves(frontier)):
+            if not nxt.size:
                 continue
-            nxt = movable ^ np.uint32(1 << bulb)
             nxt = nxt[parent[nxt] == UNSEEN]
             parent[nxt] = bulb
             parts.append(nxt)
