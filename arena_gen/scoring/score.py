@@ -117,9 +117,7 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     out["loop_ratio"] = _r(sum(loop_turns(r) for r in records) / len(turns)) if turns else None
     out["invalid_action_rate"] = (_r(sum(not t["valid"] for t in turns) / len(turns))
                                   if turns else None)
-    tokens = sum((t.get("tokens") or {}).get("total_tokens",
-                 (t.get("tokens") or {}).get("prompt_tokens", 0)
-                 + (t.get("tokens") or {}).get("completion_tokens", 0)) for t in turns)
+    tokens = sum(_turn_tokens(t) for t in turns)
     out["tokens"] = tokens
     out["token_efficiency"] = (_r(sum((a.score or 0) / 100 for a in scored) / tokens, 8)
                                if tokens else None)
@@ -138,6 +136,14 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
         norm = [p / a.oracle_profit for a, p in profits if a.oracle_profit]
         out["normalized_profit"], out["normalized_profit_se"] = (_r(x, 6) for x in mean_se(norm))
     return out
+
+
+def _turn_tokens(turn: dict[str, Any]) -> int:
+    """Tokens one turn used: the reported total, else prompt + completion, else 0."""
+    usage = turn.get("tokens") or {}
+    if "total_tokens" in usage:
+        return int(usage["total_tokens"])
+    return int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
 
 
 def aggregate(attempts: Sequence[Attempt], k_max: int, missing: Iterable[tuple[str, str]] = ()
