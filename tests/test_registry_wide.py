@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import built_tasks
 
 from arena_gen.core import registry
-from arena_gen.envs.check import check_env
+from arena_gen.verifiers.env_check import check_env
 from arena_gen.verifiers.replay import replay
 
 

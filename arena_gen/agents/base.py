@@ -24,6 +24,7 @@ class TaskView:
     rules_text: str | None = None
     world: dict[str, Any] | None = None
     witness: tuple[str, ...] | None = None
+    env_version: int = 1
 
     @classmethod
     def of(cls, task: Task, mode: str, *, privileged: bool = False) -> TaskView:
@@ -33,7 +34,8 @@ class TaskView:
         return cls(task_id=task.id, env=task.env, budget=task.budget, public=task.public,
                    rules_text=task.rules_text if mode == "with-rules" else None,
                    world=task.world if privileged else None,
-                   witness=tuple(task.certificate.witness) if privileged else None)
+                   witness=tuple(task.certificate.witness) if privileged else None,
+                   env_version=task.env_version)
 
 
 class Agent(Protocol):

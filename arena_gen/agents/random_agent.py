@@ -23,7 +23,7 @@ class RandomAgent:
 
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
         self._public = view.public
-        self._draw = registry.get(view.env).load("env").random_action
+        self._draw = registry.get(view.env, view.env_version).load("game").random_action
         self._rng = rng
 
     def act(self, observation: str) -> str:

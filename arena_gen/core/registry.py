@@ -1,7 +1,11 @@
-"""The env registry: one spec per environment, naming its parts as lazy ``module:attr`` paths.
+"""The env registry: one spec per (environment, version), naming its parts lazily.
 
-Registering an env gives it the CLI, suite building, ``check_env`` and the registry-wide tests
-for free. Entry points are imported only when used, so ``arena-gen show`` does not load z3.
+Registering an env gives it the CLI, suite building, verification, the runner, the scorer and
+the registry-wide tests for free. Parts are ``module:attr`` paths imported only when used (so
+``arena-gen show`` does not load z3), or the objects themselves (a test registers a toy env
+from its own module). Versions live side by side, as Gymnasium keeps CartPole-v0 and -v1: a
+suite built with version 1 of an env keeps playing and verifying after version 2 ships, since
+every task is played by the spec of its own ``env_version``.
 """
 
 from __future__ import annotations
@@ -12,9 +16,14 @@ from typing import Any
 
 from .errors import RegistryError
 
+#: A part: a lazy ``module:attr`` path, or the object itself.
+Part = Any
 
-def load_entry(path: str) -> Any:
-    """Import ``module:attr`` and return the attribute."""
+
+def load_entry(path: Part) -> Any:
+    """Import ``module:attr`` and return the attribute (an object is returned as it is)."""
+    if not isinstance(path, str):
+        return path
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
         raise RegistryError(f"entry point must look like 'module:attr', got {path!r}")
@@ -27,73 +36,123 @@ def load_entry(path: str) -> Any:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """What arena-gen knows about one environment."""
+    """What arena-gen knows about one version of one environment."""
 
     name: str
     version: int
     code: int
     gym_name: str
-    env: str
-    sampler: str
-    presets: str
-    accept: str
-    verifier: str
-    judge: str | None = None
-    oracle: str | None = None
-    heuristic: str | None = None
-    importer: str | None = None
-    extras: dict[str, str] = field(default_factory=dict)
+    game: Part
+    sampler: Part
+    presets: Part
+    accept: Part
+    verifier: Part
+    oracle: Part | None = None
+    heuristic: Part | None = None
+    importer: Part | None = None
+    extras: dict[str, Part] = field(default_factory=dict)
+    #: The text env class wrapping the game (the generic one unless a spec says otherwise).
+    env: Part = "arena_gen.envs.game_env:GameEnv"
 
     @property
     def gym_id(self) -> str:
         return f"arena_gen/{self.gym_name}-v{self.version}"
 
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.name, self.version)
+
     def load(self, part: str) -> Any:
-        """Load one named part (``env``, ``sampler``, ``verifier``, ...) of this spec."""
+        """Load one named part (``game``, ``sampler``, ``verifier``, ...) of this spec."""
         path = getattr(self, part, None) if part in self.__dataclass_fields__ else None
         if path is None:
             path = self.extras.get(part)
         if path is None:
-            raise RegistryError(f"env {self.name!r} has no {part!r} registered")
+            raise RegistryError(f"env {self.name!r} v{self.version} has no {part!r} registered")
         return load_entry(path)
 
+    def make_game(self, task: Any) -> Any:
+        """Compile the task's game (the rules of this env version)."""
+        return self.load("game")(task)
 
-_REGISTRY: dict[str, EnvSpec] = {}
+    def make(self, task: Any, render_mode: str | None = None) -> Any:
+        """The text env for ``task``: the generic env around the task's game."""
+        return self.load("env")(self.make_game(task), render_mode=render_mode)
+
+
+_REGISTRY: dict[tuple[str, int], EnvSpec] = {}
 
 
 def register(spec: EnvSpec) -> EnvSpec:
-    """Add an env spec; a second spec with the same name or code is an error."""
-    if spec.name in _REGISTRY:
-        raise RegistryError(f"env {spec.name!r} is already registered")
+    """Add an env spec; a second spec with the same (name, version), or another env's code,
+    is an error."""
+    if spec.key in _REGISTRY:
+        raise RegistryError(f"env {spec.name!r} v{spec.version} is already registered")
     for other in _REGISTRY.values():
-        if other.code == spec.code:
+        if other.code == spec.code and other.name != spec.name:
             raise RegistryError(f"env code {spec.code} is taken by {other.name!r}")
-    _REGISTRY[spec.name] = spec
+        if other.name == spec.name and other.code != spec.code:
+            raise RegistryError(f"env {spec.name!r} has code {other.code}; every version of an "
+                                f"env keeps its code (the seed contract names it)")
+    _REGISTRY[spec.key] = spec
     return spec
 
 
-def unregister(name: str) -> None:
-    """Remove an env spec (tests use this to keep the registry clean)."""
-    _REGISTRY.pop(name, None)
+def unregister(name: str, version: int | None = None) -> None:
+    """Remove one version of an env, or all of them (tests use this to keep the registry clean)."""
+    for key in [k for k in _REGISTRY if k[0] == name and version in (None, k[1])]:
+        del _REGISTRY[key]
 
 
-def get(name: str) -> EnvSpec:
-    """Return the spec of a registered env."""
+def versions(name: str) -> list[int]:
+    """The registered versions of an env, oldest first."""
     _ensure_builtin()
+    return sorted(v for n, v in _REGISTRY if n == name)
+
+
+def get(name: str, version: int | None = None) -> EnvSpec:
+    """The spec of a registered env: the given version, else the newest one."""
+    _ensure_builtin()
+    found = versions(name)
+    if not found:
+        raise RegistryError(f"unknown env {name!r}; registered: {names()}")
+    if version is None:
+        return _REGISTRY[(name, found[-1])]
     try:
-        return _REGISTRY[name]
+        return _REGISTRY[(name, int(version))]
     except KeyError:
-        raise RegistryError(f"unknown env {name!r}; registered: {names()}") from None
+        raise RegistryError(f"env {name!r} has no version {version}; this arena-gen has "
+                            f"{', '.join(f'v{v}' for v in found)}") from None
+
+
+def for_task(task: Any) -> EnvSpec:
+    """The spec that plays ``task``: its own env and env version."""
+    return get(task.env, task.env_version)
+
+
+def make_env(task: Any) -> Any:
+    """The text env for a task, built by the spec of the task's env version."""
+    return for_task(task).make(task)
+
+
+def make_game(task: Any) -> Any:
+    """The compiled game of a task, from the spec of the task's env version."""
+    return for_task(task).make_game(task)
 
 
 def names() -> list[str]:
     """Registered env names, in registration order."""
     _ensure_builtin()
-    return list(_REGISTRY)
+    return list(dict.fromkeys(n for n, _ in _REGISTRY))
 
 
 def specs() -> list[EnvSpec]:
-    """Registered env specs, in registration order."""
+    """The newest spec of each registered env, in registration order."""
+    return [get(name) for name in names()]
+
+
+def all_specs() -> list[EnvSpec]:
+    """Every registered (env, version) spec."""
     _ensure_builtin()
     return list(_REGISTRY.values())
 

@@ -53,14 +53,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from .base import Outcome, TextEnv
+from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
 
-VERSION = 1
 SOURCES = ("thermal", "wind", "solar", "battery")
 GENERATORS = ("thermal", "wind", "solar")
 #: Consecutive violation days that end the episode.
@@ -188,12 +187,6 @@ class Rules:
         """Whether the episode has ended (horizon reached or collapsed)."""
         return state.collapsed or state.day >= self.horizon
 
-    def success(self, state: GridState) -> bool:
-        """Survived the horizon with stability above and thermal share below their targets."""
-        return (state.day >= self.horizon and not state.collapsed
-                and state.stability > self.target_stability
-                and state.thermal_share < self.target_carbon)
-
     def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
         """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
         t = state.day
@@ -233,63 +226,128 @@ class Rules:
         return record
 
 
-def simulate(world: dict[str, Any], actions: list[str]) -> tuple[Rules, GridState]:
-    """Play action texts from the start (invalid ones skip, as in the env); return the end."""
-    rules = Rules(world)
-    state = rules.start()
-    for text in actions:
-        if rules.over(state):
-            break
-        try:
-            cmd = parse_action(text)
-        except ValueError:
-            continue
-        rules.step(state, cmd)
-    return rules, state
-
-
 def _violations(rec: DayRecord) -> str:
     broke = [name for name, bad in (("demand", rec.demand_violated),
                                     ("budget", rec.budget_violated)) if bad]
     return " and ".join(broke) + " violated" if broke else "no violation"
 
 
-class EnergyEnv(TextEnv):
-    """Energy Dispatch env (see module docstring)."""
+@dataclass(frozen=True)
+class EnergyFacts(Facts):
+    """What judges and logs know of an energy state."""
 
-    name = "energy"
+    day: int
+    horizon: int
+    collapsed: bool
+    survived: bool
+    stability: float
+    thermal_share: float
+    target_stability: float
+    target_carbon: float
+    stored: float
+    violation_streak: int
+    last_day: dict[str, Any] | None
 
-    def __init__(self, task: Any, render_mode: str | None = None) -> None:
-        super().__init__(task, render_mode)
-        self.rules = Rules(self.task.world)
-        self.state = self.rules.start()
 
-    def _start(self) -> None:
-        self.state = self.rules.start()
+class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
+    """Energy Dispatch.
 
-    def _transition(self, action: str) -> Outcome:
-        if self.rules.over(self.state):
-            return Outcome(feedback="The episode is over.", valid=False, terminated=True)
+    Description:
+        Each day the agent sets rated thermal, wind and solar output and a battery command;
+        actual output is rated x a hidden daily efficiency (wind and solar periodic).
+    Action Space:
+        JSON ``{"thermal": x, "wind": x, "solar": x, "battery": x}`` of finite numbers (clamped;
+        missing keys are 0). A malformed action is invalid and the day does not advance.
+    Observation:
+        The feedback line, the day, running stability and thermal share against their targets,
+        the battery, yesterday's rated and actual outputs, supply, cost, ramp and violations,
+        today's demand and budget, and the turns left.
+    Starting State:
+        Day 0, empty battery, the task's initial rated values as yesterday's setting.
+    Rewards:
+        1.0 on the final day if the task succeeds, else 0.0.
+    Episode End:
+        Terminated at the horizon or on a collapse (three consecutive violation days);
+        truncated when the turn budget is spent.
+    Information:
+        ``day``, ``horizon``, ``collapsed``, ``survived`` (horizon reached without collapse),
+        ``stability`` (running average), ``thermal_share`` (cumulative), ``target_stability``,
+        ``target_carbon``, ``stored`` (battery energy), ``violation_streak``, ``last_day`` (the
+        last day's record: rated, actual, supply, demand, cost, budget, ramp, stability and
+        violations) or None.
+    Rubric:
+        ``survived``, ``stable`` (average stability above target) and ``low_carbon`` (thermal
+        share below target), the last two over the full horizon only. Success: all met.
+    Arguments:
+        ``task``: an energy :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
+
+    def parse(self, text: str) -> dict[str, float]:
         try:
-            cmd = parse_action(action)
+            return parse_action(text)
         except ValueError as exc:
-            return Outcome(feedback=f"Invalid action: {exc}. The day did not advance.",
-                           valid=False)
-        rec = self.rules.step(self.state, cmd)
-        done = self.rules.over(self.state)
-        win = done and self.rules.success(self.state)
+            raise ActionError(str(exc)) from None
+
+    def initial(self) -> GridState:
+        return self.rules.start()
+
+    def step(self, state: GridState, action: dict[str, float]) -> tuple[GridState, Event]:
+        after = replace(state, prev=dict(state.prev))
+        rec = self.rules.step(after, action)
+        done = self.rules.over(after)
+        win = done and self.success(after)
         feedback = f"Day {rec.day} dispatched: {_violations(rec)}."
-        if self.state.collapsed:
+        if after.collapsed:
             feedback += (f" Grid collapse: {COLLAPSE_DAYS} consecutive violation days. "
                          f"The episode is over (failure).")
         elif done:
             feedback += (" Horizon reached: " + ("success." if win else
                                                  "targets missed (failure)."))
-        return Outcome(feedback=feedback, valid=True, reward=1.0 if win else 0.0,
-                       terminated=done)
+        return after, Event(feedback=feedback, reward=1.0 if win else 0.0)
 
-    def _observe(self) -> str:
-        s, r = self.state, self.rules
+    def reject(self, state: GridState, error: ActionError) -> tuple[GridState, Event]:
+        return state, Event(feedback=f"Invalid action: {error}. The day did not advance.",
+                            valid=False)
+
+    def done(self, state: GridState) -> bool:
+        return self.rules.over(state)
+
+    def facts(self, state: GridState) -> EnergyFacts:
+        r = self.rules
+        return EnergyFacts(
+            day=state.day, horizon=r.horizon, collapsed=state.collapsed,
+            survived=state.day >= r.horizon and not state.collapsed,
+            stability=state.stability, thermal_share=state.thermal_share,
+            target_stability=r.target_stability, target_carbon=r.target_carbon,
+            stored=state.stored, violation_streak=state.streak,
+            last_day=state.last.to_dict() if state.last else None)
+
+    def checks(self, facts: EnergyFacts) -> list[Check]:
+        day, horizon = facts.day, facts.horizon
+        if facts.collapsed:
+            end = f"grid collapsed after day {day - 1} (3 consecutive violation days)"
+        elif not facts.survived:
+            end = f"stopped at day {day} of {horizon}"
+        else:
+            end = f"reached day {horizon}"
+        partial = "" if facts.survived else f"; horizon not reached ({end})"
+        t_stab, t_carb = facts.target_stability, facts.target_carbon
+        return [
+            Check("survived", facts.survived, end),
+            Check("stable", facts.survived and facts.stability > t_stab,
+                  f"average stability {facts.stability:.4f} vs target > {t_stab:.4f}{partial}"),
+            Check("low_carbon", facts.survived and facts.thermal_share < t_carb,
+                  f"thermal share {facts.thermal_share:.4f} vs target < {t_carb:.4f}{partial}"),
+        ]
+
+    def render(self, state: GridState) -> str:
+        s, r = state, self.rules
         lines = [f"=== Day {min(s.day, r.horizon)} of {r.horizon} ===",
                  f"Status: stability {s.stability:.6f} (target > {r.target_stability:.6f}) | "
                  f"thermal share {s.thermal_share:.6f} (target < {r.target_carbon:.6f}) | "
@@ -315,21 +373,7 @@ class EnergyEnv(TextEnv):
         else:
             lines.append(f"Today (day {s.day}): demand {r.demand[s.day]:.2f}, budget "
                          f"{r.budget[s.day]:.2f}")
-        lines.append(f"Turns left: {self.budget - self.turn}")
         return "\n".join(lines)
-
-    def _state(self) -> dict[str, Any]:
-        s, r = self.state, self.rules
-        return {"day": s.day, "horizon": r.horizon, "collapsed": s.collapsed,
-                "survived": s.day >= r.horizon and not s.collapsed,
-                "stability": s.stability, "thermal_share": s.thermal_share,
-                "target_stability": r.target_stability, "target_carbon": r.target_carbon,
-                "stored": s.stored, "violation_streak": s.streak,
-                "last_day": s.last.to_dict() if s.last else None}
-
-    @property
-    def success(self) -> bool:
-        return self.rules.success(self.state)
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:

@@ -27,11 +27,12 @@ an action (``" B3 "`` toggles bulb 3), since agents write either form.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .base import Outcome, TextEnv
+from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
 from .lights_formula import (
     FormulaError,
     bit_columns,
@@ -39,8 +40,6 @@ from .lights_formula import (
     compile_bits,
     evaluate_columns,
 )
-
-VERSION = 1
 
 
 def parse_action(action: str, n: int) -> int:
@@ -92,44 +91,76 @@ def state_line(state: int, n: int) -> str:
     return " ".join("on" if state >> i & 1 else "off" for i in range(n))
 
 
-class LightsEnv(TextEnv):
-    """Turn On Lights env (see module docstring)."""
+@dataclass(frozen=True)
+class LightsFacts(Facts):
+    """What judges and logs know of a lights state."""
 
-    name = "lights"
+    state: int
+    bulbs_on: int
+    n: int
 
-    def __init__(self, task: Any, render_mode: str | None = None) -> None:
-        super().__init__(task, render_mode)
-        self.rules = Rules(self.task.world)
+
+class LightsGame(Game[int, int, LightsFacts]):
+    """Turn On Lights.
+
+    Description:
+        N bulbs ``B0 .. B(N-1)`` start off; each has a hidden condition over other bulbs (a
+        relabelled DAG). Toggling a bulb flips it only if its condition holds now.
+    Action Space:
+        A bulb index as text (``"3"``, ``"B3"`` and surrounding whitespace accepted); anything
+        else is invalid: a one-line reason, state unchanged, one turn spent.
+    Observation:
+        The feedback line, ``State: on off ...`` in bulb order, and the turns left.
+    Starting State:
+        All bulbs off (state 0, a bitmask with bit i for bulb i).
+    Rewards:
+        1.0 on the turn that lights every bulb, else 0.0.
+    Episode End:
+        Terminated when every bulb is on; truncated when the turn budget is spent.
+    Information:
+        ``state`` (the bitmask), ``bulbs_on`` (how many are on), ``n`` (the bulb count).
+    Rubric:
+        ``all_on``: every bulb is on (success).
+    Arguments:
+        ``task``: a lights :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
         self.n = self.rules.n
-        self.state = 0
 
-    def _start(self) -> None:
-        self.state = 0
-
-    def _transition(self, action: str) -> Outcome:
+    def parse(self, text: str) -> int:
         try:
-            bulb = parse_action(action, self.n)
+            return parse_action(text, self.n)
         except ValueError as exc:
-            return Outcome(feedback=f"Invalid action: {exc}.", valid=False)
-        before = self.state
-        self.state = self.rules.step(before, bulb)
-        if self.state == before:
-            feedback = f"B{bulb} remains inactive... remaining bulbs should be in specific mode."
+            raise ActionError(str(exc)) from None
+
+    def initial(self) -> int:
+        return 0
+
+    def step(self, state: int, action: int) -> tuple[int, Event]:
+        after = self.rules.step(state, action)
+        if after == state:
+            feedback = f"B{action} remains inactive... remaining bulbs should be in specific mode."
         else:
-            feedback = f"Toggled B{bulb} to {'on' if self.state >> bulb & 1 else 'off'}."
-        done = self.state == self.rules.goal
-        return Outcome(feedback=feedback, valid=True, reward=1.0 if done else 0.0, terminated=done)
+            feedback = f"Toggled B{action} to {'on' if after >> action & 1 else 'off'}."
+        return after, Event(feedback=feedback, reward=1.0 if after == self.rules.goal else 0.0)
 
-    def _observe(self) -> str:
-        return (f"State: {state_line(self.state, self.n)}\n"
-                f"Turns left: {self.budget - self.turn}")
+    def done(self, state: int) -> bool:
+        return state == self.rules.goal
 
-    def _state(self) -> dict[str, Any]:
-        return {"state": self.state, "bulbs_on": bin(self.state).count("1"), "n": self.n}
+    def facts(self, state: int) -> LightsFacts:
+        return LightsFacts(state=state, bulbs_on=bin(state).count("1"), n=self.n)
 
-    @property
-    def success(self) -> bool:
-        return self.state == self.rules.goal
+    def checks(self, facts: LightsFacts) -> list[Check]:
+        return [Check("all_on", facts.bulbs_on == facts.n,
+                      f"final state: {facts.bulbs_on}/{facts.n} bulbs on")]
+
+    def render(self, state: int) -> str:
+        return f"State: {state_line(state, self.n)}"
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:

@@ -58,10 +58,17 @@ from typing import Any
 
 import numpy as np
 
-from .base import Outcome, TextEnv
-from .repo_parse import CommandError, Version, matches, parse_command, parse_spec, parse_version
+from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from .repo_parse import (
+    Command,
+    CommandError,
+    Version,
+    matches,
+    parse_command,
+    parse_spec,
+    parse_version,
+)
 
-VERSION = 1
 PYTHONS = ("3.8", "3.9", "3.10", "3.11")
 SCRIPTS = ("core/smoke.py", "data/check_io.py", "model/smoke_model.py", "train/run_train.py",
            "eval/run_eval.py")
@@ -340,103 +347,159 @@ class Rules:
         return max(hits) if hits else None
 
 
-class RepoEnv(TextEnv):
-    """Repo System env (see module docstring)."""
+@dataclass(frozen=True)
+class Repo:
+    """A repo state: the configuration (Python and installed versions) and whether
+    ``python run.py`` has succeeded."""
 
-    name = "repo"
+    config: State
+    run_ok: bool = False
 
-    def __init__(self, task: Any, render_mode: str | None = None) -> None:
-        super().__init__(task, render_mode)
-        self.rules = Rules(self.task.world)
-        self.state: State = self.rules.initial()
-        self.run_ok = False
 
-    def _start(self) -> None:
-        self.state = self.rules.initial()
-        self.run_ok = False
+@dataclass(frozen=True)
+class RepoFacts(Facts):
+    """What judges and logs know of a repo state."""
 
-    def _transition(self, action: str) -> Outcome:
+    python: str | None
+    installed: dict[str, str]
+    scripts: dict[str, bool]
+    run_ok: bool
+
+
+def item_id(path: str) -> str:
+    """The rubric item of a script: ``data/check_io.py`` -> ``script_check_io_ok``."""
+    return f"script_{path.rsplit('/', 1)[-1].removesuffix('.py')}_ok"
+
+
+class RepoGame(Game[Repo, Command, RepoFacts]):
+    """Repo System.
+
+    Description:
+        Repair a simulated repository: choose a Python and install package versions until
+        ``python run.py`` succeeds, under hidden dependency, conflict, side-effect, API-drift,
+        consistency and pairwise rules that show up mostly in error messages.
+    Action Space:
+        One terminal command per turn (``pip install NAME[SPEC]``, ``pip install python==3.X``,
+        ``pip uninstall NAME``, ``pip list``, ``pip show NAME``, ``repo tree``, ``python
+        run.py``, ``python <script>``). Malformed commands are invalid: a reason and a usage
+        hint, state unchanged, one turn spent.
+    Observation:
+        The command's output, then the turns left.
+    Starting State:
+        No Python selected, nothing installed.
+    Rewards:
+        1.0 on the turn ``python run.py`` succeeds, else 0.0.
+    Episode End:
+        Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
+    Information:
+        ``python`` (the selected version or None), ``installed`` (package -> version),
+        ``scripts`` (script path -> whether it passes now), ``run_ok`` (``python run.py`` has
+        succeeded).
+    Rubric:
+        ``run_ok`` (success) and one ``script_<name>_ok`` per script (partial credit).
+    Arguments:
+        ``task``: a repo :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
+
+    def parse(self, text: str) -> Command:
         try:
-            cmd = parse_command(action, self.rules.script_paths)
+            return parse_command(text, self.rules.script_paths)
         except CommandError as exc:
-            text = str(exc)
-            return Outcome(feedback=text if text.startswith("ERROR") else f"ERROR: {text}",
-                           valid=False)
+            raise ActionError(str(exc)) from None
+
+    def reject(self, state: Repo, error: ActionError) -> tuple[Repo, Event]:
+        text = str(error)
+        return state, Event(feedback=text if text.startswith("ERROR") else f"ERROR: {text}",
+                            valid=False)
+
+    def initial(self) -> Repo:
+        return Repo(self.rules.initial())
+
+    def step(self, state: Repo, action: Command) -> tuple[Repo, Event]:
+        config, event = self.command(state.config, action)
+        return Repo(config, run_ok=state.run_ok or event.reward > 0), event
+
+    def command(self, state: State, cmd: Command) -> tuple[State, Event]:
+        """THE command rule on a configuration: the next configuration and the output."""
         r = self.rules
         if cmd.kind in ("install", "uninstall", "show") and cmd.name not in r.index:
-            return Outcome(feedback=f"ERROR: unknown package {cmd.name!r}; available packages: "
-                                    f"{', '.join(r.names)}")
+            return state, Event(f"ERROR: unknown package {cmd.name!r}; available packages: "
+                                f"{', '.join(r.names)}")
         if cmd.kind == "python":
             py = cmd.spec[0][1]
             if py not in r.py_versions:
-                return Outcome(feedback=f"ERROR: Python {py[0]}.{py[1]} is not available; "
-                                        f"choose one of {', '.join(r.pythons)}")
+                return state, Event(f"ERROR: Python {py[0]}.{py[1]} is not available; "
+                                    f"choose one of {', '.join(r.pythons)}")
             i = r.py_versions.index(py)
-            if self.state[0] == i:
-                return Outcome(feedback=f"Requirement already satisfied: python=={r.pythons[i]}")
-            self.state = r.set_python(self.state, i)
-            return Outcome(feedback=f"Selected Python {r.pythons[i]}.")
+            if state[0] == i:
+                return state, Event(f"Requirement already satisfied: python=={r.pythons[i]}")
+            return r.set_python(state, i), Event(f"Selected Python {r.pythons[i]}.")
         if cmd.kind == "install":
-            return self._install(r.index[cmd.name], cmd.spec)
+            return self._install(state, r.index[cmd.name], cmd.spec)
         if cmd.kind == "uninstall":
             p = r.index[cmd.name]
-            if self.state[1 + p] == ABSENT:
-                return Outcome(feedback=f"WARNING: Skipping {cmd.name} as it is not installed.")
-            old = r.vname(p, self.state[1 + p])
-            self.state = r.uninstall(self.state, p)
-            return Outcome(feedback=f"Successfully uninstalled {cmd.name}-{old}")
+            if state[1 + p] == ABSENT:
+                return state, Event(f"WARNING: Skipping {cmd.name} as it is not installed.")
+            old = r.vname(p, state[1 + p])
+            return r.uninstall(state, p), Event(f"Successfully uninstalled {cmd.name}-{old}")
         if cmd.kind == "list":
-            return Outcome(feedback=self.pip_list())
+            return state, Event(self.pip_list(state))
         if cmd.kind == "show":
-            return Outcome(feedback=self.pip_show(r.index[cmd.name]))
+            return state, Event(self.pip_show(state, r.index[cmd.name]))
         if cmd.kind == "tree":
-            return Outcome(feedback="\n".join(["repo/", "  run.py"] +
-                                              [f"  {p}" for p in r.script_paths]))
+            return state, Event("\n".join(["repo/", "  run.py"] +
+                                           [f"  {p}" for p in r.script_paths]))
         if cmd.kind == "script":
             s = r.script_paths.index(cmd.path)
-            if self.state[0] == ABSENT:
-                return Outcome(feedback="ERROR: no Python interpreter selected "
-                                        "(pip install python==3.X)")
-            err = r.script_error(self.state, s)
-            return Outcome(feedback=f"{cmd.path}: {err}" if err else f"{cmd.path}: OK")
-        failure = r.run_error(self.state)
+            if state[0] == ABSENT:
+                return state, Event("ERROR: no Python interpreter selected "
+                                    "(pip install python==3.X)")
+            err = r.script_error(state, s)
+            return state, Event(f"{cmd.path}: {err}" if err else f"{cmd.path}: OK")
+        failure = r.run_error(state)
         if failure is None:
-            self.run_ok = True
-            return Outcome(feedback=f"All {len(r.scripts)} scripts passed. run.py succeeded.",
-                           reward=1.0, terminated=True)
+            return state, Event(f"All {len(r.scripts)} scripts passed. run.py succeeded.",
+                                reward=1.0)
         s, err = failure
         where = "" if s < 0 else f"{r.script_paths[s]} failed:\n"
-        return Outcome(feedback=f"python run.py failed. {where}{err}")
+        return state, Event(f"python run.py failed. {where}{err}")
 
-    def _install(self, p: int, spec: tuple[Any, ...]) -> Outcome:
+    def _install(self, state: State, p: int, spec: tuple[Any, ...]) -> tuple[State, Event]:
         r = self.rules
         name = r.names[p]
         v = r.resolve(p, spec)
         if v is None:
             req = name + ",".join(f"{op}{b[0]}.{b[1]}" for op, b in spec)
-            return Outcome(feedback=f"ERROR: No matching distribution found for {req} "
-                                    f"(available: {', '.join(r.version_names[p])})")
-        if self.state[1 + p] == v:
-            return Outcome(feedback=f"Requirement already satisfied: {name}=={r.vname(p, v)}")
+            return state, Event(f"ERROR: No matching distribution found for {req} "
+                                f"(available: {', '.join(r.version_names[p])})")
+        if state[1 + p] == v:
+            return state, Event(f"Requirement already satisfied: {name}=={r.vname(p, v)}")
         try:
-            self.state, changes = r.install(self.state, p, v)
+            after, changes = r.install(state, p, v)
         except InstallError as exc:
-            return Outcome(feedback=f"{exc} (nothing was changed)")
+            return state, Event(f"{exc} (nothing was changed)")
         extra = f" Also changed: {'; '.join(changes)}." if changes else ""
-        return Outcome(feedback=f"Successfully installed {name}-{r.vname(p, v)}.{extra}")
+        return after, Event(f"Successfully installed {name}-{r.vname(p, v)}.{extra}")
 
-    def pip_list(self) -> str:
+    def pip_list(self, state: State) -> str:
         """The installed packages and the Python version, one per line."""
         r = self.rules
-        py = "none" if self.state[0] == ABSENT else r.pythons[self.state[0]]
+        py = "none" if state[0] == ABSENT else r.pythons[state[0]]
         lines = [f"Python {py}", "Package    Version"]
-        lines += [f"{r.names[q]:<10} {r.vname(q, self.state[1 + q])}" for q in range(r.n)
-                  if self.state[1 + q] != ABSENT]
+        lines += [f"{r.names[q]:<10} {r.vname(q, state[1 + q])}" for q in range(r.n)
+                  if state[1 + q] != ABSENT]
         return "\n".join(lines)
 
-    def pip_show(self, p: int) -> str:
+    def pip_show(self, state: State, p: int) -> str:
+        """A package's version, declared requirements and Requires-Python."""
         r = self.rules
-        v = self.state[1 + p]
+        v = state[1 + p]
         if v == ABSENT:
             return f"WARNING: Package(s) not found: {r.names[p]}"
         rel = r.releases[p][v]
@@ -444,21 +507,32 @@ class RepoEnv(TextEnv):
         return (f"Name: {r.names[p]}\nVersion: {r.vname(p, v)}\nRequires: {requires}\n"
                 f"Requires-Python: {rel.python_text or '(any)'}")
 
-    def _observe(self) -> str:
-        return f"Turns left: {self.budget - self.turn}"
+    def done(self, state: Repo) -> bool:
+        return state.run_ok
 
-    def _state(self) -> dict[str, Any]:
-        r = self.rules
-        passed = r.script_results(self.state)
-        return {"python": None if self.state[0] == ABSENT else r.pythons[self.state[0]],
-                "installed": {r.names[q]: r.vname(q, self.state[1 + q]) for q in range(r.n)
-                              if self.state[1 + q] != ABSENT},
-                "scripts": {path: ok for path, ok in zip(r.script_paths, passed, strict=True)},
-                "run_ok": self.run_ok}
+    def facts(self, state: Repo) -> RepoFacts:
+        r, config = self.rules, state.config
+        passed = r.script_results(config)
+        return RepoFacts(
+            python=None if config[0] == ABSENT else r.pythons[config[0]],
+            installed={r.names[q]: r.vname(q, config[1 + q]) for q in range(r.n)
+                       if config[1 + q] != ABSENT},
+            scripts={path: ok for path, ok in zip(r.script_paths, passed, strict=True)},
+            run_ok=state.run_ok)
 
-    @property
-    def success(self) -> bool:
-        return self.run_ok
+    def checks(self, facts: RepoFacts) -> list[Check]:
+        paths = self.rules.script_paths
+        passed = sum(bool(facts.scripts.get(p)) for p in paths)
+        out = [Check("run_ok", facts.run_ok,
+                     f"python run.py {'succeeded' if facts.run_ok else 'did not succeed'}; "
+                     f"{passed}/{len(paths)} scripts pass in the final state")]
+        for p in paths:
+            ok = bool(facts.scripts.get(p))
+            out.append(Check(item_id(p), ok, f"{p} {'passes' if ok else 'fails'} at the end"))
+        return out
+
+    def render(self, state: Repo) -> str:
+        return ""
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:

@@ -57,9 +57,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import Outcome, TextEnv
+from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
 
-VERSION = 1
 PRICE_FLOOR = 0.1
 MAX_QTY = 10**24  # only guards float overflow: compounding oracles reach ~1e18 shares
 KEYS = ("sell", "buy")
@@ -251,15 +250,69 @@ def total_value(cash: float, holdings: list[int], prices: np.ndarray | list[floa
     return cash + sum(h * float(p) for h, p in zip(holdings, prices, strict=True))
 
 
-# -- the env ---------------------------------------------------------------------------------------
-class TradingEnv(TextEnv):
-    """AI Trading env (see module docstring)."""
+# -- the game -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Book:
+    """A trading state: the day, cash, whole-share holdings per stock and refused buys so far."""
 
-    name = "trading"
+    day: int
+    cash: float
+    holdings: tuple[int, ...]
+    refused: int = 0
 
-    def __init__(self, task: Any, render_mode: str | None = None) -> None:
-        super().__init__(task, render_mode)
-        world = self.task.world
+
+@dataclass(frozen=True)
+class TradingFacts(Facts):
+    """What judges and logs know of a trading state."""
+
+    day: int
+    horizon: int
+    cash: float
+    holdings: dict[str, int]
+    prices: list[float]
+    total_value: float
+    initial_cash: float
+    profit_rate: float
+    refused_buys: int
+
+
+class TradingGame(Game[Book, Order, TradingFacts]):
+    """AI Trading.
+
+    Description:
+        S stocks and F market factors; each day every stock's price moves by a hidden linear
+        map W of the factor changes plus stored noise. The agent sees tomorrow's news today.
+    Action Space:
+        JSON ``{"buy": {"S0": 10}, "sell": {"S1": 5}}``: sells first (capped), then buys in
+        order if affordable. A malformed action executes nothing and the day still advances.
+    Observation:
+        The feedback line, the day, each stock's price and holding, cash, total value and the
+        next day's news. No turns-left line (one decision per day; the day is shown).
+    Starting State:
+        Day 0, all cash, no shares.
+    Rewards:
+        The day's change in total value.
+    Episode End:
+        Terminated at day ``horizon`` (budget = horizon).
+    Information:
+        ``day``, ``horizon``, ``cash``, ``holdings`` (symbol -> shares), ``prices`` (today's),
+        ``total_value``, ``initial_cash``, ``profit_rate`` (value / initial cash - 1),
+        ``refused_buys`` (buys refused for want of cash so far).
+    Rubric:
+        ``profitable`` (value above initial cash), ``beats_hold`` (profit rate above the
+        certificate's equal-weight buy-and-hold), ``half_oracle`` (at least half the
+        certificate's oracle profit rate); all assessed at the horizon only. Success: all met.
+    Arguments:
+        ``task``: a trading :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+    """
+
+    shows_turns_left = False
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        world = task.world
         self.stocks: list[str] = list(world["stocks"])
         self.factors: list[str] = list(world["factors"])
         self.horizon = int(world["horizon"])
@@ -268,70 +321,89 @@ class TradingEnv(TextEnv):
         self.changes: list[list[float]] = world["changes"]
         self.news: list[str] | None = world.get("news")
         self.prices, _ = price_path(world)
-        self.day = 0
-        self.cash = self.initial_cash
-        self.holdings = [0] * len(self.stocks)
-        self.refused = 0
 
-    def _start(self) -> None:
-        self.day = 0
-        self.cash = self.initial_cash
-        self.holdings = [0] * len(self.stocks)
-        self.refused = 0
-
-    @property
-    def today(self) -> np.ndarray:
-        """Today's prices."""
-        return self.prices[self.day]
-
-    def value(self) -> float:
-        """Total value at today's prices."""
-        return total_value(self.cash, self.holdings, self.today)
-
-    def _transition(self, action: str) -> Outcome:
-        before = self.value()
+    def parse(self, text: str) -> Order:
         try:
-            order = parse_order(action, self.stocks)
+            return parse_order(text, self.stocks)
         except ValueError as exc:
-            feedback, valid = f"Invalid action: {exc}. Nothing executed (hold).", False
-        else:
-            fill = execute(self.cash, self.holdings, self.today, order, self.cost_rate,
-                           self.stocks)
-            self.cash, self.holdings = fill.cash, fill.holdings
-            self.refused += fill.refused
-            done = "; ".join(fill.notes) if fill.notes else "held (no trades)"
-            feedback, valid = done[0].upper() + done[1:] + ".", True
-        self.day += 1
-        end = self.day >= self.horizon
-        return Outcome(feedback=feedback, valid=valid, reward=self.value() - before,
-                       terminated=end)
+            raise ActionError(str(exc)) from None
 
-    def _observe(self) -> str:
-        lines = [f"Day {self.day} of {self.horizon}."]
+    def initial(self) -> Book:
+        return Book(day=0, cash=self.initial_cash, holdings=(0,) * len(self.stocks))
+
+    def value(self, book: Book) -> float:
+        """Total value of ``book`` at its day's prices."""
+        return total_value(book.cash, list(book.holdings), self.prices[book.day])
+
+    def fill(self, book: Book, order: Order) -> Fill:
+        """What ``order`` does at ``book``'s prices (the trade rule, without the day's move)."""
+        return execute(book.cash, list(book.holdings), self.prices[book.day], order,
+                       self.cost_rate, self.stocks)
+
+    def step(self, state: Book, action: Order) -> tuple[Book, Event]:
+        fill = self.fill(state, action)
+        after = Book(day=state.day + 1, cash=fill.cash, holdings=tuple(fill.holdings),
+                     refused=state.refused + fill.refused)
+        done = "; ".join(fill.notes) if fill.notes else "held (no trades)"
+        return after, Event(feedback=done[0].upper() + done[1:] + ".",
+                            reward=self.value(after) - self.value(state))
+
+    def reject(self, state: Book, error: ActionError) -> tuple[Book, Event]:
+        after = Book(day=state.day + 1, cash=state.cash, holdings=state.holdings,
+                     refused=state.refused)
+        return after, Event(feedback=f"Invalid action: {error}. Nothing executed (hold).",
+                            valid=False, reward=self.value(after) - self.value(state))
+
+    def done(self, state: Book) -> bool:
+        return state.day >= self.horizon
+
+    def facts(self, state: Book) -> TradingFacts:
+        value = self.value(state)
+        return TradingFacts(
+            day=state.day, horizon=self.horizon, cash=state.cash,
+            holdings=dict(zip(self.stocks, state.holdings, strict=True)),
+            prices=[float(p) for p in self.prices[state.day]], total_value=value,
+            initial_cash=self.initial_cash, profit_rate=value / self.initial_cash - 1.0,
+            refused_buys=state.refused)
+
+    def checks(self, facts: TradingFacts) -> list[Check]:
+        items = ("profitable", "beats_hold", "half_oracle")
+        if facts.day < facts.horizon:
+            why = f"episode stopped at day {facts.day} of {facts.horizon}"
+            return [Check(item, None, why) for item in items]
+        cash, value, rate = facts.initial_cash, facts.total_value, facts.profit_rate
+        certificate = getattr(self.task, "certificate", None)
+        cert = certificate.facts if certificate is not None else {}
+        if "hold_profit" not in cert or "oracle_profit" not in cert:
+            why = "the certificate records no baselines"
+            return [Check("profitable", value > cash,
+                          f"final value {value:.2f} vs initial cash {cash:.2f}")] + [
+                Check(item, None, why) for item in items[1:]]
+        hold, oracle = float(cert["hold_profit"]), float(cert["oracle_profit"])
+        return [
+            Check("profitable", value > cash,
+                  f"final value {value:.2f} vs initial cash {cash:.2f} (profit {rate:+.2%})"),
+            Check("beats_hold", rate > hold,
+                  f"profit {rate:+.2%} vs equal-weight buy-and-hold {hold:+.2%}"),
+            Check("half_oracle", oracle > 0 and rate >= 0.5 * oracle,
+                  f"profit {rate:+.2%} is {rate / oracle:.1%} of the oracle's {oracle:+.2%}"
+                  if oracle > 0 else f"oracle profit {oracle:+.2%} is not positive"),
+        ]
+
+    def render(self, state: Book) -> str:
+        lines = [f"Day {state.day} of {self.horizon}."]
         lines += [f"{s}: {p:.2f} (holding {h})"
-                  for s, p, h in zip(self.stocks, self.today, self.holdings,
+                  for s, p, h in zip(self.stocks, self.prices[state.day], state.holdings,
                                      strict=True)]
-        lines.append(f"Cash: {self.cash:.2f}")
-        lines.append(f"Total value: {self.value():.2f}")
-        if self.day < self.horizon:
-            news = (self.news[self.day] if self.news is not None
-                    else news_text(self.factors, self.changes[self.day]))
+        lines.append(f"Cash: {state.cash:.2f}")
+        lines.append(f"Total value: {self.value(state):.2f}")
+        if state.day < self.horizon:
+            news = (self.news[state.day] if self.news is not None
+                    else news_text(self.factors, self.changes[state.day]))
             lines.append(f"Next day news: {news}")
         else:
             lines.append("No more news: the horizon is reached.")
         return "\n".join(lines)
-
-    def _state(self) -> dict[str, Any]:
-        value = self.value()
-        return {"day": self.day, "horizon": self.horizon, "cash": self.cash,
-                "holdings": dict(zip(self.stocks, self.holdings, strict=True)),
-                "prices": [float(p) for p in self.today], "total_value": value,
-                "initial_cash": self.initial_cash,
-                "profit_rate": value / self.initial_cash - 1.0, "refused_buys": self.refused}
-
-    @property
-    def success(self) -> bool:
-        return self.day >= self.horizon and self.value() > self.initial_cash
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import TaskView
+from ..core.registry import make_env
 from ..core.task import Task
-from ..verifiers.replay import make_env
 
 #: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
 _TURN_KEYS = ("valid", "feedback", "turn", "turns_left")

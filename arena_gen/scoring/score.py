@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import registry
 from ..core.canon import canonical_json
 from ..core.errors import ArenaGenError
 from ..core.schema import validate_doc
 from ..core.suite_io import read_suite
 from ..core.task import Task
 from ..runner.rundir import RunDir
+from .judge import judge
 from .metrics import (
     evolution_curve,
     loop_turns,
@@ -35,13 +35,13 @@ from .policy import attempt_score, is_perfect
 
 
 def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:
-    """One findings line for one trajectory, from the env's deterministic judge."""
+    """One findings line for one trajectory: its actions replayed through the task's game."""
     infra = record.get("end_reason") == "infra_error"
-    findings = [] if infra else registry.get(task.env).load("judge")(task, record)
+    findings, mismatch = ([], False) if infra else judge(task, record)
     line = {"task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
             "findings": findings,
-            "flags": {"infra_error": infra, "reward_hacking_suspected": False,
-                      "rh_zeroed": False}}
+            "flags": {"infra_error": infra, "reward_hacking_suspected": mismatch,
+                      "rh_zeroed": False, "replay_mismatch": mismatch}}
     validate_doc(line, "findings")
     return line
 

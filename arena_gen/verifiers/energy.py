@@ -29,8 +29,9 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from ..core.errors import VerificationError
+from ..core.game import WorldView, play
 from ..core.task import Certificate
-from ..envs.energy import GENERATORS, SOURCES, Rules, format_action, parse_action
+from ..envs.energy import GENERATORS, SOURCES, EnergyGame, Rules, format_action
 
 VERIFIER_VERSION = 1
 DECIMALS = 6
@@ -198,19 +199,20 @@ def min_share(lp: LP, ramp_cap: float, scale: float) -> float | None:
     return float(res.fun) / scale if res.status == 0 else None
 
 
-def plan_actions(rules: Rules, lp: LP, x: np.ndarray) -> tuple[list[str], bool]:
-    """Print an LP schedule as action texts and play it; return the texts and success."""
-    state = rules.start()
+def plan_actions(game: EnergyGame, lp: LP, x: np.ndarray) -> tuple[list[str], bool]:
+    """Print an LP schedule as action texts and play them through the game; return the texts
+    and success (the battery command is re-derived from the played store each day)."""
+    state = game.initial()
     actions: list[str] = []
-    for t in range(rules.horizon):
+    for t in range(game.rules.horizon):
         cmd = {k: max(0.0, float(x[lp.col(k, t)])) for k in GENERATORS}
         cmd["battery"] = state.stored - float(x[lp.col("stored", t)])
         text = format_action(cmd)
         actions.append(text)
-        rules.step(state, parse_action(text))
-        if rules.over(state):
+        state, _ = game.act(state, text)
+        if game.done(state):
             break
-    return actions, rules.success(state)
+    return actions, game.success(state)
 
 
 def _r(x: float) -> float:
@@ -219,7 +221,8 @@ def _r(x: float) -> float:
 
 def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
     """Run every LP of a world: (solvable, witness actions, facts)."""
-    rules = Rules(world)
+    game = EnergyGame(WorldView(world))
+    rules = game.rules
     lp = build_lp(rules, rules.eff)
     facts: dict[str, Any] = {"lp_variables": int(len(lp.lo)),
                              "lp_constraints": int(lp.a_ub.shape[0] + lp.a_eq.shape[0] + 2)}
@@ -247,11 +250,11 @@ def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
                            ramp_limit(rules, rules.target_stability + m["stability"]))
             if res.status != 0:
                 continue
-            actions, ok = plan_actions(rules, wlp, res.x)
+            actions, ok = plan_actions(game, wlp, res.x)
             if ok:
                 break
     if ok:
-        end = _play(rules, actions)
+        end = play(game, actions).final
         facts.update({"witness_stability": _r(end.stability),
                       "witness_thermal_share": _r(end.thermal_share)})
     facts["worst_case_plan"] = worst_case(world, rules)
@@ -259,13 +262,6 @@ def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
     mean = {k: float(np.mean(rules.eff[k][:rules.horizon])) for k in GENERATORS}
     facts["mean_efficiency_plan"], facts["mean_plan_days"] = blind_plan(world, rules, mean)
     return ok, actions if ok else [], facts
-
-
-def _play(rules: Rules, actions: list[str]) -> Any:
-    state = rules.start()
-    for text in actions:
-        rules.step(state, parse_action(text))
-    return state
 
 
 def worst_case(world: dict[str, Any], rules: Rules) -> str:
@@ -286,7 +282,7 @@ def blind_plan(world: dict[str, Any], rules: Rules,
                  [0.0, ramp_limit(rules, rules.target_stability)])
     if res.status != 0:
         return "infeasible", None
-    actions, ok = plan_actions(Rules(world), lp, res.x)
+    actions, ok = plan_actions(EnergyGame(WorldView(world)), lp, res.x)
     return ("succeeds" if ok else "fails"), len(actions)
 
 

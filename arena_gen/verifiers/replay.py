@@ -1,4 +1,4 @@
-"""Witness replay: run a certificate's plan through the real env and report what happened."""
+"""Witness replay: play a certificate's plan through the task's game and report what happened."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from typing import Any
 
 from ..core import registry
 from ..core.errors import VerificationError
+from ..core.game import play
 from ..core.task import Task
 
 
 @dataclass
 class ReplayResult:
-    """What a replayed plan did: success, turns used, total reward and the last info."""
+    """What a replayed plan did: success, turns used, total reward and the final facts."""
 
     success: bool
     steps: int
@@ -21,25 +22,14 @@ class ReplayResult:
     final_info: dict[str, Any]
 
 
-def make_env(task: Task) -> Any:
-    """Instantiate the registered env class for a task."""
-    return registry.get(task.env).load("env")(task)
-
-
 def replay(task: Task, actions: Sequence[str] | None = None) -> ReplayResult:
-    """Play ``actions`` (default: the witness) from reset; stop when the episode ends."""
-    env = make_env(task)
-    env.reset()
+    """Play ``actions`` (default: the witness) from the start within the task's budget."""
+    game = registry.make_game(task)
     plan = task.certificate.witness if actions is None else actions
-    steps, total, info = 0, 0.0, {}
-    for action in plan:
-        _, reward, terminated, truncated, info = env.step(action)
-        steps += 1
-        total += reward
-        if terminated or truncated:
-            break
-    return ReplayResult(success=bool(env.success), steps=steps, total_reward=total,
-                        final_info=info)
+    result = play(game, plan, budget=int(task.budget))
+    return ReplayResult(success=result.success, steps=result.steps,
+                        total_reward=result.total_reward,
+                        final_info=game.facts(result.final).to_dict())
 
 
 def check_witness(task: Task) -> ReplayResult:
@@ -57,7 +47,7 @@ def check_witness(task: Task) -> ReplayResult:
     if result.steps != expected:
         raise VerificationError(f"task {task.id}: witness ended after {result.steps} of "
                                 f"{expected} actions")
-    spec = registry.get(task.env)
+    spec = registry.for_task(task)
     if "replay_check" in spec.extras:  # env-specific facts, e.g. the oracle's recorded value
         spec.load("replay_check")(task, result)
     return result

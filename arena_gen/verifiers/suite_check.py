@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import registry
-from ..core.errors import ArenaGenError, VerificationError
+from ..core.errors import ArenaGenError, RegistryError, VerificationError
 from ..core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from ..core.task import Task
 from .replay import check_witness
@@ -44,10 +44,10 @@ def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
 
 def check_task(task: Task) -> TaskCheck:
     """Re-run the env's verifier on a task and replay its witness; report the first broken fact."""
-    spec = registry.get(task.env)
-    if task.env_version != spec.version:
-        return TaskCheck(task.id, False, f"env_version {task.env_version} but this arena-gen "
-                         f"has {task.env} v{spec.version}")
+    try:
+        spec = registry.for_task(task)
+    except RegistryError as exc:
+        return TaskCheck(task.id, False, str(exc))
     try:
         fresh = spec.load("verifier")(task)
         stored = _comparable(task.certificate.to_dict())

@@ -18,10 +18,10 @@ from ..agents.base import TaskView
 from ..agents.trading_heuristic import TradingHeuristicAgent, greedy_order
 from ..core.errors import VerificationError
 from ..core.task import Certificate, Task
+from ..envs.game_env import GameEnv
 from ..envs.trading import (
-    VERSION,
     Order,
-    TradingEnv,
+    TradingGame,
     affordable_qty,
     execute,
     order_text,
@@ -37,7 +37,7 @@ def as_task(task_like: Any) -> Task:
     """A Task view of a Draft (or a Task), so the real env can be played on it."""
     if isinstance(task_like, Task):
         return task_like
-    return Task(id="trading-draft-0-0000", env="trading", env_version=VERSION, suite="draft",
+    return Task(id="trading-draft-0-0000", env="trading", env_version=1, suite="draft",
                 seed_path=[0, 0, 0, 0, 0], params=task_like.params, budget=task_like.budget,
                 public=task_like.public, world=task_like.world, rules_text=task_like.rules_text,
                 rubric=task_like.rubric,
@@ -70,16 +70,16 @@ def continuous_bound(path: np.ndarray, cost_rate: float) -> float:
 
 def play_oracle(task: Task) -> tuple[list[str], float]:
     """Greedy all-in on tomorrow's best net outcome, with the true prices, through the env."""
-    env = TradingEnv(task)
-    env.reset()
+    game = TradingGame(task)
+    book = game.initial()
     witness: list[str] = []
-    while env.day < env.horizon:
-        order = greedy_order(env.cash, env.holdings, env.today, env.prices[env.day + 1],
-                             env.cost_rate)
-        action = order_text(order, env.stocks)
+    while not game.done(book):
+        order = greedy_order(book.cash, list(book.holdings), game.prices[book.day],
+                             game.prices[book.day + 1], game.cost_rate)
+        action = order_text(order, game.stocks)
         witness.append(action)
-        env.step(action)
-    return witness, env.value()
+        book, _ = game.act(book, action)
+    return witness, game.value(book)
 
 
 def hold_value(world: dict[str, Any], path: np.ndarray) -> float:
@@ -95,14 +95,14 @@ def hold_value(world: dict[str, Any], path: np.ndarray) -> float:
 
 def play_heuristic(task: Task) -> float:
     """Final value of the ridge agent, which sees only the env's text (the certificate baseline)."""
-    env = TradingEnv(task)
+    env = GameEnv(TradingGame(task))
     obs, _ = env.reset()
     agent = TradingHeuristicAgent()
     agent.reset(TaskView.of(task, "inductive"), "inductive",
                 np.random.Generator(np.random.PCG64(0)))
-    while env.day < env.horizon:
+    while not env.game.done(env.state):
         obs, *_ = env.step(agent.act(obs))
-    return env.value()
+    return float(env.game.value(env.state))
 
 
 def _rate(value: float, cash: float) -> float:

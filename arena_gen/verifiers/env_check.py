@@ -15,7 +15,7 @@ from ..core.canon import canonical_json
 from ..core.registry import EnvSpec
 from ..core.schema import validate_task
 from ..core.task import Task
-from ..verifiers.replay import check_witness
+from .replay import check_witness
 
 #: Malformed actions every env must survive (with ``info["valid"] = False``).
 GARBAGE = ["", " ", "\n", "-1", "1.5", "999999999999999999999", "B", "None", "{", "}", "[]",
@@ -27,8 +27,8 @@ class EnvCheckError(AssertionError):
     """An env broke one of the invariants."""
 
 
-def _roll(env_cls: Any, task: Task, actions: list[str]) -> str:
-    env = env_cls(task)
+def _roll(spec: EnvSpec, task: Task, actions: list[str]) -> str:
+    env = spec.make(task)
     obs, info = env.reset(seed=0)
     out: list[Any] = [obs, info]
     for action in actions:
@@ -42,7 +42,6 @@ def _roll(env_cls: Any, task: Task, actions: list[str]) -> str:
 
 def check_env(spec: EnvSpec, task: Task, *, n_random: int = 200, seed: int = 0) -> None:
     """Raise EnvCheckError unless the env keeps every invariant on ``task``."""
-    env_cls = spec.load("env")
     # Task JSON round-trip and schema.
     data = json.loads(canonical_json(task.to_dict()))
     validate_task(data)
@@ -55,7 +54,7 @@ def check_env(spec: EnvSpec, task: Task, *, n_random: int = 200, seed: int = 0) 
                             f"min_steps {task.certificate.min_steps}")
     # Random and malformed actions never raise, and malformed ones are flagged.
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 1])))
-    env = env_cls(task)
+    env = spec.make(task)
     env.reset(seed=seed)
     actions: list[str] = []
     for i in range(n_random):
@@ -71,5 +70,5 @@ def check_env(spec: EnvSpec, task: Task, *, n_random: int = 200, seed: int = 0) 
             env.reset(seed=seed)
     # Same seed and actions give the same bytes.
     plan = list(task.certificate.witness) + actions
-    if _roll(env_cls, task, plan) != _roll(env_cls, task, plan):
+    if _roll(spec, task, plan) != _roll(spec, task, plan):
         raise EnvCheckError(f"{task.id}: two runs of the same actions differ")

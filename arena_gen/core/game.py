@@ -1,0 +1,190 @@
+"""The Game contract: one typed, pure rule object per environment, compiled once from a task.
+
+Every consumer plays through a game: the text env (``arena_gen.envs.game_env``), the verifiers'
+witness and plan checks, the oracle, the runner and the judge. A game owns the whole rule set of
+its env, so no other module may restate a transition, a success test or a rubric predicate:
+
+- ``parse(text)`` turns agent text into a typed action, raising only :class:`ActionError`;
+- ``initial()`` and ``step(state, action) -> (state, Event)`` are THE transition rule (pure: the
+  input state is never mutated);
+- ``reject(state, error)`` is what a malformed action does (a lost turn, or a lost day);
+- ``done``, ``facts`` (typed, JSON-ready: the only thing judges, logs and ``info`` read),
+  ``checks`` (the rubric as predicates over facts) and ``success`` (every check met: the one
+  definition of success used by trajectories, progress lines, curves, success rate and judges);
+- ``render(state)`` for observations and ``random_action(public, rng)`` for the random agent.
+
+A bug inside the rules raises; only :class:`ActionError` is reported to the agent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+
+
+class TaskLike(Protocol):
+    """What a game is compiled from: a Task, a Draft, or a bare world (:class:`WorldView`)."""
+
+    world: dict[str, Any]
+    public: dict[str, Any]
+    budget: int
+
+
+@dataclass(frozen=True)
+class WorldView:
+    """A task reduced to its world: what a verifier has before any certificate exists."""
+
+    world: dict[str, Any]
+    public: dict[str, Any] = field(default_factory=dict)
+    budget: int = 0
+
+
+class ActionError(ValueError):
+    """A malformed agent action: the only error a game's ``parse`` may raise."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """What one transition did: the feedback line, whether the action was valid, the reward."""
+
+    feedback: str
+    valid: bool = True
+    reward: float = 0.0
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Typed facts about a state; subclasses add fields (every one listed in the env docs)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form written into ``info`` and trajectories."""
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One rubric predicate's verdict: met, violated, or not assessable (``met=None``)."""
+
+    item: str
+    met: bool | None
+    evidence: str
+
+    @property
+    def status(self) -> str:
+        return "not_assessable" if self.met is None else ("met" if self.met else "violated")
+
+    def finding(self) -> dict[str, Any]:
+        """The finding record of the score policy (``item``, ``status``, ``evidence``)."""
+        return {"item": self.item, "status": self.status, "evidence": self.evidence}
+
+
+StateT = TypeVar("StateT")
+ActionT = TypeVar("ActionT")
+FactsT = TypeVar("FactsT", bound=Facts)
+
+
+class Game(ABC, Generic[StateT, ActionT, FactsT]):
+    """One environment's rules, compiled from a task (see the module docstring)."""
+
+    #: Whether observations end with a ``Turns left: N`` line.
+    shows_turns_left: bool = True
+
+    def __init__(self, task: TaskLike) -> None:
+        self.task = task
+
+    @abstractmethod
+    def parse(self, text: str) -> ActionT:
+        """The typed action ``text`` names; raise :class:`ActionError` with a one-line reason."""
+
+    @abstractmethod
+    def initial(self) -> StateT:
+        """The starting state."""
+
+    @abstractmethod
+    def step(self, state: StateT, action: ActionT) -> tuple[StateT, Event]:
+        """THE transition rule: the next state and what happened (``state`` is not mutated)."""
+
+    def reject(self, state: StateT, error: ActionError) -> tuple[StateT, Event]:
+        """What a malformed action does; by default nothing but a lost turn."""
+        return state, Event(feedback=f"Invalid action: {error}.", valid=False)
+
+    @abstractmethod
+    def done(self, state: StateT) -> bool:
+        """Whether the episode has ended by the rules (not by the turn budget)."""
+
+    @abstractmethod
+    def facts(self, state: StateT) -> FactsT:
+        """Typed facts about ``state``: what judges, logs and ``info`` read."""
+
+    @abstractmethod
+    def checks(self, facts: FactsT) -> list[Check]:
+        """The rubric: one verdict per rubric item, as predicates over ``facts``."""
+
+    def success(self, state: StateT) -> bool:
+        """The one definition of success: every rubric check is met."""
+        return all(c.met is True for c in self.checks(self.facts(state)))
+
+    @abstractmethod
+    def render(self, state: StateT) -> str:
+        """The state as the agent sees it (without feedback or the turns-left line)."""
+
+    def intro(self) -> str:
+        """The opening text: what the agent is told at the start."""
+        return str(self.task.public.get("intro", ""))
+
+    @staticmethod
+    @abstractmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        """A random, sensible action drawn from what the agent is told (the random agent)."""
+
+    # -- derived helpers (never restated by consumers) -------------------------------------------
+    def act(self, state: StateT, text: str) -> tuple[StateT, Event]:
+        """Parse ``text`` and step, or apply the reject rule when it is malformed."""
+        try:
+            action = self.parse(text)
+        except ActionError as exc:
+            return self.reject(state, exc)
+        return self.step(state, action)
+
+
+@dataclass
+class Playthrough(Generic[StateT]):
+    """What playing a list of action texts did: the states after each turn and the events."""
+
+    states: list[StateT]
+    events: list[Event]
+    success: bool
+
+    @property
+    def final(self) -> StateT:
+        return self.states[-1]
+
+    @property
+    def steps(self) -> int:
+        return len(self.events)
+
+    @property
+    def total_reward(self) -> float:
+        return float(sum(e.reward for e in self.events))
+
+
+def play(game: Game[StateT, Any, Any], actions: Iterable[str], *,
+         budget: int | None = None) -> Playthrough[StateT]:
+    """Play action texts from the start until the game is done or ``budget`` turns are spent."""
+    state = game.initial()
+    states, events = [state], []
+    if not game.done(state):
+        for text in actions:
+            if budget is not None and len(events) >= budget:
+                break
+            state, event = game.act(state, text)
+            states.append(state)
+            events.append(event)
+            if game.done(state):
+                break
+    return Playthrough(states=states, events=events, success=game.success(state))
