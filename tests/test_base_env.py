@@ -6,14 +6,14 @@ import dataclasses
 
 from conftest import built_tasks
 
-from arena_gen.envs.lights import LightsEnv
+from arena_gen.core.registry import make_env
 
 
 def test_invalid_action_costs_a_turn_and_keeps_state() -> None:
-    env = LightsEnv(built_tasks("lights", count=1)[0])
+    env = make_env(built_tasks("lights", count=1)[0])
     obs, info = env.reset()
     assert info == {"valid": True, "turn": 0, "turns_left": env.budget, "success": False,
-                    "state": 0, "bulbs_on": 0, "n": env.n}
+                    "state": 0, "bulbs_on": 0, "n": env.game.n}
     obs, reward, terminated, truncated, info = env.step("banana")
     assert not info["valid"] and info["turn"] == 1 and info["state"] == 0
     assert obs.startswith("Invalid action: 'banana' is not a bulb index")
@@ -22,7 +22,7 @@ def test_invalid_action_costs_a_turn_and_keeps_state() -> None:
 
 def test_budget_truncates_and_later_steps_do_not_raise() -> None:
     task = dataclasses.replace(built_tasks("lights", count=1)[0], budget=3)
-    env = LightsEnv(task)
+    env = make_env(task)
     env.reset()
     results = [env.step("x") for _ in range(3)]
     assert [r[3] for r in results] == [False, False, True]
@@ -33,7 +33,7 @@ def test_budget_truncates_and_later_steps_do_not_raise() -> None:
 
 def test_witness_terminates_with_reward() -> None:
     task = built_tasks("lights", count=1)[0]
-    env = LightsEnv(task)
+    env = make_env(task)
     env.reset()
     total = 0.0
     for i, action in enumerate(task.certificate.witness):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from arena_gen.scoring.judges.energy import judge
 from conftest import built_tasks
 from test_energy_env import small_task
 from test_energy_import import released_tasks
@@ -15,7 +16,6 @@ from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.generator.build import generate_task
 from arena_gen.runner.episode import run_episode
-from arena_gen.scoring.judges.energy import judge
 
 
 def _status(findings: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]

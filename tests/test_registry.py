@@ -1,4 +1,4 @@
-"""The env registry rejects duplicates and names what is missing."""
+"""The env registry: keyed by (name, version), rejects duplicates and names what is missing."""
 
 from __future__ import annotations
 
@@ -9,22 +9,39 @@ from arena_gen.core.errors import RegistryError
 from arena_gen.core.registry import EnvSpec, load_entry
 
 
-def spec(name: str, code: int) -> EnvSpec:
-    return EnvSpec(name=name, version=1, code=code, gym_name="X", env="a:b", sampler="a:b",
-                   presets="a:b", accept="a:b", verifier="a:b")
+def spec(name: str, code: int, version: int = 1) -> EnvSpec:
+    return EnvSpec(name=name, version=version, code=code, gym_name="X", game="a:b",
+                   sampler="a:b", presets="a:b", accept="a:b", verifier="a:b")
 
 
-def test_duplicate_name_and_code_are_rejected() -> None:
+def test_duplicate_name_version_and_code_are_rejected() -> None:
     assert "lights" in registry.names()
-    with pytest.raises(RegistryError, match="already registered"):
-        registry.register(spec("lights", 99))
+    with pytest.raises(RegistryError, match="lights' v1 is already registered"):
+        registry.register(spec("lights", 1))
     with pytest.raises(RegistryError, match="code 1"):
         registry.register(spec("other", 1))
+    with pytest.raises(RegistryError, match="keeps its code"):
+        registry.register(spec("lights", 99, version=7))
     registry.register(spec("toy", 98))
     try:
         assert registry.get("toy").gym_id == "arena_gen/X-v1"
     finally:
         registry.unregister("toy")
+
+
+def test_versions_live_side_by_side() -> None:
+    registry.register(spec("toy", 98, version=1))
+    registry.register(spec("toy", 98, version=2))
+    try:
+        assert registry.versions("toy") == [1, 2]
+        assert registry.get("toy").version == 2  # the newest by default
+        assert registry.get("toy", 1).version == 1
+        assert registry.names().count("toy") == 1
+        with pytest.raises(RegistryError, match="has no version 3; this arena-gen has v1, v2"):
+            registry.get("toy", 3)
+    finally:
+        registry.unregister("toy")
+    assert "toy" not in registry.names()
 
 
 def test_unknown_env_and_parts() -> None:
@@ -36,3 +53,4 @@ def test_unknown_env_and_parts() -> None:
         load_entry("arena_gen.core.registry:missing")
     with pytest.raises(RegistryError, match="has no 'nothing'"):
         registry.get("lights").load("nothing")
+    assert load_entry(len) is len  # a part may be the object itself

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from arena_gen.scoring.judges.repo import judge
 from conftest import built_tasks
 from test_repo_worlds import hand_world, task_of
 
@@ -10,7 +11,6 @@ from arena_gen.agents.base import TaskView
 from arena_gen.agents.repo_heuristic import RepoHeuristicAgent
 from arena_gen.core import registry
 from arena_gen.envs.repo import RepoEnv
-from arena_gen.scoring.judges.repo import judge
 
 
 def run_agent(agent: object, task: object, mode: str = "inductive") -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from arena_gen.scoring.judges.trading import judge
 from conftest import built_tasks
 
 from arena_gen.agents.base import TaskView
@@ -14,7 +15,6 @@ from arena_gen.agents.trading_heuristic import (
 )
 from arena_gen.core import registry
 from arena_gen.envs.trading import TradingEnv
-from arena_gen.scoring.judges.trading import judge
 
 
 def play(task, agent, mode: str = "inductive", *, privileged: bool = False):  # noqa: ANN001,ANN201

@@ -34,6 +34,11 @@ def load_entry(path: Part) -> Any:
         raise RegistryError(f"{module_name} has no attribute {attr!r}") from None
 
 
+def accept_solvable(draft: Any, certificate: Any) -> str | None:
+    """The default acceptance rule: a solvable candidate is accepted."""
+    return None if certificate.solvable else "unsolvable"
+
+
 @dataclass(frozen=True)
 class EnvSpec:
     """What arena-gen knows about one version of one environment."""
@@ -45,8 +50,8 @@ class EnvSpec:
     game: Part
     sampler: Part
     presets: Part
-    accept: Part
     verifier: Part
+    accept: Part | None = None
     oracle: Part | None = None
     heuristic: Part | None = None
     importer: Part | None = None
@@ -70,6 +75,11 @@ class EnvSpec:
         if path is None:
             raise RegistryError(f"env {self.name!r} v{self.version} has no {part!r} registered")
         return load_entry(path)
+
+    def acceptance(self) -> Any:
+        """The acceptance rule ``accept(draft, certificate) -> reason or None``; by default
+        every solvable candidate is accepted."""
+        return self.load("accept") if self.accept is not None else accept_solvable
 
     def make_game(self, task: Any) -> Any:
         """Compile the task's game (the rules of this env version)."""

@@ -44,11 +44,13 @@ def _reason_kind(reason: str) -> str:
 
 
 def generate_task(env: str, suite: str, suite_seed: int, index: int,
-                  config: dict[str, Any] | None = None) -> Generated:
-    """Generate, verify and replay one task; rejected candidates resample from its own stream."""
-    spec = registry.get(env)
-    config = preset(suite, env) if config is None else config
-    sample, verify, accept = (spec.load(p) for p in ("sampler", "verifier", "accept"))
+                  config: dict[str, Any] | None = None, version: int | None = None) -> Generated:
+    """Generate, verify and replay one task with ``env`` at ``version`` (default: the newest);
+    rejected candidates resample from the task's own stream."""
+    spec = registry.get(env, version)
+    config = preset(suite, env, version) if config is None else config
+    sample, verify = spec.load("sampler"), spec.load("verifier")
+    accept = spec.acceptance()
     root = task_seed(suite_seed, suite, spec.code, index)
     start = time.perf_counter()
     rejections: Counter[str] = Counter()
@@ -75,8 +77,9 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
                           f"{config.get('max_attempts', 100)} attempts ({dict(rejections)})")
 
 
-def _job(args: tuple[str, str, int, int]) -> Generated:
-    return generate_task(*args)
+def _job(args: tuple[str, str, int, int, int]) -> Generated:
+    env, suite, suite_seed, index, version = args
+    return generate_task(env, suite, suite_seed, index, version=version)
 
 
 @dataclass
@@ -93,13 +96,17 @@ class BuildResult:
 def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, *,
                 jobs: int = 1, counts: dict[str, int] | None = None,
                 on_task: Callable[[Generated], None] | None = None,
-                executor: str = "local", ray_address: str | None = None) -> BuildResult:
-    """Generate every task of a suite; the result depends on neither ``jobs`` nor executor."""
+                executor: str = "local", ray_address: str | None = None,
+                versions: dict[str, int] | None = None) -> BuildResult:
+    """Generate every task of a suite (each env at ``versions[env]``, default the newest); the
+    result depends on neither ``jobs`` nor executor."""
     start = time.perf_counter()
     envs = list(envs) if envs else registry.names()
-    configs = {env: preset(suite, env) for env in envs}
+    version = {env: registry.get(env, (versions or {}).get(env)).version for env in envs}
+    configs = {env: preset(suite, env, version[env]) for env in envs}
     want = {env: int((counts or {}).get(env, configs[env]["count"])) for env in envs}
-    jobs_list = [(env, suite, suite_seed, i) for env in envs for i in range(want[env])]
+    jobs_list = [(env, suite, suite_seed, i, version[env]) for env in envs
+                 for i in range(want[env])]
     results: list[Generated] = []
     if executor == "ray":
         from ..runner.ray_executor import map_ray
@@ -140,7 +147,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         "suite": suite,
         "suite_version": SUITE_VERSION,
         "arena_gen_version": __version__,
-        "env_versions": {env: registry.get(env).version for env in envs},
+        "env_versions": version,
         "seed": suite_seed,
         "presets": {env: {k: v for k, v in configs[env].items() if k != "count"}
                     for env in envs},

@@ -17,11 +17,11 @@ SUITE_VERSION = 1
 SUITES = ("lite", "challenge")
 
 
-def preset(suite: str, env: str) -> dict[str, Any]:
-    """Return the preset config of ``env`` in ``suite``."""
+def preset(suite: str, env: str, version: int | None = None) -> dict[str, Any]:
+    """Return the preset config of ``env`` (at ``version``, default the newest) in ``suite``."""
     if suite not in SUITES:
         raise ArenaGenError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
-    presets = registry.get(env).load("presets")
+    presets = registry.get(env, version).load("presets")
     if suite not in presets:
         raise ArenaGenError(f"env {env!r} has no {suite!r} preset")
     return dict(presets[suite])

@@ -58,7 +58,7 @@ def check_task(task: Task) -> TaskCheck:
                                  f"certificate.{key}: stored {_short(stored.get(key))}, "
                                  f"verifier says {_short(derived.get(key))}",
                                  fresh.seconds or 0.0)
-        reason = spec.load("accept")(task, fresh)
+        reason = spec.acceptance()(task, fresh)
         if reason is not None:
             return TaskCheck(task.id, False, f"no longer acceptable: {reason}")
         check_witness(task)
@@ -106,7 +106,7 @@ def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
                             f"--rebuild needs one of {', '.join(SUITES)}")
     envs = sorted(manifest["counts"])
     built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs,
-                        counts=manifest["counts"])
+                        counts=manifest["counts"], versions=manifest.get("env_versions"))
     problems = []
     for env in envs:
         fresh = jsonl_text(built.tasks[env]).encode("utf-8")

@@ -1,0 +1,109 @@
+"""A toy env defined outside the package: a counter that must reach a hidden target.
+
+It is registered by the tests alone (a game, a sampler, a verifier and presets in one
+``register`` call), to prove that a fifth env needs no edit anywhere in ``arena_gen``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.game import ActionError, Check, Event, Facts, Game
+from arena_gen.core.registry import EnvSpec
+from arena_gen.core.task import Certificate, Draft, RubricItem
+
+CODE = 97
+
+
+@dataclass(frozen=True)
+class CounterFacts(Facts):
+    value: int
+    target: int
+
+
+class CounterGame(Game[int, int, CounterFacts]):
+    """Counter.
+
+    Description: reach a hidden target with ``up`` / ``down``.
+    Action Space: ``up`` or ``down``.
+    Observation: the value.
+    Starting State: 0.
+    Rewards: 1.0 on reaching the target.
+    Episode End: at the target.
+    Information: ``value``, ``target``.
+    Arguments: ``task``.
+    Version History: v1: up adds 1.
+    """
+
+    step_size = 1
+
+    def parse(self, text: str) -> int:
+        word = text.strip()
+        if word not in ("up", "down"):
+            raise ActionError(f"{word[:20]!r} is not up or down")
+        return self.step_size if word == "up" else -self.step_size
+
+    def initial(self) -> int:
+        return 0
+
+    def step(self, state: int, action: int) -> tuple[int, Event]:
+        after = state + action
+        return after, Event(f"value {after}", reward=float(after == self.target))
+
+    @property
+    def target(self) -> int:
+        return int(self.task.world["target"])
+
+    def done(self, state: int) -> bool:
+        return state == self.target
+
+    def facts(self, state: int) -> CounterFacts:
+        return CounterFacts(value=state, target=self.target)
+
+    def checks(self, facts: CounterFacts) -> list[Check]:
+        return [Check("at_target", facts.value == facts.target, f"value {facts.value}")]
+
+    def render(self, state: int) -> str:
+        return f"Value: {state}"
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        return "up" if rng.random() < 0.5 else "down"
+
+
+class CounterGameV2(CounterGame):
+    """Counter v2: ``up`` adds 2 (so a v1 witness overshoots odd targets here)."""
+
+    step_size = 2
+
+
+def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:
+    target = int(np.random.default_rng(seed).integers(2, 6)) * config["scale"]
+    return Draft(params={"scale": config["scale"]}, budget=20,
+                 public={"intro": "Reach the hidden target."}, world={"target": target},
+                 rules_text="up adds to the value, down subtracts.",
+                 rubric=[RubricItem("at_target", "The value equals the target.")])
+
+
+def verifier(step_size: int) -> Any:
+    def verify(draft: Any) -> Certificate:
+        target = int(draft.world["target"])
+        steps = -(-target // step_size)
+        solvable = target % step_size == 0
+        return Certificate(solvable, "bfs", steps if solvable else None,
+                           ["up"] * steps if solvable else [], 1, None)
+    return verify
+
+
+PRESETS = {"lite": {"count": 3, "scale": 1}, "challenge": {"count": 2, "scale": 2}}
+
+
+def spec(version: int = 1) -> EnvSpec:
+    """The toy's spec at ``version`` (the register call a new env needs)."""
+    game = CounterGame if version == 1 else CounterGameV2
+    return EnvSpec(name="counter", version=version, code=CODE, gym_name="Counter", game=game,
+                   sampler=sample, presets=PRESETS, verifier=verifier(game.step_size),
+                   oracle="arena_gen.agents.oracle:OracleAgent")
