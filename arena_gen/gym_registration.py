@@ -26,7 +26,7 @@ def register_gym_envs() -> list[str]:
     ids = []
     for spec in registry.all_specs():
         if spec.gym_id not in gymnasium.registry:
-            gymnasium.register(id=spec.gym_id, entry_point=make_for_gym,
+            gymnasium.register(id=spec.gym_id, entry_point=make_for_gym,  # type: ignore[arg-type]
                                kwargs={"env": spec.name, "version": spec.version},
                                disable_env_checker=True)
         ids.append(spec.gym_id)

@@ -41,3 +41,25 @@ def test_witness_terminates_with_reward() -> None:
         total += reward
         assert terminated == (i == len(task.certificate.witness) - 1)
     assert total == 1.0 and info["success"]
+
+
+def test_a_bug_inside_the_rules_raises_instead_of_becoming_feedback() -> None:
+    import pytest
+
+    from arena_gen.core.game import ActionError
+    from arena_gen.envs.game_env import GameEnv
+
+    task = built_tasks("lights", count=1)[0]
+    env = make_env(task)
+
+    class Broken(type(env.game)):  # type: ignore[misc]
+        def step(self, state, action):
+            raise KeyError("a bug in the rules")
+
+    broken = GameEnv(Broken(task))
+    broken.reset()
+    obs, _, _, _, info = broken.step("not a bulb")  # a malformed action is still feedback
+    assert not info["valid"] and "Invalid action" in obs
+    with pytest.raises(KeyError, match="a bug in the rules"):
+        broken.step("0")
+    assert issubclass(ActionError, ValueError)

@@ -177,7 +177,8 @@ def play(game: Game[StateT, Any, Any], actions: Iterable[str], *,
          budget: int | None = None) -> Playthrough[StateT]:
     """Play action texts from the start until the game is done or ``budget`` turns are spent."""
     state = game.initial()
-    states, events = [state], []
+    states: list[StateT] = [state]
+    events: list[Event] = []
     if not game.done(state):
         for text in actions:
             if budget is not None and len(events) >= budget:

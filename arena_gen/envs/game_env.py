@@ -16,8 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..core.game import Event, Game
-from ..core.task import Task
+from ..core.game import Event, Game, TaskLike
 
 MAX_TEXT = 100_000
 
@@ -29,7 +28,7 @@ class GameEnv(gym.Env[str, str]):
 
     def __init__(self, game: Game[Any, Any, Any], render_mode: str | None = None) -> None:
         self.game = game
-        self.task: Task = game.task
+        self.task: TaskLike = game.task
         self.budget = int(self.task.budget)
         self.render_mode = render_mode
         charset = string.printable + "…→←·–—×"
