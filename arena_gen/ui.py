@@ -1,4 +1,7 @@
-"""Terminal output: rich progress bars and tables on a TTY, plain lines elsewhere, or nothing."""
+"""Terminal output: rich progress bars and tables on a TTY, plain lines elsewhere, or nothing.
+
+rich is imported on first use, so importing this module (for ``DISPLAYS``) costs nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 DISPLAYS = ("rich", "plain", "none")
 
@@ -25,6 +24,8 @@ class Reporter:
     """Progress and tables for long commands, in the chosen display mode."""
 
     def __init__(self, display: str | None = None) -> None:
+        from rich.console import Console
+
         self.mode = resolve_display(display)
         self.console = Console(highlight=False, soft_wrap=True)
 
@@ -36,8 +37,11 @@ class Reporter:
     def progress(self, total: int, label: str) -> Iterator[Any]:
         """Yield ``advance(description)``: a bar on a TTY, a line every ~10% otherwise."""
         if self.mode == "rich":
-            bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                           TimeElapsedColumn(), console=self.console, transient=False)
+            from rich import progress as rp
+
+            bar = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(),
+                              rp.MofNCompleteColumn(), rp.TimeElapsedColumn(),
+                              console=self.console, transient=False)
             with bar:
                 handle = bar.add_task(label, total=total)
 
@@ -61,6 +65,8 @@ class Reporter:
         if self.mode == "none":
             return
         if self.mode == "rich":
+            from rich.table import Table
+
             table = Table(title=title)
             for col in columns:
                 table.add_column(col)

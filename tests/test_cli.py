@@ -66,3 +66,22 @@ def test_play_saves_the_episode(tmp_path: Path) -> None:
     assert f"success: {len(task['certificate']['witness']) + 1} turns" in result.output
     line = json.loads((tmp_path / "play" / "trajectories.jsonl").read_text())
     assert line["agent"] == "human" and line["success"] and not line["turns"][0]["valid"]
+
+
+def test_play_twice_writes_run_json_like_run(tmp_path: Path) -> None:
+    out = tmp_path / "lite"
+    assert run("build", "--suite", "lite", "--seed", "7", "--env", "lights", "--out", str(out),
+               "--display", "none")[0] == 0
+    task = json.loads((out / "lights.jsonl").read_text().splitlines()[1])
+    moves = "\n".join(task["certificate"]["witness"]) + "\n"
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["play", task["id"], "--suite", str(out),
+                                           "--out", str(tmp_path / "play")], input=moves)
+        assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "play" / "run.json").read_text())
+    assert meta["agent"] == {"name": "human", "config": {}}
+    assert meta["tasks"] == [task["id"]] and meta["attempts"] == 2
+    assert meta["suite_sha256"] == json.loads((out / "manifest.json").read_text())["suite_sha256"]
+    assert meta["budgets"] == {task["id"]: 200} and "package_versions" in meta
+    lines = (tmp_path / "play" / "trajectories.jsonl").read_text().splitlines()
+    assert [json.loads(x)["attempt"] for x in lines] == [0, 1]

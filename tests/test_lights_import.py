@@ -14,10 +14,16 @@ from arena_gen.agents.base import TaskView
 from arena_gen.agents.lights_heuristic import LightsHeuristicAgent
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
 from arena_gen.envs.lights import LightsEnv
-from arena_gen.generator.importer import import_tasks
-from arena_gen.generator.lights_import import ImportFormatError, importer
+from arena_gen.generator.importer import detect_env, import_tasks
+from arena_gen.generator.lights_import import (
+    ImportFormatError,
+    below_released_floor,
+    importer,
+    meets_released_floor,
+)
 from arena_gen.verifiers.lights import verify
 
 RELEASED = "reference-data/odyssey-arena/lights/test_turnonlights_lite_251030.json"
@@ -81,6 +87,19 @@ def test_import_cli(shared_dir: Path, tmp_path: Path) -> None:
     assert "lights-import-0-0002" in result.output
     suite = read_suite(out)
     assert [t.certificate.min_steps for t in suite.tasks["lights"]] == MINIMA
+
+
+def test_detect_env_and_released_floor(tmp_path: Path) -> None:
+    logic = {"B0": "True", "B1": "B0", "B2": "B0 and B1"}
+    path = _write(tmp_path, [{"idx": 4, "level": 3, "custom_logic": logic}])
+    assert detect_env(path) == "lights"
+    with pytest.raises(ArenaGenError, match="no importer accepts"):
+        (tmp_path / "other").mkdir()
+        detect_env(_write(tmp_path / "other", [{"nothing": 1}]))
+    tasks = import_tasks("lights", [path])
+    assert tasks[0].certificate.min_steps == 3 and meets_released_floor(tasks[0]) is False
+    assert below_released_floor(tasks) == [tasks[0].id]
+    assert meets_released_floor(built_tasks("trading", count=1)[0]) is None
 
 
 def test_import_cli_rejects_foreign_file(tmp_path: Path) -> None:

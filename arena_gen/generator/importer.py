@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import __version__
 from ..core import registry
+from ..core.errors import ArenaGenError
 from ..core.seeds import seed_path
 from ..core.suite_io import suite_hash, write_suite
 from ..core.task import Task
@@ -21,6 +22,21 @@ from ..verifiers.replay import check_witness
 from .suites import SUITE_VERSION
 
 SUITE = "import"
+
+
+def detect_env(path: str | os.PathLike[str]) -> str:
+    """The env whose importer accepts a file (each importer rejects files of other formats)."""
+    problems = []
+    for spec in registry.specs():
+        if spec.importer is None:
+            continue
+        try:
+            spec.load("importer")(Path(path))
+        except (ArenaGenError, ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{spec.name}: {exc}")
+            continue
+        return spec.name
+    raise ArenaGenError(f"{path}: no importer accepts this file ({'; '.join(problems)})")
 
 
 def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task]:

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaGenError
-from ..core.task import Draft
+from ..core.task import Draft, Task
 from ..envs.lights_formula import FormulaError, parse, variables
 from .lights import RUBRIC, public_view, rules_text
 
 BUDGET = 200
+#: The floor the released OdysseyArena lights data claims for every task's minimum length.
+RELEASED_FLOOR = 10
 
 
 class ImportFormatError(ArenaGenError):
@@ -75,3 +77,17 @@ def importer(path: Path) -> list[Draft]:
     if any(i is not None and (not isinstance(i, int) or isinstance(i, bool)) for i in idxs):
         raise ImportFormatError(f"{path}: idx values must be integers")
     return drafts
+
+
+def meets_released_floor(task: Task) -> bool | None:
+    """Whether an imported task's exact minimum reaches the released floor (None: not lights,
+    or no exact minimum), because the released data claims it for every task."""
+    steps = task.certificate.min_steps
+    if task.env != "lights" or steps is None:
+        return None
+    return steps >= RELEASED_FLOOR
+
+
+def below_released_floor(tasks: list[Task]) -> list[str]:
+    """Ids of the imported lights tasks whose exact minimum falls below the released floor."""
+    return [t.id for t in tasks if meets_released_floor(t) is False]

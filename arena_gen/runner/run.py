@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import platform
-import subprocess
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
+from .meta import now, run_meta
 from .rundir import RunDir
-
-#: Agent options recorded although their names look like secrets (``--max-tokens``).
-PUBLIC_CONFIG_KEYS = ("max_tokens",)
-PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
 
 
 @dataclass
@@ -44,30 +35,6 @@ class RunConfig:
     ray_address: str | None = None
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of arena-gen and the packages that decide its results."""
-    out = {"arena-gen": __version__, "python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "absent"
-    return out
-
-
-def git_revision() -> str | None:
-    """The checkout's commit when arena-gen runs from a git checkout, else None."""
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
-
-
 def select_tasks(suite: Suite, envs: Sequence[str] | None,
                  task_ids: Sequence[str] | None) -> list[Task]:
     """The suite's tasks filtered by env and id, in suite order."""
@@ -86,10 +53,6 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
     return tasks
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
 def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
     task, agent_name, agent_config, mode, attempt, seed = args
     agent = make_agent(agent_name, task.env, agent_config)
@@ -102,16 +65,9 @@ def run_suite(cfg: RunConfig,
     suite = read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
     rundir = RunDir(cfg.out)
-    meta = {
-        "suite": suite.manifest["suite"], "suite_path": str(suite.path),
-        "suite_sha256": suite.manifest["suite_sha256"],
-        "agent": {"name": cfg.agent, "config": _public_config(cfg.agent_config)},
-        "mode": cfg.mode, "attempts": cfg.attempts, "seed": cfg.seed,
-        "envs": sorted({t.env for t in tasks}), "tasks": [t.id for t in tasks],
-        "budgets": {t.id: t.budget for t in tasks},
-        "executor": cfg.executor, "jobs": cfg.jobs,
-        "package_versions": package_versions(), "git_revision": git_revision(),
-    }
+    meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
+                    agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
+                    seed=cfg.seed, executor=cfg.executor, jobs=cfg.jobs)
     if rundir.exists():
         if not cfg.resume:
             raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
@@ -121,10 +77,10 @@ def run_suite(cfg: RunConfig,
             if _comparable(key, old.get(key)) != _comparable(key, meta[key]):
                 raise ArenaGenError(f"--resume: {key} differs from the run in {rundir.path} "
                                     f"({old.get(key)!r} vs {meta[key]!r})")
-        meta["started"] = old.get("started", _now())
-        meta["resumed"] = [*old.get("resumed", []), _now()]
+        meta["started"] = old.get("started", now())
+        meta["resumed"] = [*old.get("resumed", []), now()]
     else:
-        meta["started"] = _now()
+        meta["started"] = now()
     rundir.write_meta(meta)
     rundir.repair()
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
@@ -137,7 +93,7 @@ def run_suite(cfg: RunConfig,
         if on_episode:
             on_episode(record)
     rundir.finalize(order)
-    meta["ended"] = _now()
+    meta["ended"] = now()
     rundir.write_meta(meta)
     return rundir
 
@@ -181,14 +137,6 @@ def _comparable(key: str, value: Any) -> Any:
         return value
     config = {k: v for k, v in (value.get("config") or {}).items() if k not in OPERATIONAL_KEYS}
     return {**value, "config": config}
-
-
-def _public_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """Agent config as recorded: anything that looks like a secret is dropped."""
-    return {k: v for k, v in (config or {}).items()
-            if (k in PUBLIC_CONFIG_KEYS
-                or not any(s in k.lower() for s in ("key", "token", "secret", "password")))
-            and not callable(v)}
 
 
 def summarize(records: list[dict[str, Any]],

@@ -1,0 +1,51 @@
+"""``arena-gen import``: released data (OdysseyArena) as verified tasks in a suite folder.
+
+The module is named ``import_`` because ``import`` is a Python keyword.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import display_option, user_errors
+
+
+@click.command(name="import")
+@click.argument("source", type=click.Choice(["odyssey-arena"]))
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Output suite folder.")
+@click.option("--env", "env", default=None, help="Force the env (default: detect per file).")
+@display_option
+def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None,
+            display: str | None) -> None:
+    """Import released data as verified tasks (exact minima replace the released claims)."""
+    from ..core import registry
+    from ..generator import lights_import as lights
+    from ..generator.importer import detect_env, import_tasks, write_import
+    from ..ui import Reporter
+
+    ui = Reporter(display)
+    with user_errors():
+        if env:
+            registry.get(env)
+        by_env: dict[str, list[str]] = {}
+        for path in paths:
+            by_env.setdefault(env or detect_env(path), []).append(str(path))
+        tasks = {name: import_tasks(name, files) for name, files in by_env.items()}
+        written = write_import(out, tasks, by_env)
+    imported = [t for env_tasks in tasks.values() for t in env_tasks]
+    marks = {None: "-", True: "yes", False: "NO"}
+    rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),
+             "-" if t.certificate.min_steps is None else t.certificate.min_steps,
+             marks[lights.meets_released_floor(t)]] for t in imported]
+    ui.table(f"Imported from {source} -> {written}",
+             ["task", "source idx", "N", "exact minimum", f">= {lights.RELEASED_FLOOR} floor"],
+             rows)
+    below = lights.below_released_floor(imported)
+    if below:
+        ui.line(f"{len(below)} lights task(s) fall below the released {lights.RELEASED_FLOOR}-step "
+                f"floor: {', '.join(below)}")

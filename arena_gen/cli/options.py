@@ -1,0 +1,40 @@
+"""Options and helpers shared by several commands (kept free of heavy imports)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from ..core.errors import ArenaGenError
+from ..ui import DISPLAYS
+
+display_option: Callable[[Any], Any] = click.option(
+    "--display", type=click.Choice(DISPLAYS), default=None,
+    help="Output style (default: rich on a terminal, plain otherwise).")
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn an :class:`ArenaGenError` into a clean one-line click error (exit code 1)."""
+    try:
+        yield
+    except ArenaGenError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def split_list(value: str | None) -> list[str] | None:
+    """Parse a comma-separated option value; None when empty."""
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def env_list(value: str | None) -> list[str] | None:
+    """Parse ``--env a,b`` and check every name is a registered env."""
+    from ..core import registry
+
+    names = split_list(value)
+    for name in names or ():
+        registry.get(name)
+    return names

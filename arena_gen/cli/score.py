@@ -1,0 +1,47 @@
+"""``arena-gen score``: judge a run (or findings made elsewhere) and compute its metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .options import display_option, user_errors
+
+COLUMNS = ["env", "level", "tasks", "attempts", "success_rate", "avg_at_k", "pass_at_1",
+           "trajectory_efficiency", "loop_ratio", "infra_errors", "missing"]
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else (f"{value:.4g}" if isinstance(value, float) else str(value))
+
+
+@click.command(name="score")
+@click.argument("run_dir", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--suite", default=None, help="Suite to judge against (default: the run's).")
+@click.option("--findings", "findings_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Score findings produced elsewhere (JSONL) instead of a run.")
+@click.option("--rubrics", "rubrics_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="With --findings: task id -> rubric items (JSON or JSONL).")
+@display_option
+def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
+            rubrics_file: Path | None, display: str | None) -> None:
+    """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
+    from ..core.errors import ArenaGenError
+    from ..scoring.score import score_findings, score_run, summary_rows
+    from ..ui import Reporter
+
+    ui = Reporter(display)
+    with user_errors():
+        if findings_file is not None:
+            if rubrics_file is None:
+                raise ArenaGenError("--findings needs --rubrics")
+            summary = score_findings(findings_file, rubrics_file)
+            title = f"Scores of {findings_file}"
+        elif run_dir is not None:
+            summary = score_run(run_dir, suite)
+            title = f"Scores of {run_dir} (written to summary.json, summary.csv, findings.jsonl)"
+        else:
+            raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
+    ui.table(title, COLUMNS, [[_fmt(row.get(c)) for c in COLUMNS] for row in summary_rows(summary)])

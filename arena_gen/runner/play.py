@@ -1,0 +1,48 @@
+"""One interactive episode appended to a run directory, recorded like any run's episodes.
+
+Repeated plays into one folder add attempts: ``run.json`` (written by :func:`.meta.run_meta`,
+the same writer as ``run``) then lists every task played and the most attempts of any, so
+``arena-gen score`` judges a play folder like any other run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ArenaGenError
+from ..core.task import Task
+from .episode import run_episode
+from .meta import now, run_meta
+from .rundir import RunDir
+
+
+def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: str | Path,
+              out: str | os.PathLike[str],
+              mode: str = "inductive") -> tuple[RunDir, dict[str, Any]]:
+    """Play the next attempt of ``task`` and append it to the run directory ``out``."""
+    rundir = RunDir(out)
+    name = getattr(agent, "name", type(agent).__name__)
+    old = rundir.read_meta() if rundir.exists() else None
+    if old is not None:
+        if old.get("suite_sha256", manifest["suite_sha256"]) != manifest["suite_sha256"] or (
+                (old.get("agent") or {}).get("name", name) != name):
+            raise ArenaGenError(f"{rundir.path} holds a run of another suite or agent; "
+                                f"choose another --out")
+    records = rundir.records()
+    attempt = sum(1 for r in records if r["task_id"] == task.id)
+    record = run_episode(task, agent, mode=mode, attempt=attempt)
+    meta = run_meta(manifest, suite_path, [task], agent=name, mode=mode, attempts=attempt + 1)
+    meta["started"] = now()
+    if old is not None:  # merge with the earlier plays in this folder
+        played = list(old.get("tasks", []))
+        meta["tasks"] = played + ([task.id] if task.id not in played else [])
+        meta["envs"] = sorted(set(old.get("envs", [])) | set(meta["envs"]))
+        meta["budgets"] = {**old.get("budgets", {}), **meta["budgets"]}
+        meta["attempts"] = max(int(old.get("attempts", 1)), meta["attempts"])
+        meta["started"] = old.get("started", meta["started"])
+    meta["ended"] = now()
+    rundir.append(record)
+    rundir.write_meta(meta)
+    return rundir, record
