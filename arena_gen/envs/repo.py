@@ -233,25 +233,6 @@ class Rules:
     def set_python(state: State, i: int) -> State:
         return (i,) + tuple(state[1:])
 
-    def successors(self, state: State) -> list[tuple[str, State]]:
-        """Every state-changing command from ``state`` with its successor (BFS and tests)."""
-        out: list[tuple[str, State]] = []
-        for i, py in enumerate(self.pythons):
-            if state[0] != i:
-                out.append((f"pip install python=={py}", self.set_python(state, i)))
-        for p in range(self.n):
-            for v in range(len(self.versions[p])):
-                if state[1 + p] == v:
-                    continue
-                try:
-                    nxt, _ = self.install(state, p, v)
-                except InstallError:
-                    continue
-                out.append((f"pip install {self.names[p]}=={self.vname(p, v)}", nxt))
-            if state[1 + p] != ABSENT:
-                out.append((f"pip uninstall {self.names[p]}", self.uninstall(state, p)))
-        return out
-
     # -- running --------------------------------------------------------------------------------
     def _installed_text(self, state: State, q: int) -> str:
         return f"{self.names[q]} {self.vname(q, state[1 + q])}"
@@ -469,6 +450,18 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
         s, err = failure
         where = "" if s < 0 else f"{r.script_paths[s]} failed:\n"
         return state, Event(f"python run.py failed. {where}{err}")
+
+    def moves(self) -> list[tuple[str, Command]]:
+        """Every command that can change a configuration, parsed once: each Python selection,
+        each exact install and each uninstall (search expands a configuration by applying
+        :meth:`command` to each; read-only commands never change one)."""
+        r = self.rules
+        texts = [f"pip install python=={py}" for py in r.pythons]
+        for p in range(r.n):
+            texts += [f"pip install {r.names[p]}=={r.vname(p, v)}"
+                      for v in range(len(r.versions[p]))]
+            texts.append(f"pip uninstall {r.names[p]}")
+        return [(text, self.parse(text)) for text in texts]
 
     def _install(self, state: State, p: int, spec: tuple[Any, ...]) -> tuple[State, Event]:
         r = self.rules
