@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_repo_worlds import hand_world, small_world, task_of
 
-from arena_gen.core.canon import canonical_json
 from arena_gen.core import registry
+from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView, play
 from arena_gen.envs.repo import RepoGame, Rules
 from arena_gen.verifiers.replay import replay
@@ -154,8 +154,8 @@ def test_public_view_hides_the_rules_and_rules_text_discloses_them() -> None:
 @pytest.mark.slow
 def test_one_challenge_task_builds_with_honest_bounds() -> None:
     from arena_gen.core import registry
-    from arena_gen.verifiers.env_check import check_env
     from arena_gen.generator.build import generate_task
+    from arena_gen.verifiers.env_check import check_env
 
     task = generate_task("repo", "challenge", 7, 2).task  # ~25 s: 29 packages
     cert = task.certificate
