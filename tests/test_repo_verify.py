@@ -166,3 +166,22 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
     assert cert.facts["exact"] == (lower == upper)
     assert cert.min_steps == (upper if cert.facts["exact"] else None)  # null unless proven
     check_env(registry.get("repo"), task)
+
+
+def test_presets_are_typed_and_validated() -> None:
+    from arena_gen.generator.presets import PresetError
+    from arena_gen.generator.repo import PRESETS, RepoPreset, sample
+
+    lite = PRESETS["lite"]
+    assert lite.to_dict() == dict(lite) and lite["budget"] == lite.budget == 120
+    assert RepoPreset.of(lite.to_dict()) == lite
+    with pytest.raises(PresetError, match="unknown RepoPreset knob 'n_hiden'.*'n_hidden'"):
+        sample(dict(lite, n_hiden=0), np.random.SeedSequence([1]))
+    with pytest.raises(PresetError, match="missing knob 'budget'"):
+        RepoPreset.of({k: v for k, v in lite.items() if k != "budget"})
+    with pytest.raises(PresetError, match="'p_dep' = 1.5 is outside"):
+        lite.replace(p_dep=1.5)
+    with pytest.raises(PresetError, match="'n_min' = 9 exceeds 'n_max' = 4"):
+        lite.replace(n_max=4)
+    with pytest.raises(PresetError, match="whole number"):
+        lite.replace(budget=12.5)
