@@ -21,7 +21,7 @@ from arena_gen.verifiers.repo import verify
 def bench_size(n: int, per_size: int) -> dict[str, float]:
     """Verify ``per_size`` sampled worlds with exactly ``n`` packages."""
     base = PRESETS["challenge" if n >= 20 else "lite"]
-    config = dict(base, n_min=n, n_max=n)
+    config = base.replace(n_min=n, n_max=n)
     seconds, steps, exact = [], [], 0
     for i in range(per_size):
         draft: Draft = sample(config, np.random.SeedSequence([2026, n, i]))

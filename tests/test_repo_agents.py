@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import numpy as np
-from arena_gen.scoring.judges.repo import judge
 from conftest import built_tasks
 from test_repo_worlds import hand_world, task_of
 
 from arena_gen.agents.base import TaskView
 from arena_gen.agents.repo_heuristic import RepoHeuristicAgent
 from arena_gen.core import registry
-from arena_gen.envs.repo import RepoEnv
+from arena_gen.scoring.judge import judge
 
 
 def run_agent(agent: object, task: object, mode: str = "inductive") -> dict:
-    env = RepoEnv(task)
+    """A trajectory as the runner records it: the actions, the final info and the success."""
+    env = registry.make_env(task)
     obs, info = env.reset()
     agent.reset(TaskView.of(task, mode, privileged=getattr(agent, "privileged", False)),  # type: ignore[attr-defined]
                 mode, np.random.default_rng(0))
+    turns = []
     for _ in range(env.budget):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs))  # type: ignore[attr-defined]
+        action = agent.act(obs)  # type: ignore[attr-defined]
+        obs, _, terminated, truncated, info = env.step(action)
+        turns.append({"action": action})
         if terminated or truncated:
             break
-    return info
+    return {"turns": turns, "final_info": info, "success": env.success}
 
 
 def test_judge_items_and_partial_credit() -> None:
@@ -31,25 +34,28 @@ def test_judge_items_and_partial_credit() -> None:
     assert ids == ["run_ok", "script_smoke_ok", "script_check_io_ok", "script_smoke_model_ok",
                    "script_run_train_ok", "script_run_eval_ok"]
     oracle = registry.get("repo").load("oracle")()
-    findings = judge(task, {"final_info": run_agent(oracle, task)})
-    assert [f["item"] for f in findings] == ids
+    findings, mismatch = judge(task, run_agent(oracle, task))
+    assert [f["item"] for f in findings] == ids and not mismatch
     assert all(f["status"] == "met" for f in findings)
-    env = RepoEnv(task)
-    _, info = env.reset()
-    findings = judge(task, {"final_info": info})
-    assert [f["status"] for f in findings] == ["violated"] * 6
-    assert judge(task, {"final_info": {}})[0]["status"] == "not_assessable"
+    findings, mismatch = judge(task, {})  # nothing played: the empty start state
+    assert [f["status"] for f in findings] == ["violated"] * 6 and not mismatch
+    # Partial credit: the witness without its final run passes every script, but run_ok fails.
+    body = [{"action": a} for a in task.certificate.witness[:-1]]
+    findings, mismatch = judge(task, {"turns": body, "success": False})
+    assert [f["status"] for f in findings] == ["violated"] + ["met"] * 5 and not mismatch
+    claimed = {"turns": body, "success": False, "final_info": {"run_ok": True}}
+    assert judge(task, claimed)[1]  # a recorded state the replay refutes
 
 
 def test_heuristic_solves_hand_world() -> None:
-    info = run_agent(RepoHeuristicAgent(), task_of(hand_world(), budget=60))
-    assert info["run_ok"]
+    trajectory = run_agent(RepoHeuristicAgent(), task_of(hand_world(), budget=60))
+    assert trajectory["final_info"]["run_ok"] and trajectory["success"]
 
 
 def test_heuristic_plays_lite_tasks_validly() -> None:
     wins = 0
     for task in built_tasks("repo", count=2):
-        env = RepoEnv(task)
+        env = registry.make_env(task)
         obs, _ = env.reset()
         agent = RepoHeuristicAgent()
         agent.reset(TaskView.of(task, "inductive"), "inductive", np.random.default_rng(1))

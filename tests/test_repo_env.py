@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from test_repo_worlds import hand_world, small_world, task_of
 
-from arena_gen.envs.repo import RepoEnv
+from arena_gen.core import registry
+from arena_gen.envs.game_env import GameEnv
+from arena_gen.envs.repo import Repo
 
 
-def play(env: RepoEnv, *actions: str) -> str:
+def play(env: GameEnv, *actions: str) -> str:
     feedback = ""
     for action in actions:
         _, _, _, _, info = env.step(action)
@@ -20,23 +22,27 @@ def play(env: RepoEnv, *actions: str) -> str:
     return feedback
 
 
-def fresh() -> RepoEnv:
-    env = RepoEnv(task_of(hand_world()))
+def fresh() -> GameEnv:
+    env = registry.make_env(task_of(hand_world()))
     env.reset()
     return env
+
+
+def installed(env: GameEnv) -> dict[str, str]:
+    return env.game.facts(env.state).installed
 
 
 def test_low_priority_leaves_dependencies_alone() -> None:
     env = fresh()
     assert play(env, "pip install pkgA==1.0") == "Successfully installed pkgA-1.0."
-    assert env._state()["installed"] == {"pkgA": "1.0"}
+    assert installed(env) == {"pkgA": "1.0"}
 
 
 def test_medium_needs_dependencies_first_and_moves_out_of_range() -> None:
     env = fresh()
     out = play(env, "pip install pkgB==1.0")
     assert "requires pkgA to be installed first" in out and "nothing was changed" in out
-    assert env._state()["installed"] == {}
+    assert installed(env) == {}
     play(env, "pip install python==3.11", "pip install pkgA==1.1")
     out = play(env, "pip install pkgB==1.0")
     assert out == "Successfully installed pkgB-1.0."  # 1.1 is in >=1.0,<2.0: kept
@@ -44,7 +50,7 @@ def test_medium_needs_dependencies_first_and_moves_out_of_range() -> None:
     play(env, "pip install pkgA==2.0")
     out = play(env, "pip install pkgB==1.0")  # pkgA 2.0 out of range -> 1.1 (highest in range)
     assert "pkgA 2.0 -> 1.1" in out
-    assert env._state()["installed"] == {"pkgA": "1.1", "pkgB": "1.0"}
+    assert installed(env) == {"pkgA": "1.1", "pkgB": "1.0"}
 
 
 def test_high_sets_deps_then_side_effects_in_order() -> None:
@@ -52,7 +58,7 @@ def test_high_sets_deps_then_side_effects_in_order() -> None:
     out = play(env, "pip install pkgC==0.1")
     # No Python is selected, yet pkgA 1.1 (Requires-Python >=3.10) is auto-set: auto-set
     # packages skip their own checks. force_low then sets pkgB to the lowest in range.
-    assert env._state()["installed"] == {"pkgA": "1.1", "pkgB": "1.0", "pkgC": "0.1"}
+    assert installed(env) == {"pkgA": "1.1", "pkgB": "1.0", "pkgC": "0.1"}
     assert "pkgA absent -> 1.1" in out and "pkgB absent -> 1.0" in out
 
 
@@ -62,7 +68,7 @@ def test_requires_python_and_exact_python() -> None:
     assert "requires Python >=3.10, but the environment has Python 3.9" in play(
         env, "pip install python==3.9", "pip install pkgA==1.1")
     assert "not available" in play(env, "pip install python==3.7")
-    assert env._state()["python"] == "3.9"
+    assert env.game.facts(env.state).python == "3.9"
 
 
 def test_conflicts_both_directions_roll_back() -> None:
@@ -94,7 +100,7 @@ def test_run_order_and_messages() -> None:
     out = play(env, "pip install pkgA==2.0", "python core/smoke.py")
     assert "ImportError: cannot import name 'load' from 'pkgA.core'" in out
     play(env, "pip install pkgA==1.1", "pip install pkgB==1.0", "pip install pkgC==0.2")
-    assert env._state()["installed"] == {"pkgA": "2.0", "pkgB": "1.1", "pkgC": "0.2"}
+    assert installed(env) == {"pkgA": "2.0", "pkgB": "1.1", "pkgC": "0.2"}
     out = play(env, "python run.py")  # pkgA 2.0 lacks core.load: the first script fails
     assert "core/smoke.py failed" in out and "ImportError" in out
     play(env, "pip install pkgA==1.1")
@@ -114,7 +120,7 @@ def test_hidden_rule_message_hides_ranges() -> None:
     env = fresh()
     play(env, "pip install python==3.10", "pip install pkgA==2.0", "pip install pkgC==0.2",
          "pip install pkgB==1.0")
-    env.state = (2, 1, 0, 1)  # python 3.10, A 1.1, B 1.0, C 0.2
+    env.state = Repo((2, 1, 0, 1))  # python 3.10, A 1.1, B 1.0, C 0.2
     out = play(env, "python run.py")
     assert out.endswith("RuntimeError: pkgB and pkgC disagree") or "requirement" in out
     for text in ("<1.1", ">0.1", "solution"):
@@ -141,7 +147,7 @@ def test_uninstall_show_list_tree() -> None:
 def test_script_command_never_ends_the_episode() -> None:
     env = fresh()
     play(env, "pip install python==3.10", "pip install pkgA==1.1", "pip install pkgC==0.1")
-    assert env.state == (2, 1, 0, 0)  # force_low moved pkgB to 1.0
+    assert env.state == Repo((2, 1, 0, 0))  # force_low moved pkgB to 1.0
     play(env, "pip install pkgB==1.1")
     _, reward, terminated, _, info = env.step("python core/smoke.py")
     assert not terminated and info["feedback"] == "core/smoke.py: OK" and not info["run_ok"]
@@ -164,7 +170,7 @@ class RepoMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.env = RepoEnv(task_of(small_world(3, 6, 3), budget=10_000))
+        self.env = registry.make_env(task_of(small_world(3, 6, 3), budget=10_000))
         self.env.reset()
 
     @rule(command=COMMANDS)
@@ -177,19 +183,20 @@ class RepoMachine(RuleBasedStateMachine):
                                                                "Requirement already")):
             assert self.env.state == before
         if terminated:
-            assert self.env.rules.ok(self.env.state)
+            assert self.env.game.rules.ok(self.env.state.config)
             self.env.reset()
 
     @invariant()
     def pip_list_reflects_state(self) -> None:
-        listing = self.env.pip_list().splitlines()
-        rules, state = self.env.rules, self.env.state
+        game = self.env.game
+        listing = game.pip_list(self.env.state.config).splitlines()
+        rules, state = game.rules, self.env.state.config
         py = "none" if state[0] < 0 else rules.pythons[state[0]]
         assert listing[0] == f"Python {py}"
         shown = {line.split()[0]: line.split()[1] for line in listing[2:]}
         assert shown == {rules.names[q]: rules.vname(q, state[1 + q]) for q in range(rules.n)
                          if state[1 + q] >= 0}
-        assert shown == self.env._state()["installed"]
+        assert shown == installed(self.env)
 
 
 TestRepoMachine = RepoMachine.TestCase

@@ -12,12 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_repo_worlds import hand_world, small_world, task_of
 
+from arena_gen.core import registry
 from arena_gen.core.canon import canonical_json
-from arena_gen.envs.repo import RepoEnv, Rules
+from arena_gen.core.game import WorldView, play
+from arena_gen.envs.repo import RepoGame, Rules
 from arena_gen.verifiers.replay import replay
 from arena_gen.verifiers.repo import verify
 from arena_gen.verifiers.repo_bfs import bfs
-from arena_gen.verifiers.repo_bmc import action_models, bmc
+from arena_gen.verifiers.repo_bmc import action_models, bmc, trace
 from arena_gen.verifiers.repo_sat import cover_lower_bound, solution_state, static_check
 
 
@@ -29,16 +31,10 @@ def brute_force_count(world: dict[str, Any]) -> int:
 
 
 def play_plan(world: dict[str, Any], plan: list[str]) -> tuple[bool, int]:
-    env = RepoEnv(task_of(world, budget=200))
-    env.reset()
-    steps = 0
-    for action in plan:
-        _, _, terminated, truncated, info = env.step(action)
-        steps += 1
-        assert info["valid"], action
-        if terminated or truncated:
-            break
-    return env.success, steps
+    """Play a plan through the task's game (``core.game.play``): success and turns used."""
+    result = play(registry.make_game(task_of(world, budget=200)), plan, budget=200)
+    assert all(e.valid for e in result.events), plan
+    return result.success, result.steps
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,6 +47,10 @@ def test_bmc_matches_bfs_and_count_matches_brute_force(seed: int, n: int, v_max:
     assert result.exact and result.min_steps == oracle.min_steps
     assert play_plan(world, result.witness) == (True, result.min_steps)
     assert play_plan(world, oracle.witness) == (True, oracle.min_steps)
+    game = RepoGame(WorldView(world))
+    for plan in (result.witness, oracle.witness):  # every command changes the configuration
+        states = trace(game, plan[:-1])
+        assert states is not None and len(set(states)) == len(plan)
     static = static_check(world, cap=100_000)
     assert static.solution_is_model and not static.capped
     assert static.count == brute_force_count(world)
@@ -72,6 +72,7 @@ def test_hand_world_minimum() -> None:
     result = bmc(world, max_T=10)
     assert result.min_steps == 3 and result.exact
     assert result.witness[1:] == ["pip install pkgC==0.1", "python run.py"]
+    assert play_plan(world, result.witness) == (True, 3)
     # (A 1.0, B 1.0) x 4 Pythons + (A 1.1, B 1.0 | 1.1) x Python 3.10 / 3.11, with C 0.1.
     assert static_check(world).count == brute_force_count(world) == 8
     rules = Rules(world)
@@ -165,3 +166,22 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
     assert cert.facts["exact"] == (lower == upper)
     assert cert.min_steps == (upper if cert.facts["exact"] else None)  # null unless proven
     check_env(registry.get("repo"), task)
+
+
+def test_presets_are_typed_and_validated() -> None:
+    from arena_gen.generator.presets import PresetError
+    from arena_gen.generator.repo import PRESETS, RepoPreset, sample
+
+    lite = PRESETS["lite"]
+    assert lite.to_dict() == dict(lite) and lite["budget"] == lite.budget == 120
+    assert RepoPreset.of(lite.to_dict()) == lite
+    with pytest.raises(PresetError, match="unknown RepoPreset knob 'n_hiden'.*'n_hidden'"):
+        sample(dict(lite, n_hiden=0), np.random.SeedSequence([1]))
+    with pytest.raises(PresetError, match="missing knob 'budget'"):
+        RepoPreset.of({k: v for k, v in lite.items() if k != "budget"})
+    with pytest.raises(PresetError, match="'p_dep' = 1.5 is outside"):
+        lite.replace(p_dep=1.5)
+    with pytest.raises(PresetError, match="'n_min' = 9 exceeds 'n_max' = 4"):
+        lite.replace(n_max=4)
+    with pytest.raises(PresetError, match="whole number"):
+        lite.replace(budget=12.5)

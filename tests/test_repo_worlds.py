@@ -54,11 +54,11 @@ def task_of(world: dict[str, Any], budget: int = 60) -> Task:
                 certificate=Certificate(True, "sat-bmc", None, [], 1, None, {}))
 
 
-SMALL = dict(PRESETS["lite"], n_min=4, n_max=6, v_min=2, v_max=3, n_conflicts=2, n_hidden=2,
-             n_consistency=1)
+SMALL = PRESETS["lite"].replace(n_min=4, n_max=6, v_min=2, v_max=3, n_conflicts=2, n_hidden=2,
+                                n_consistency=1)
 
 
 def small_world(seed: int, n: int, v_max: int) -> dict[str, Any]:
     """A sampled small world (BFS-sized) with ``n`` packages of 2..v_max versions."""
-    config = dict(SMALL, n_min=n, n_max=n, v_max=v_max)
+    config = SMALL.replace(n_min=n, n_max=n, v_max=v_max)
     return sample_world(config, np.random.SeedSequence([seed, 424242]))

@@ -11,9 +11,12 @@ from conftest import built_tasks
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena_gen.core import registry
 from arena_gen.core.task import Draft
+from arena_gen.envs.game_env import GameEnv
 from arena_gen.envs.trading import (
-    TradingEnv,
+    Book,
+    TradingGame,
     affordable_qty,
     buy_total,
     news_text,
@@ -21,7 +24,6 @@ from arena_gen.envs.trading import (
     price_path,
 )
 from arena_gen.generator.trading import make_draft
-from arena_gen.verifiers.trading import as_task
 
 STOCKS = ["S0", "S1", "S2"]
 
@@ -82,21 +84,26 @@ def test_news_text_matches_released_wording() -> None:
         "F0 stable (0.01) | F1 decreased significantly (-0.09)")
 
 
-def make_env(**kw: object) -> TradingEnv:
-    env = TradingEnv(as_task(tiny_draft(**kw)))
+def make_env(**kw: object) -> GameEnv:
+    """The env of a draft: a game compiles from a Draft directly (no Task needed)."""
+    env = GameEnv(TradingGame(tiny_draft(**kw)))
     env.reset()
     return env
 
 
+def today(env: GameEnv) -> np.ndarray:
+    return env.game.prices[env.state.day].copy()
+
+
 def test_buy_sell_fees_and_feedback() -> None:
     env = make_env(cost_rate=0.01)
-    p0 = env.today.copy()
+    p0 = today(env)
     _, _, _, _, info = env.step('{"buy": {"S0": 10}}')
     assert info["valid"] and info["holdings"]["S0"] == 10
     cost = p0[0] * 10 * 1.01
     assert info["cash"] == pytest.approx(1000.0 - cost)
     assert info["feedback"].startswith(f"Bought 10 S0 at {p0[0]:.2f}, fee {p0[0] * 0.1:.2f}")
-    p1 = env.today.copy()
+    p1 = today(env)
     _, _, _, _, info = env.step('{"sell": {"S0": 25}}')
     assert info["holdings"]["S0"] == 0
     assert info["feedback"].startswith("Sold 10 S0") and "capped from 25" in info["feedback"]
@@ -122,7 +129,7 @@ def test_invalid_action_is_a_hold_and_the_day_advances() -> None:
 
 def test_observation_shows_prices_and_next_day_news() -> None:
     draft = tiny_draft()
-    env = TradingEnv(as_task(draft))
+    env = GameEnv(TradingGame(draft))
     obs, info = env.reset()
     assert "Day 0 of 5." in obs
     assert f"S0: {draft.world['initial_prices'][0]:.2f} (holding 0)" in obs
@@ -138,6 +145,17 @@ def test_horizon_terminates_and_success_needs_profit() -> None:
     obs, _, terminated, truncated, info = env.step("{}")
     assert terminated and not truncated and info["day"] == 5
     assert "No more news" in obs and info["success"] is False  # held cash: no profit
+
+
+def test_step_is_pure_and_reject_is_a_hold() -> None:
+    game = TradingGame(tiny_draft(cost_rate=0.01))
+    start = game.initial()
+    after, event = game.act(start, '{"buy": {"S0": 10}}')
+    assert start == Book(day=0, cash=1000.0, holdings=(0, 0, 0))  # not mutated
+    assert after.day == 1 and after.holdings == (10, 0, 0) and event.valid
+    assert event.reward == pytest.approx(game.value(after) - 1000.0)
+    held, event = game.act(start, "sell everything")
+    assert held == Book(day=1, cash=1000.0, holdings=(0, 0, 0)) and not event.valid
 
 
 def test_prices_follow_the_factor_map_and_noise() -> None:
@@ -194,7 +212,7 @@ def test_cash_holdings_and_value_identity_hold(actions: list[str], cost: float) 
 
 def test_built_task_random_actions_never_crash() -> None:
     task = built_tasks("trading", count=1)[0]
-    env = TradingEnv(task)
+    env = registry.make_env(task)
     env.reset()
     rng = np.random.Generator(np.random.PCG64(3))
     for _ in range(task.budget):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from arena_gen.scoring.judges.trading import judge
 from conftest import built_tasks
 
 from arena_gen.agents.base import TaskView
@@ -14,19 +13,23 @@ from arena_gen.agents.trading_heuristic import (
     parse_observation,
 )
 from arena_gen.core import registry
-from arena_gen.envs.trading import TradingEnv
+from arena_gen.core.game import play as play_game
+from arena_gen.scoring.judge import judge
 
 
 def play(task, agent, mode: str = "inductive", *, privileged: bool = False):  # noqa: ANN001,ANN201
-    env = TradingEnv(task)
+    """A trajectory as the runner records it: the actions, the final info and the success."""
+    env = registry.make_env(task)
     obs, info = env.reset()
     agent.reset(TaskView.of(task, mode, privileged=privileged), mode,
                 np.random.Generator(np.random.PCG64(0)))
-    done = False
+    done, turns = False, []
     while not done:
-        obs, _, terminated, truncated, info = env.step(agent.act(obs))
+        action = agent.act(obs)
+        obs, _, terminated, truncated, info = env.step(action)
+        turns.append({"action": action})
         done = terminated or truncated
-    return {"final_info": info}
+    return {"turns": turns, "final_info": info, "success": env.success}
 
 
 class Holder:
@@ -45,7 +48,8 @@ def statuses(findings: list[dict]) -> dict[str, str]:
 
 def test_oracle_meets_every_item() -> None:
     for task in built_tasks("trading", count=2):
-        findings = judge(task, play(task, OracleAgent(), privileged=True))
+        findings, mismatch = judge(task, play(task, OracleAgent(), privileged=True))
+        assert not mismatch
         assert statuses(findings) == {"profitable": "met", "beats_hold": "met",
                                       "half_oracle": "met"}
         assert "100.0% of the oracle" in findings[2]["evidence"]
@@ -53,7 +57,11 @@ def test_oracle_meets_every_item() -> None:
 
 def test_holding_cash_meets_nothing_above_zero() -> None:
     task = built_tasks("trading", count=1)[0]
-    findings = statuses(judge(task, play(task, Holder())))
+    trajectory = play(task, Holder())
+    assert trajectory["success"] is False
+    found, mismatch = judge(task, trajectory)
+    findings = statuses(found)
+    assert not mismatch
     assert findings["profitable"] == "violated" and findings["half_oracle"] == "violated"
     hold = task.certificate.facts["hold_profit"]
     assert findings["beats_hold"] == ("met" if hold < 0 else "violated")
@@ -61,11 +69,29 @@ def test_holding_cash_meets_nothing_above_zero() -> None:
 
 def test_missing_or_unfinished_episodes_are_not_assessable() -> None:
     task = built_tasks("trading", count=1)[0]
-    assert {f["status"] for f in judge(task, {})} == {"not_assessable"}
-    early = {"final_info": {"day": 7, "total_value": 1e9}}
-    findings = judge(task, early)
+    findings, mismatch = judge(task, {})
+    assert {f["status"] for f in findings} == {"not_assessable"} and not mismatch
+    early = {"turns": [{"action": "{}"}] * 7, "final_info": {"day": 7, "total_value": 1e9},
+             "success": False}
+    findings, mismatch = judge(task, early)
     assert {f["status"] for f in findings} == {"not_assessable"}
     assert "day 7 of 120" in findings[0]["evidence"]
+    assert mismatch  # the claimed value is not what the seven holds replay to
+
+
+def test_checks_are_the_success_rule() -> None:
+    """TradingGame.checks reads the certificate's baselines; success is all three met."""
+    task = built_tasks("trading", count=1)[0]
+    game = registry.make_game(task)
+    oracle = play_game(game, task.certificate.witness)
+    checks = game.checks(game.facts(oracle.final))
+    assert [c.item for c in checks] == [r.id for r in task.rubric]
+    assert all(c.met for c in checks) and oracle.success
+    held = play_game(game, ["{}"] * task.budget)
+    assert held.final.day == 120 and not held.success
+    assert game.checks(game.facts(held.final))[0].met is False
+    lied = {"turns": [{"action": "{}"}] * task.budget, "success": True}
+    assert judge(task, lied)[1]  # a claimed success the replay refutes
 
 
 def test_heuristic_agent_reproduces_the_certificate_baseline() -> None:
@@ -89,7 +115,7 @@ def test_ridge_learner_recovers_the_map_without_noise() -> None:
 
 def test_parse_observation_reads_the_env_text() -> None:
     task = built_tasks("trading", count=1)[0]
-    obs, _ = TradingEnv(task).reset()
+    obs, _ = registry.make_env(task).reset()
     seen = parse_observation(obs)
     assert seen["day"] == 0 and seen["cash"] == 50000.0
     assert set(seen["prices"]) == set(task.world["stocks"])

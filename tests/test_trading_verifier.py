@@ -146,3 +146,20 @@ def test_challenge_task_verifies_with_ridge_far_below_oracle() -> None:
     assert facts["oracle_profit"] <= facts["upper_bound_profit"]
     assert len(task.certificate.witness) == 1000
     check_witness(task)
+
+
+def test_presets_are_typed_and_validated() -> None:
+    from arena_gen.generator.presets import PresetError
+    from arena_gen.generator.trading import TradingPreset
+
+    lite = PRESETS["lite"]
+    assert lite.to_dict()["stocks"] == [5, 9] and lite.stocks == (5, 9)
+    assert TradingPreset.of(lite.to_dict()) == lite and dict(lite) == lite.to_dict()
+    with pytest.raises(PresetError, match="unknown TradingPreset knob 'cost'"):
+        sample(dict(lite, cost=0.1), attempt_seed(task_seed(7, "lite", 2, 0), 0))
+    with pytest.raises(PresetError, match="'cost_rate' = -0.1 is outside"):
+        lite.replace(cost_rate=-0.1)
+    with pytest.raises(PresetError, match="lo > hi"):
+        lite.replace(factors=[6, 4])
+    with pytest.raises(PresetError, match="true or false"):
+        lite.replace(cover_grid=1)

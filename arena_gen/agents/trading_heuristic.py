@@ -1,109 +1,25 @@
-"""Trading heuristic: an online ridge learner of the factor map, trading greedily on its forecast.
+"""Trading heuristic agent: the ridge policy of ``verifiers.trading_policies`` as an agent.
 
-The same :class:`RidgeLearner` and :func:`greedy_order` serve three callers: this agent, the
-certificate's ridge baseline (the verifier plays this very agent through the env, on the text it
-sees) and the perfect-foresight oracle (``greedy_order`` fed the true next-day prices).
+The online ridge learner and the greedy all-in rule live beside the verifier (which plays the
+very same policy for the certificate's ridge baseline, and the greedy rule with true prices for
+the oracle witness); this agent only wraps the policy in the agent protocol.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 import numpy as np
 
-from ..envs.trading import (
-    NEWS_ITEM,
-    Order,
-    affordable_qty,
-    order_text,
-    sell_all_but,
+from ..verifiers.trading_policies import (
+    RIDGE_LAMBDA,
+    RidgeLearner,
+    RidgePolicy,
+    greedy_order,
+    parse_observation,
 )
 from .base import TaskView
 
-#: Ridge penalty: small against X^T X (factor changes are ~0.1, so ~0.01 per observed day).
-RIDGE_LAMBDA = 1e-4
-
-_PRICE = re.compile(r"^(S\d+): (-?\d+(?:\.\d+)?) \(holding (\d+)\)$", re.M)
-_CASH = re.compile(r"^Cash: (-?\d+(?:\.\d+)?)$", re.M)
-_DAY = re.compile(r"^Day (\d+) of (\d+)\.$", re.M)
-_NEWS = re.compile(r"^Next day news: (.*)$", re.M)
-
-
-class RidgeLearner:
-    """Online ridge regression of observed price changes on the observed news of the same day."""
-
-    def __init__(self, n_stocks: int, n_factors: int, lam: float = RIDGE_LAMBDA) -> None:
-        self.gram = lam * np.eye(n_factors)
-        self.cross = np.zeros((n_factors, n_stocks))
-        self.samples = 0
-
-    def update(self, news: np.ndarray, price_change: np.ndarray) -> None:
-        """Add one day: the factor news that moved the prices, and the observed moves."""
-        self.gram += np.outer(news, news)
-        self.cross += np.outer(news, price_change)
-        self.samples += 1
-
-    def predict(self, news: np.ndarray) -> np.ndarray:
-        """Forecast tomorrow's price changes from tomorrow's news (zeros before any data)."""
-        if self.samples == 0:
-            return np.zeros(self.cross.shape[1])
-        weights = np.linalg.solve(self.gram, self.cross)  # F x S, i.e. W transposed
-        return np.asarray(news @ weights)
-
-
-def greedy_order(cash: float, holdings: list[int], prices: np.ndarray, forecast: np.ndarray,
-                 cost_rate: float, *, slack: float = 0.0) -> Order:
-    """Move all-in to whichever of {stay, cash, stock k} has the best forecast value tomorrow.
-
-    ``forecast`` are tomorrow's prices (exact for the oracle, estimated for the learner).
-    Fees are counted; quantities are whole and affordable by the env's own rule. ``slack``
-    is the uncertainty of shown prices and cash (half a cent for the learner): sales are sized
-    at ``price - slack``, buys at ``price + slack``, so a planned buy is never refused.
-    """
-    prices = np.asarray(prices, dtype=float)
-    bid, ask = prices - slack, prices + slack
-    cash = cash - slack
-    forecast = np.asarray(forecast, dtype=float)
-    held = np.asarray(holdings, dtype=float)
-    stay = cash + float(held @ forecast)
-    proceeds = held * bid * (1.0 - cost_rate)
-    liquid = cash + float(proceeds.sum())  # cash after selling everything
-    best, choice = stay * (1.0 + 1e-12) + 1e-9, None  # ties keep the current position
-    if liquid > best:
-        best, choice = liquid, -1
-    spend = liquid - proceeds  # selling all but k
-    unit = ask * (1.0 + cost_rate)
-    qty = np.floor(np.maximum(spend, 0.0) / unit)
-    values = spend - qty * unit + (held + qty) * forecast
-    k = int(np.argmax(values))
-    if values[k] > best:
-        choice = k
-    if choice is None:
-        return Order()
-    keep = None if choice == -1 else choice
-    order = Order(sells=[(j, int(h)) for j, h in enumerate(holdings) if h > 0 and j != keep])
-    if keep is not None:
-        after = sell_all_but(cash, holdings, bid, keep, cost_rate)
-        q = affordable_qty(after, float(ask[keep]), cost_rate)
-        if q > 0:
-            order.buys.append((keep, q))
-    return order
-
-
-def parse_observation(text: str) -> dict[str, Any]:
-    """Read what the env shows: day, prices, holdings, cash and tomorrow's news values."""
-    rows = _PRICE.findall(text)
-    day = _DAY.findall(text)
-    cash = _CASH.findall(text)
-    news = _NEWS.findall(text)
-    return {
-        "day": int(day[-1][0]) if day else None,
-        "prices": {s: float(p) for s, p, _ in rows},
-        "holdings": {s: int(h) for s, _, h in rows},
-        "cash": float(cash[-1]) if cash else None,
-        "news": {f: float(v) for f, v in NEWS_ITEM.findall(news[-1])} if news else None,
-    }
+__all__ = ["RIDGE_LAMBDA", "RidgeLearner", "RidgePolicy", "TradingHeuristicAgent",
+           "greedy_order", "parse_observation"]
 
 
 class TradingHeuristicAgent:
@@ -113,33 +29,11 @@ class TradingHeuristicAgent:
     privileged = False
 
     def __init__(self) -> None:
-        self.stocks: list[str] = []
-        self.factors: list[str] = []
-        self.cost_rate = 0.0
-        self.learner: RidgeLearner | None = None
-        self._last: tuple[np.ndarray, np.ndarray] | None = None
+        self.policy: RidgePolicy | None = None
 
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
-        self.stocks = list(view.public["stocks"])
-        self.factors = list(view.public["factors"])
-        self.cost_rate = float(view.public.get("cost_rate", 0.0))
-        self.learner = RidgeLearner(len(self.stocks), len(self.factors))
-        self._last = None
+        self.policy = RidgePolicy(view.public)
 
     def act(self, observation: str) -> str:
-        assert self.learner is not None, "reset() first"
-        seen = parse_observation(observation)
-        if seen["news"] is None or seen["cash"] is None or len(seen["prices"]) != len(self.stocks):
-            return "{}"
-        prices = np.array([seen["prices"][s] for s in self.stocks])
-        news = np.array([seen["news"].get(f, 0.0) for f in self.factors])
-        if self._last is not None:
-            last_prices, last_news = self._last
-            self.learner.update(last_news, prices - last_prices)
-        self._last = (prices, news)
-        forecast = prices + self.learner.predict(news)
-        holdings = [seen["holdings"][s] for s in self.stocks]
-        # Shown prices and cash are rounded to cents: half a cent of slack on each.
-        order = greedy_order(seen["cash"], holdings, prices, forecast, self.cost_rate,
-                             slack=0.005)
-        return order_text(order, self.stocks)
+        assert self.policy is not None, "reset() first"
+        return self.policy.act(observation)

@@ -1,29 +1,9 @@
 """Repo System: repair a simulated Python repository with pip and python commands.
 
-Description:
-    A repository needs packages ``pkg0 .. pkg(n-1)`` (each with ``M.m`` versions) and a Python
-    version. Hidden rules (declared dependencies, Requires-Python, conflicts, install side
-    effects, API drift between versions, consistency rules and hidden pairwise rules) decide
-    whether ``python run.py`` succeeds. Most rules show up only in error messages.
-Action Space:
-    One terminal command per turn: ``pip install NAME[SPEC]`` (SPEC = clauses of ``== >= <= > <
-    !=`` on ``M.m`` versions joined by commas, no spaces, quotes allowed), ``pip install
-    python==3.X``, ``pip uninstall NAME``, ``pip list``, ``pip show NAME``, ``repo tree``,
-    ``python run.py``, ``python <script path>``. Malformed commands are invalid (a reason and a
-    usage hint, state unchanged, one turn spent).
-Observation:
-    The command's output, then the turns left.
-Starting State:
-    No Python selected, nothing installed.
-Rewards:
-    1.0 on the turn ``python run.py`` succeeds, 0.0 otherwise.
-Episode End:
-    Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
-    ``python <script>`` never ends the episode.
-Arguments:
-    ``task``: a repo :class:`~arena_gen.core.task.Task` (or its JSON dict).
-Version History:
-    v1: initial release.
+The rules are :class:`RepoGame` (its docstring holds the Gymnasium sections: action space,
+observation, rewards, episode end, information and rubric), compiled from a world by
+:class:`Rules`. ``RepoGame.command`` is THE command rule on a configuration: the env, the BMC
+plan checks and the BFS all apply it.
 
 Decisions where the spec is silent:
     - Install resolves to the highest version matching the request; an unknown package, no
@@ -233,25 +213,6 @@ class Rules:
     def set_python(state: State, i: int) -> State:
         return (i,) + tuple(state[1:])
 
-    def successors(self, state: State) -> list[tuple[str, State]]:
-        """Every state-changing command from ``state`` with its successor (BFS and tests)."""
-        out: list[tuple[str, State]] = []
-        for i, py in enumerate(self.pythons):
-            if state[0] != i:
-                out.append((f"pip install python=={py}", self.set_python(state, i)))
-        for p in range(self.n):
-            for v in range(len(self.versions[p])):
-                if state[1 + p] == v:
-                    continue
-                try:
-                    nxt, _ = self.install(state, p, v)
-                except InstallError:
-                    continue
-                out.append((f"pip install {self.names[p]}=={self.vname(p, v)}", nxt))
-            if state[1 + p] != ABSENT:
-                out.append((f"pip uninstall {self.names[p]}", self.uninstall(state, p)))
-        return out
-
     # -- running --------------------------------------------------------------------------------
     def _installed_text(self, state: State, q: int) -> str:
         return f"{self.names[q]} {self.vname(q, state[1 + q])}"
@@ -375,30 +336,36 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
     """Repo System.
 
     Description:
-        Repair a simulated repository: choose a Python and install package versions until
-        ``python run.py`` succeeds, under hidden dependency, conflict, side-effect, API-drift,
-        consistency and pairwise rules that show up mostly in error messages.
+        A repository needs packages ``pkg0 .. pkg(n-1)`` (each with ``M.m`` versions) and a
+        Python version. Hidden rules (declared dependencies, Requires-Python, conflicts, install
+        side effects, API drift between versions, consistency rules and hidden pairwise rules)
+        decide whether ``python run.py`` succeeds. Most rules show up only in error messages.
     Action Space:
-        One terminal command per turn (``pip install NAME[SPEC]``, ``pip install python==3.X``,
-        ``pip uninstall NAME``, ``pip list``, ``pip show NAME``, ``repo tree``, ``python
-        run.py``, ``python <script>``). Malformed commands are invalid: a reason and a usage
-        hint, state unchanged, one turn spent.
+        One terminal command per turn: ``pip install NAME[SPEC]`` (SPEC = clauses of ``== >= <=
+        > < !=`` on ``M.m`` versions joined by commas, no spaces, quotes allowed), ``pip install
+        python==3.X``, ``pip uninstall NAME``, ``pip list``, ``pip show NAME``, ``repo tree``,
+        ``python run.py``, ``python <script path>``. Malformed commands are invalid (a reason
+        and a usage hint, state unchanged, one turn spent).
     Observation:
         The command's output, then the turns left.
     Starting State:
         No Python selected, nothing installed.
     Rewards:
-        1.0 on the turn ``python run.py`` succeeds, else 0.0.
+        1.0 on the turn ``python run.py`` succeeds, 0.0 otherwise.
     Episode End:
         Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
+        ``python <script>`` never ends the episode.
     Information:
         ``python`` (the selected version or None), ``installed`` (package -> version),
         ``scripts`` (script path -> whether it passes now), ``run_ok`` (``python run.py`` has
-        succeeded).
+        succeeded); plus the shared ``valid``, ``turn``, ``turns_left``, ``success`` and
+        ``feedback`` of the text env.
     Rubric:
-        ``run_ok`` (success) and one ``script_<name>_ok`` per script (partial credit).
+        ``run_ok`` (success) and one ``script_<name>_ok`` per script (partial credit: the
+        script passes in the final state). Success: all met (``run_ok`` implies the rest).
     Arguments:
-        ``task``: a repo :class:`~arena_gen.core.task.Task`.
+        ``task``: a repo :class:`~arena_gen.core.task.Task`, a Draft or a
+        :class:`~arena_gen.core.game.WorldView` (the verifiers compile from a bare world).
     Version History:
         v1: initial release.
     """
@@ -469,6 +436,18 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
         s, err = failure
         where = "" if s < 0 else f"{r.script_paths[s]} failed:\n"
         return state, Event(f"python run.py failed. {where}{err}")
+
+    def moves(self) -> list[tuple[str, Command]]:
+        """Every command that can change a configuration, parsed once: each Python selection,
+        each exact install and each uninstall (search expands a configuration by applying
+        :meth:`command` to each; read-only commands never change one)."""
+        r = self.rules
+        texts = [f"pip install python=={py}" for py in r.pythons]
+        for p in range(r.n):
+            texts += [f"pip install {r.names[p]}=={r.vname(p, v)}"
+                      for v in range(len(r.versions[p]))]
+            texts.append(f"pip uninstall {r.names[p]}")
+        return [(text, self.parse(text)) for text in texts]
 
     def _install(self, state: State, p: int, spec: tuple[Any, ...]) -> tuple[State, Event]:
         r = self.rules

@@ -1,33 +1,10 @@
 """AI Trading: learn a hidden linear map from factor news to price moves, and trade on it.
 
-Description:
-    S stocks ``S0 ..`` and F market factors ``F0 ..``. Each day the factors change; every stock's
-    price moves by a hidden linear combination of those changes (the factor matrix W, S x F) plus
-    stored Gaussian noise: ``p(t+1) = max(p(t) + W @ dF(t+1) + noise(t+1), 0.1)``. The agent sees
-    tomorrow's factor news (2 decimals) today, so a trader that has learned W can profit.
-Action Space:
-    A JSON object ``{"buy": {"S0": 10}, "sell": {"S1": 5}}`` (either key may be missing or empty).
-    Quantities are non-negative whole numbers, symbols must exist. Sells run first (each capped
-    at the shares held), then buys in the order given; a buy runs in full when cash covers
-    price x qty plus the fee, otherwise that buy alone is refused and the feedback says so.
-    Malformed JSON, unknown keys, unknown symbols, negative, fractional, non-numeric or absurdly
-    large (> 10^24) quantities reject the whole action (nothing executes, ``info["valid"]`` is
-    False), and the day still advances: it counts as a hold.
-Observation:
-    The feedback line (what executed, the fees, what was refused), then the day, each stock's
-    price (2 decimals) and holding, cash, total value and the news of the next day's factor
-    changes (``F0 rose slightly (+0.03) | ...``).
-Starting State:
-    Day 0: all cash (``initial_cash``), no shares, the initial prices, the news of day 1.
-Rewards:
-    The day's change in total value (cash + holdings x prices); their sum is final profit.
-Episode End:
-    Terminated when day ``horizon`` is reached (one decision per day, budget = horizon).
-    ``success`` means the horizon was reached with total value above the initial cash.
-Arguments:
-    ``task``: a trading :class:`~arena_gen.core.task.Task` (or its JSON dict).
-Version History:
-    v1: initial release.
+The rules are :class:`TradingGame` (its docstring holds the Gymnasium sections: action space,
+observation, rewards, episode end, information and rubric); this module also holds the one
+price rule (:func:`price_path`) and the one trade rule (:func:`execute`, with
+:func:`affordable_qty` and :func:`sell_all_but` for sizing orders), which the verifier's oracle
+and the ridge policy use too.
 
 Decisions where the spec is silent:
     - Order of operations (pinned by the released OdysseyArena data, whose greedy oracle this
@@ -280,30 +257,44 @@ class TradingGame(Game[Book, Order, TradingFacts]):
     """AI Trading.
 
     Description:
-        S stocks and F market factors; each day every stock's price moves by a hidden linear
-        map W of the factor changes plus stored noise. The agent sees tomorrow's news today.
+        S stocks ``S0 ..`` and F market factors ``F0 ..``. Each day the factors change; every
+        stock's price moves by a hidden linear combination of those changes (the factor matrix
+        W, S x F) plus stored Gaussian noise: ``p(t+1) = max(p(t) + W @ dF(t+1) + noise(t+1),
+        0.1)``. The agent sees tomorrow's factor news (2 decimals) today, so a trader that has
+        learned W can profit.
     Action Space:
-        JSON ``{"buy": {"S0": 10}, "sell": {"S1": 5}}``: sells first (capped), then buys in
-        order if affordable. A malformed action executes nothing and the day still advances.
+        A JSON object ``{"buy": {"S0": 10}, "sell": {"S1": 5}}`` (either key may be missing or
+        empty). Quantities are non-negative whole numbers, symbols must exist. Sells run first
+        (each capped at the shares held), then buys in the order given; a buy runs in full when
+        cash covers price x qty plus the fee, otherwise that buy alone is refused and the
+        feedback says so. Malformed JSON, unknown keys, unknown symbols, negative, fractional,
+        non-numeric or absurdly large (> 10^24) quantities reject the whole action (nothing
+        executes, ``info["valid"]`` is False), and the day still advances: it counts as a hold.
     Observation:
-        The feedback line, the day, each stock's price and holding, cash, total value and the
-        next day's news. No turns-left line (one decision per day; the day is shown).
+        The feedback line (what executed, the fees, what was refused), then the day, each
+        stock's price (2 decimals) and holding, cash, total value and the news of the next
+        day's factor changes (``F0 rose slightly (+0.03) | ...``). No turns-left line (one
+        decision per day; the day is shown).
     Starting State:
-        Day 0, all cash, no shares.
+        Day 0: all cash (``initial_cash``), no shares, the initial prices, the news of day 1.
     Rewards:
-        The day's change in total value.
+        The day's change in total value (cash + holdings x prices); their sum is final profit.
     Episode End:
-        Terminated at day ``horizon`` (budget = horizon).
+        Terminated when day ``horizon`` is reached (one decision per day, budget = horizon).
     Information:
         ``day``, ``horizon``, ``cash``, ``holdings`` (symbol -> shares), ``prices`` (today's),
         ``total_value``, ``initial_cash``, ``profit_rate`` (value / initial cash - 1),
-        ``refused_buys`` (buys refused for want of cash so far).
+        ``refused_buys`` (buys refused for want of cash so far); plus the shared ``valid``,
+        ``turn``, ``turns_left``, ``success`` and ``feedback`` of the text env.
     Rubric:
         ``profitable`` (value above initial cash), ``beats_hold`` (profit rate above the
-        certificate's equal-weight buy-and-hold), ``half_oracle`` (at least half the
-        certificate's oracle profit rate); all assessed at the horizon only. Success: all met.
+        certificate's equal-weight buy-and-hold ``hold_profit``), ``half_oracle`` (at least
+        half the certificate's perfect-foresight ``oracle_profit``); all assessed at the horizon
+        only (not assessable before it, and the two baselines not assessable without a
+        certificate). Success: all three met.
     Arguments:
-        ``task``: a trading :class:`~arena_gen.core.task.Task`.
+        ``task``: a trading :class:`~arena_gen.core.task.Task`, or a Draft (anything with
+        ``world``, ``public`` and ``budget``: the verifier compiles the game from its draft).
     Version History:
         v1: initial release.
     """

@@ -9,6 +9,8 @@ every run-time check by construction; the verifier proves it and measures the in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,17 +18,48 @@ import numpy as np
 from ..core.seeds import component_rngs
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.repo import PYTHONS, SCRIPTS
+from .presets import Preset, PresetError, knob
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "lite": {"count": 30, "n_min": 9, "n_max": 12, "v_min": 3, "v_max": 10, "p_strict": 0.5,
-             "p_dep": 0.45, "dep_cap": 2, "p_requires_python": 0.3, "n_conflicts": 3,
-             "p_effect": 0.5, "n_consistency": 1, "n_hidden": 2, "p_needs": 0.3,
-             "min_len": 5, "budget": 120, "bmc_conflicts": 200_000, "max_attempts": 40},
-    "challenge": {"count": 10, "n_min": 20, "n_max": 30, "v_min": 3, "v_max": 12,
-                  "p_strict": 0.5, "p_dep": 0.45, "dep_cap": 3, "p_requires_python": 0.3,
-                  "n_conflicts": 6, "p_effect": 0.5, "n_consistency": 2, "n_hidden": 3,
-                  "p_needs": 0.3, "min_len": 12, "budget": 1000, "bmc_conflicts": 150_000,
-                  "max_attempts": 20},
+
+@dataclass(frozen=True)
+class RepoPreset(Preset):
+    """The knobs of one repo suite (ranges inclusive; probabilities in [0, 1])."""
+
+    count: int = knob(1, 10_000, kind=int)
+    n_min: int = knob(2, 200, kind=int)  # packages per world
+    n_max: int = knob(2, 200, kind=int)
+    v_min: int = knob(1, 16, kind=int)  # versions per package (make_versions: <= 3 x 4 minors)
+    v_max: int = knob(1, 12, kind=int)
+    p_strict: float = knob(0.0, 1.0)
+    p_dep: float = knob(0.0, 1.0)
+    dep_cap: int = knob(1, 50, kind=int)
+    p_requires_python: float = knob(0.0, 1.0)
+    n_conflicts: int = knob(0, 1000, kind=int)
+    p_effect: float = knob(0.0, 1.0)
+    n_consistency: int = knob(0, 100, kind=int)
+    n_hidden: int = knob(0, 1000, kind=int)
+    p_needs: float = knob(0.0, 1.0)
+    min_len: int = knob(1, 10_000, kind=int)  # reject worlds solved in fewer commands
+    budget: int = knob(2, 100_000, kind=int)
+    bmc_conflicts: int = knob(1, 10**9, kind=int)  # conflict budget per SAT call
+    max_attempts: int = knob(1, 100_000, kind=int)
+
+    def validate(self) -> None:
+        for lo, hi in (("n_min", "n_max"), ("v_min", "v_max")):
+            if self[lo] > self[hi]:
+                raise PresetError(f"RepoPreset knob {lo!r} = {self[lo]} exceeds {hi!r} = "
+                                  f"{self[hi]}")
+
+
+PRESETS: dict[str, RepoPreset] = {
+    "lite": RepoPreset(count=30, n_min=9, n_max=12, v_min=3, v_max=10, p_strict=0.5,
+                       p_dep=0.45, dep_cap=2, p_requires_python=0.3, n_conflicts=3,
+                       p_effect=0.5, n_consistency=1, n_hidden=2, p_needs=0.3, min_len=5,
+                       budget=120, bmc_conflicts=200_000, max_attempts=40),
+    "challenge": RepoPreset(count=10, n_min=20, n_max=30, v_min=3, v_max=12, p_strict=0.5,
+                            p_dep=0.45, dep_cap=3, p_requires_python=0.3, n_conflicts=6,
+                            p_effect=0.5, n_consistency=2, n_hidden=3, p_needs=0.3,
+                            min_len=12, budget=1000, bmc_conflicts=150_000, max_attempts=20),
 }
 
 COMPONENTS = ["size", "versions", "priority", "order", "solution", "deps", "python", "base",
@@ -338,8 +371,9 @@ def rules_text(world: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
-    """Draw one candidate task from a preset config and one attempt's seed stream."""
+def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
+    """Draw one candidate task from a preset (or its dict) and one attempt's seed stream."""
+    config = RepoPreset.of(config)
     world = sample_world(config, seq)
     budget = int(config["budget"])
     params = {k: config[k] for k in ("n_min", "n_max", "v_min", "v_max", "p_strict", "p_dep",

@@ -8,26 +8,47 @@ changes and noise to 4 decimals. The episode is then fully determined by the sto
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..core.seeds import component_rngs, task_index_of
 from ..core.task import Certificate, Draft, RubricItem
+from .presets import Preset, knob
 
 W_MAX = 1.8
 SIGMA_F = 0.1
 
+@dataclass(frozen=True)
+class TradingPreset(Preset):
+    """The knobs of one trading suite (ranges inclusive; ``stocks``/``factors`` are [lo, hi])."""
+
+    count: int = knob(1, 10_000, kind=int)
+    stocks: tuple[int, int] = knob(1, 64, kind=tuple)
+    factors: tuple[int, int] = knob(1, 64, kind=tuple)
+    #: Task i takes grid cell i mod |grid| (S x F) instead of a uniform draw.
+    cover_grid: bool = knob(kind=bool)
+    horizon: int = knob(2, 100_000, kind=int)
+    noise_scale: float = knob(0.0, 10.0)
+    cost_rate: float = knob(0.0, 0.5)
+    initial_cash: float = knob(1, 1e12)
+    #: Reject worlds whose greedy oracle earns less than this profit rate.
+    min_oracle_profit: float = knob(-1.0, 1e6)
+    max_attempts: int = knob(1, 100_000, kind=int)
+
+
 # min_oracle_profit: the released Lite configs' greedy oracle earns +55% to +378% in 120 days
 # (about +211% on average), so +20% only rejects dull worlds. Over 1000 noisy days with fees the
 # oracle compounds to many times the cash, and +100% is a floor far below that.
-PRESETS: dict[str, dict[str, Any]] = {
-    "lite": {"count": 30, "stocks": [5, 9], "factors": [4, 6], "cover_grid": True,
-             "horizon": 120, "noise_scale": 0.0, "cost_rate": 0.0, "initial_cash": 50000,
-             "min_oracle_profit": 0.2, "max_attempts": 200},
-    "challenge": {"count": 10, "stocks": [10, 16], "factors": [6, 10], "cover_grid": False,
-                  "horizon": 1000, "noise_scale": 0.3, "cost_rate": 0.001,
-                  "initial_cash": 50000, "min_oracle_profit": 1.0, "max_attempts": 200},
+PRESETS: dict[str, TradingPreset] = {
+    "lite": TradingPreset(count=30, stocks=(5, 9), factors=(4, 6), cover_grid=True,
+                          horizon=120, noise_scale=0.0, cost_rate=0.0, initial_cash=50000,
+                          min_oracle_profit=0.2, max_attempts=200),
+    "challenge": TradingPreset(count=10, stocks=(10, 16), factors=(6, 10), cover_grid=False,
+                               horizon=1000, noise_scale=0.3, cost_rate=0.001,
+                               initial_cash=50000, min_oracle_profit=1.0, max_attempts=200),
 }
 
 RUBRIC = [
@@ -39,7 +60,7 @@ RUBRIC = [
 ]
 
 
-def grid_shape(config: dict[str, Any], seq: np.random.SeedSequence,
+def grid_shape(config: Mapping[str, Any], seq: np.random.SeedSequence,
                draw: np.random.Generator) -> tuple[int, int]:
     """S x F: task i takes grid cell i mod |grid| when covering the grid, else a uniform draw."""
     s_lo, s_hi = (int(x) for x in config["stocks"])
@@ -122,8 +143,9 @@ def _rounded(values: np.ndarray, digits: int) -> list[Any]:
     return out
 
 
-def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
-    """Draw one candidate world from a preset config and one attempt's seed stream."""
+def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
+    """Draw one candidate world from a preset (or its dict) and one attempt's seed stream."""
+    config = TradingPreset.of(config)
     rngs = component_rngs(seq, ["shape", "matrix", "prices", "timeline", "noise"])
     n_stocks, n_factors = grid_shape(config, seq, rngs["shape"])
     horizon = int(config["horizon"])

@@ -17,8 +17,9 @@ import time
 from typing import Any
 
 from ..core.errors import VerificationError
+from ..core.game import play
 from ..core.task import Certificate
-from ..envs.repo import Rules
+from ..envs.repo import Repo, RepoGame
 from .repo_bmc import Bmc, trace
 from .repo_sat import cover_lower_bound, static_check
 
@@ -57,9 +58,9 @@ def verify(task: Any) -> Certificate:
                   "bmc_clauses": result.clauses, "searched_up_to": max_steps})
     witness = result.witness
     if result.min_steps is not None:
-        _replay_rules(engine.rules, witness)
+        _replay_rules(engine.game, witness)
         if not result.exact:  # a bound only: tighten the plan by deleting commands
-            witness = shorten(engine.rules, witness)
+            witness = shorten(engine.game, witness)
             facts["bmc_plan_length"] = result.min_steps
             facts["exact"] = len(witness) == facts["lower_bound"]
     exact = bool(witness) and bool(facts["exact"])
@@ -71,18 +72,26 @@ def verify(task: Any) -> Certificate:
                        facts=facts)
 
 
-def _reaches(rules: Rules, plan: list[str]) -> bool:
-    states = trace(rules, plan[:-1])
-    return states is not None and rules.ok(states[-1])
+def _reaches(game: RepoGame, plan: list[str]) -> bool:
+    """Whether every command of the body changes the configuration (by the game's command rule)
+    and the last one then succeeds (by the game's own success rule)."""
+    states = trace(game, plan[:-1])
+    if states is None:
+        return False
+    after, _ = game.act(Repo(states[-1]), plan[-1])
+    return game.success(after)
 
 
-def _replay_rules(rules: Rules, plan: list[str]) -> None:
-    """Check the BMC plan against the env's transition before the builder replays it."""
-    if not _reaches(rules, plan):
-        raise VerificationError("BMC plan does not reach success through the env's rules")
+def _replay_rules(game: RepoGame, plan: list[str]) -> None:
+    """Play the BMC plan through the game before the builder replays it: it must succeed on
+    its last command, every command valid and state-changing."""
+    result = play(game, plan)
+    if not (result.success and result.steps == len(plan) and _reaches(game, plan)
+            and all(e.valid for e in result.events)):
+        raise VerificationError("BMC plan does not reach success through the game's rules")
 
 
-def shorten(rules: Rules, plan: list[str]) -> list[str]:
+def shorten(game: RepoGame, plan: list[str]) -> list[str]:
     """Drop commands (one, then two at a time) while the plan still succeeds: a better bound."""
     changed = True
     while changed:
@@ -93,7 +102,7 @@ def shorten(rules: Rules, plan: list[str]) -> list[str]:
                 for j in range(i + 1, len(body)) if width == 2 else [i + 1]:
                     cand = body[:i] + body[i + 1:j] + body[j + 1:] if width == 2 else \
                         body[:i] + body[i + 1:]
-                    if _reaches(rules, cand + plan[-1:]):
+                    if _reaches(game, cand + plan[-1:]):
                         plan, changed = cand + plan[-1:], True
                         break
                 if changed:

@@ -1,9 +1,10 @@
-"""Breadth-first search over repo env states: the test oracle for the BMC on small worlds.
+"""Breadth-first search over repo configurations: the test oracle for the BMC on small worlds.
 
-Edges are the env's own state-changing commands (``Rules.successors``: Python selection,
-installs of every version, uninstalls); failed and no-op commands leave the state unchanged, so
-they are never on a shortest path. The depth of the first state where ``python run.py``
-succeeds, plus one for that command, is the exact minimum number of commands.
+Edges are the game's own command rule (``RepoGame.command``) applied to every command that can
+change a configuration (``RepoGame.moves``: Python selections, exact installs, uninstalls);
+failed and no-op commands leave the configuration unchanged, so they are never on a shortest
+path. The depth of the first configuration where ``python run.py`` succeeds, plus one for that
+command, is the exact minimum number of commands.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from ..envs.repo import Rules, State
+from ..core.game import WorldView
+from ..envs.repo import RepoGame, State
 
 
 @dataclass
@@ -26,9 +28,10 @@ class RepoBfsResult:
 
 
 def bfs(world: dict[str, Any], *, max_states: int = 2_000_000) -> RepoBfsResult:
-    """Search from the empty state to a state where ``python run.py`` succeeds."""
-    rules = Rules(world)
-    start = rules.initial()
+    """Search from the empty configuration to one where ``python run.py`` succeeds."""
+    game = RepoGame(WorldView(world))
+    rules, moves = game.rules, game.moves()
+    start = game.initial().config
     parent: dict[State, tuple[State, str] | None] = {start: None}
     queue: deque[State] = deque([start])
     while queue:
@@ -42,9 +45,10 @@ def bfs(world: dict[str, Any], *, max_states: int = 2_000_000) -> RepoBfsResult:
                 cur = prev
             plan.reverse()
             return RepoBfsResult(len(plan), plan, len(parent), True)
-        for cmd, nxt in rules.successors(state):
+        for text, cmd in moves:
+            nxt, _ = game.command(state, cmd)
             if nxt not in parent:
-                parent[nxt] = (state, cmd)
+                parent[nxt] = (state, text)
                 queue.append(nxt)
         if len(parent) > max_states:
             return RepoBfsResult(None, [], len(parent), False)

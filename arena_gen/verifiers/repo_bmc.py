@@ -30,8 +30,8 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from ..envs.repo import ABSENT, InstallError, Rules, State, adjust
-from ..envs.repo_parse import parse_command
+from ..core.game import WorldView
+from ..envs.repo import ABSENT, RepoGame, Rules, State, adjust
 from .repo_sat import SOLVER, success_clauses
 
 Action = tuple[str, int, int]  # ("py", i, 0) | ("inst", p, v) | ("uninst", p, 0)
@@ -120,7 +120,8 @@ class Bmc:
     """Incremental BMC of one world's install transition."""
 
     def __init__(self, world: dict[str, Any], *, por: bool = True) -> None:
-        self.rules = Rules(world)
+        self.game = RepoGame(WorldView(world))
+        self.rules = self.game.rules
         self.actions = action_models(self.rules)
         self.por_pairs: list[tuple[int, int]] = []
         if por:
@@ -278,30 +279,13 @@ class Bmc:
         self.solver.delete()
 
 
-def apply_command(rules: Rules, state: State, text: str) -> State | None:
-    """One state-changing command through the env's rules; None if it fails or is a no-op."""
-    cmd = parse_command(text, rules.script_paths)
-    if cmd.kind == "python":
-        i = rules.py_versions.index(cmd.spec[0][1])
-        return None if state[0] == i else rules.set_python(state, i)
-    p = rules.index[cmd.name]
-    if cmd.kind == "uninstall":
-        return None if state[1 + p] == ABSENT else rules.uninstall(state, p)
-    v = rules.versions[p].index(cmd.spec[0][1])
-    if state[1 + p] == v:
-        return None
-    try:
-        return rules.install(state, p, v)[0]
-    except InstallError:
-        return None
-
-
-def trace(rules: Rules, body: list[str]) -> list[State] | None:
-    """The states before and after each command of a plan body (None if a command fails)."""
-    states = [rules.initial()]
+def trace(game: RepoGame, body: list[str]) -> list[State] | None:
+    """The configurations before and after each command of a plan body, by the game's own
+    command rule (``RepoGame.command``); None if a command fails or changes nothing."""
+    states = [game.initial().config]
     for text in body:
-        nxt = apply_command(rules, states[-1], text)
-        if nxt is None:
+        nxt, _ = game.command(states[-1], game.parse(text))
+        if nxt == states[-1]:
             return None
         states.append(nxt)
     return states

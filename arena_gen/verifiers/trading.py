@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import TaskView
-from ..agents.trading_heuristic import TradingHeuristicAgent, greedy_order
 from ..core.errors import VerificationError
+from ..core.game import TaskLike
 from ..core.task import Certificate, Task
 from ..envs.game_env import GameEnv
 from ..envs.trading import (
@@ -29,19 +28,9 @@ from ..envs.trading import (
     total_value,
 )
 from .replay import ReplayResult
+from .trading_policies import RidgePolicy, greedy_order
 
 VERIFIER_VERSION = 1
-
-
-def as_task(task_like: Any) -> Task:
-    """A Task view of a Draft (or a Task), so the real env can be played on it."""
-    if isinstance(task_like, Task):
-        return task_like
-    return Task(id="trading-draft-0-0000", env="trading", env_version=1, suite="draft",
-                seed_path=[0, 0, 0, 0, 0], params=task_like.params, budget=task_like.budget,
-                public=task_like.public, world=task_like.world, rules_text=task_like.rules_text,
-                rubric=task_like.rubric,
-                certificate=Certificate(False, "oracle", None, [], VERIFIER_VERSION, None))
 
 
 def identifiability(changes: np.ndarray) -> tuple[int | None, float | None]:
@@ -68,9 +57,8 @@ def continuous_bound(path: np.ndarray, cost_rate: float) -> float:
     return max(cash, float(stock.max()))
 
 
-def play_oracle(task: Task) -> tuple[list[str], float]:
-    """Greedy all-in on tomorrow's best net outcome, with the true prices, through the env."""
-    game = TradingGame(task)
+def play_oracle(game: TradingGame) -> tuple[list[str], float]:
+    """Greedy all-in on tomorrow's best net outcome, with the true prices, through the game."""
     book = game.initial()
     witness: list[str] = []
     while not game.done(book):
@@ -93,32 +81,30 @@ def hold_value(world: dict[str, Any], path: np.ndarray) -> float:
     return total_value(fill.cash, fill.holdings, path[-1])
 
 
-def play_heuristic(task: Task) -> float:
-    """Final value of the ridge agent, which sees only the env's text (the certificate baseline)."""
-    env = GameEnv(TradingGame(task))
+def play_heuristic(game: TradingGame) -> float:
+    """Final value of the ridge policy, which sees only the env's text (the ridge baseline)."""
+    env = GameEnv(game)
     obs, _ = env.reset()
-    agent = TradingHeuristicAgent()
-    agent.reset(TaskView.of(task, "inductive"), "inductive",
-                np.random.Generator(np.random.PCG64(0)))
-    while not env.game.done(env.state):
-        obs, *_ = env.step(agent.act(obs))
-    return float(env.game.value(env.state))
+    policy = RidgePolicy(game.task.public)
+    while not game.done(env.state):
+        obs, *_ = env.step(policy.act(obs))
+    return float(game.value(env.state))
 
 
 def _rate(value: float, cash: float) -> float:
     return round(value / cash - 1.0, 6)
 
 
-def verify(task_like: Any) -> Certificate:
-    """Certify a trading world: identifiability, oracle witness and value, bound, baselines."""
+def verify(task: TaskLike) -> Certificate:
+    """Certify a trading Draft (or Task): identifiability, oracle witness and value, bound,
+    baselines. The game compiles from the draft itself: no task id or env version is needed."""
     start = time.perf_counter()
-    task = as_task(task_like)
     world = task.world
     cash = float(world["initial_cash"])
     path, floored = price_path(world)
     changes = np.asarray(world["changes"], dtype=float)
     m, cond = identifiability(changes)
-    witness, oracle_value = play_oracle(task)
+    witness, oracle_value = play_oracle(TradingGame(task))
     bound = continuous_bound(path, float(world["cost_rate"]))
     facts = {
         "identifiability_day": m,
@@ -127,7 +113,7 @@ def verify(task_like: Any) -> Certificate:
         "oracle_profit": _rate(oracle_value, cash),
         "upper_bound_profit": round(bound - 1.0, 6),
         "hold_profit": _rate(hold_value(world, path), cash),
-        "ridge_profit": _rate(play_heuristic(task), cash),
+        "ridge_profit": _rate(play_heuristic(TradingGame(task)), cash),
         "min_price": round(float(path.min()), 4),
         "price_floored": floored,
     }
