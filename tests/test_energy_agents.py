@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from arena_gen.scoring.judges.energy import judge
 from conftest import built_tasks
 from test_energy_env import small_task
 from test_energy_import import released_tasks
@@ -16,6 +15,7 @@ from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.generator.build import generate_task
 from arena_gen.runner.episode import run_episode
+from arena_gen.scoring.judge import judge
 
 
 def _status(findings: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]
@@ -26,8 +26,9 @@ def test_oracle_meets_every_item() -> None:
     task = built_tasks("energy", count=1)[0]
     traj = run_episode(task, OracleAgent(), mode="inductive")
     assert traj["success"] and traj["steps"] == 120
-    assert _status(judge(task, traj)) == {"survived": "met", "stable": "met",
-                                          "low_carbon": "met"}
+    findings, mismatch = judge(task, traj)
+    assert _status(findings) == {"survived": "met", "stable": "met", "low_carbon": "met"}
+    assert not mismatch
 
 
 def test_collapse_is_judged() -> None:
@@ -43,11 +44,16 @@ def test_collapse_is_judged() -> None:
 
     traj = run_episode(task, Idle())
     assert traj["steps"] == 3 and traj["end_reason"] == "terminated"
-    found = judge(task, traj)
+    found, mismatch = judge(task, traj)
     assert _status(found) == {"survived": "violated", "stable": "violated",
                               "low_carbon": "violated"}
-    assert "collapsed" in found[0]["evidence"]
-    assert _status(judge(task, {"final_info": {}}))["survived"] == "not_assessable"
+    assert "collapsed after day 2" in found[0]["evidence"] and not mismatch
+    # The judge replays the actions: no turns is day 0, and a claimed success is not trusted.
+    empty, mismatch = judge(task, {"final_info": {}})
+    assert _status(empty)["survived"] == "violated" and not mismatch
+    assert "stopped at day 0 of 12" in empty[0]["evidence"]
+    _, mismatch = judge(task, {**traj, "success": True})
+    assert mismatch
 
 
 def test_random_agent_runs() -> None:
@@ -85,5 +91,5 @@ def test_heuristic_on_released_configs(shared_dir: Path) -> None:
             traj = run_episode(task, EnergyHeuristicAgent(), mode=mode)
             assert all(t["valid"] for t in traj["turns"])
             wins += traj["success"]
-            survived += _status(judge(task, traj))["survived"] == "met"
+            survived += _status(judge(task, traj)[0])["survived"] == "met"
         assert wins >= floor and survived >= 24, (mode, wins, survived)

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_gen.core import registry
 from arena_gen.core.seeds import task_seed
 from arena_gen.core.task import Certificate, Task
-from arena_gen.envs.energy import COLLAPSE_DAYS, EnergyEnv, Rules, format_action, parse_action
+from arena_gen.envs.energy import COLLAPSE_DAYS, EnergyGame, Rules, format_action, parse_action
 from arena_gen.generator.energy import PRESETS, sample
 
 
@@ -46,7 +47,7 @@ def test_parse_action_rejects(text: str, reason: str) -> None:
 
 
 def test_invalid_action_spends_a_turn_without_advancing() -> None:
-    env = EnergyEnv(small_task())
+    env = registry.make_env(small_task())
     env.reset()
     obs, reward, terminated, truncated, info = env.step('{"coal": 5}')
     assert info["valid"] is False and info["day"] == 0 and info["turn"] == 1
@@ -57,7 +58,7 @@ def test_invalid_action_spends_a_turn_without_advancing() -> None:
 def test_one_day_matches_the_rules_by_hand() -> None:
     task = small_task()
     w = task.world
-    env = EnergyEnv(task)
+    env = registry.make_env(task)
     env.reset()
     _, _, _, _, info = env.step('{"thermal": 300, "wind": 100, "solar": 50, "battery": -30}')
     rec = info["last_day"]
@@ -77,7 +78,7 @@ def test_one_day_matches_the_rules_by_hand() -> None:
 
 
 def test_battery_clamps_to_store_and_capacity() -> None:
-    env = EnergyEnv(small_task())
+    env = registry.make_env(small_task())
     env.reset()
     _, _, _, _, info = env.step('{"battery": 50}')  # empty store: nothing to discharge
     assert info["last_day"]["actual"]["battery"] == 0.0 and info["stored"] == 0.0
@@ -89,7 +90,7 @@ def test_battery_clamps_to_store_and_capacity() -> None:
 
 def test_observation_reports_yesterday_and_today() -> None:
     task = small_task()
-    env = EnergyEnv(task)
+    env = registry.make_env(task)
     obs, _ = env.reset()
     assert "first day, no history" in obs
     assert f"Today (day 0): demand {task.world['demand'][0]:.2f}" in obs
@@ -112,7 +113,7 @@ commands = st.fixed_dictionaries({
 @given(st.lists(commands, min_size=1, max_size=14), st.integers(0, 3))
 def test_dynamics_invariants(cmds: list[dict[str, float]], index: int) -> None:
     task = small_task(horizon=12, index=index)
-    env = EnergyEnv(task)
+    env = registry.make_env(task)
     env.reset()
     streak, day = 0, 0
     for cmd in cmds:
@@ -133,7 +134,7 @@ def test_dynamics_invariants(cmds: list[dict[str, float]], index: int) -> None:
 
 
 def test_collapse_on_third_violation_day_is_failure() -> None:
-    env = EnergyEnv(small_task())
+    env = registry.make_env(small_task())
     env.reset()
     for i in range(COLLAPSE_DAYS):
         obs, reward, terminated, _, info = env.step("{}")  # no supply: demand violated
@@ -146,7 +147,7 @@ def test_random_action_is_valid_json() -> None:
     task = small_task()
     rng = np.random.Generator(np.random.PCG64(1))
     for _ in range(20):
-        cmd = parse_action(EnergyEnv.random_action(task.public, rng))
+        cmd = parse_action(EnergyGame.random_action(task.public, rng))
         assert 0 <= cmd["thermal"] <= 600 and -80 <= cmd["battery"] <= 80
 
 

@@ -7,9 +7,10 @@ import pytest
 from conftest import built_tasks
 
 from arena_gen.core.canon import canonical_json
+from arena_gen.core.game import WorldView, play
 from arena_gen.core.seeds import attempt_seed, child, component_rngs, rng, task_seed
 from arena_gen.core.task import Certificate
-from arena_gen.envs.energy import Rules, parse_action, simulate
+from arena_gen.envs.energy import EnergyGame, Rules
 from arena_gen.generator.energy import PRESETS, accept, sample, turn_budget
 from arena_gen.verifiers.energy import build_lp, min_ramp, verify, worst_case
 from arena_gen.verifiers.replay import replay
@@ -83,9 +84,11 @@ def test_verify_lite_task_facts_and_witness() -> None:
     assert result.success and result.steps == 120 and result.total_reward == 1.0
     assert result.final_info["stability"] == pytest.approx(f["witness_stability"], abs=1e-6)
     assert result.final_info["thermal_share"] < task.world["target_carbon"]
-    # The witness plays to success through the same transition function the env uses.
-    rules, state = simulate(task.world, cert.witness)
-    assert rules.success(state)
+    # The witness plays to success through the game compiled from the bare world.
+    played = play(EnergyGame(WorldView(task.world)), cert.witness)
+    assert played.success and played.steps == 120
+    assert round(played.final.stability, 6) == f["witness_stability"]
+    assert round(played.final.thermal_share, 6) == f["witness_thermal_share"]
 
 
 def test_verify_is_deterministic() -> None:
@@ -96,10 +99,10 @@ def test_verify_is_deterministic() -> None:
 
 def test_witness_has_margin_against_rounding() -> None:
     task = built_tasks("energy", count=1)[0]
-    rules = Rules(task.world)
-    state = rules.start()
-    for text in task.certificate.witness:
-        rec = rules.step(state, parse_action(text))
+    played = play(EnergyGame(task), task.certificate.witness)
+    assert played.steps == 120
+    for state in played.states[1:]:
+        rec = state.last
         assert rec.supply - rec.demand > 0.01 and rec.budget - rec.cost > 0.01
 
 

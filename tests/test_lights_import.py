@@ -16,7 +16,6 @@ from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
-from arena_gen.envs.lights import LightsEnv
 from arena_gen.generator.importer import detect_env, import_tasks
 from arena_gen.generator.lights_import import (
     ImportFormatError,
@@ -110,7 +109,7 @@ def test_import_cli_rejects_foreign_file(tmp_path: Path) -> None:
 
 
 def _play(agent: LightsHeuristicAgent, task) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
-    env = LightsEnv(task)
+    env = registry.make_env(task)
     obs, _ = env.reset(seed=0)
     agent.reset(TaskView.of(task, "inductive"), "inductive", np.random.default_rng(0))
     steps = 0

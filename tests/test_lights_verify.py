@@ -8,8 +8,11 @@ from conftest import built_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena_gen.core.task import Draft
-from arena_gen.envs.lights import LightsEnv, Rules
+from arena_gen.core import registry
+from arena_gen.core.game import WorldView, play
+from arena_gen.core.task import Draft, Task
+from arena_gen.envs.game_env import GameEnv
+from arena_gen.envs.lights import LightsGame, Rules
 from arena_gen.envs.lights_formula import parse
 from arena_gen.generator.lights import PRESETS, sample
 from arena_gen.verifiers.lights import verify
@@ -101,13 +104,8 @@ def test_bfs_and_sat_agree(world: dict) -> None:
     result = solve(world, bfs_prefix=0, max_conflicts=None)
     assert result.exact and result.min_steps == exact.min_steps
     assert (result.min_steps - world["n"]) % 2 == 0
-    rules = Rules(world)
     for plan in (exact.witness, result.witness):
-        state = 0
-        for bulb in plan:
-            assert rules.enabled(state, bulb)
-            state = rules.step(state, bulb)
-        assert state == rules.goal and len(plan) == exact.min_steps
+        assert _play(world, plan) == Rules(world).goal and len(plan) == exact.min_steps
 
 
 def test_bfs_and_sat_agree_on_every_lite_task() -> None:
@@ -122,7 +120,7 @@ def test_bfs_and_sat_agree_on_every_lite_task() -> None:
 
 def test_witnesses_replay_in_exactly_min_steps() -> None:
     for task in built_tasks("lights", count=30):
-        env = LightsEnv(task)
+        env = registry.make_env(task)
         env.reset()
         for i, action in enumerate(task.certificate.witness):
             _, reward, terminated, truncated, info = env.step(action)
@@ -167,7 +165,7 @@ def test_dynamics_flip_only_the_chosen_enabled_bulb(entropy: int, plan: list[int
 @pytest.mark.parametrize("action", ["", "  ", "x", "-1", "1.5", "B99", "10", "٣"])
 def test_invalid_actions_cost_a_turn_and_change_nothing(action: str) -> None:
     task = built_tasks("lights", count=1)[0]
-    env = LightsEnv(task)
+    env = registry.make_env(task)
     env.reset()
     obs, reward, terminated, truncated, info = env.step(action)
     assert not info["valid"] and reward == 0.0 and not terminated
@@ -176,12 +174,13 @@ def test_invalid_actions_cost_a_turn_and_change_nothing(action: str) -> None:
 
 def test_feedback_lines_match_the_spec() -> None:
     world = world_of(["True", "B0"])
-    env = LightsEnv({"id": "t", "env": "lights", "env_version": 1, "suite": "x",
-                     "seed_path": [0], "params": {}, "budget": 5, "public": {"n": 2},
-                     "world": world, "rules_text": "", "rubric": [],
-                     "certificate": {"solvable": True, "method": "bfs", "min_steps": 2,
-                                     "witness": ["0", "1"], "verifier_version": 1,
-                                     "seconds": None}})
+    task = Task.from_dict({"id": "t", "env": "lights", "env_version": 1, "suite": "x",
+                           "seed_path": [0], "params": {}, "budget": 5, "public": {"n": 2},
+                           "world": world, "rules_text": "", "rubric": [],
+                           "certificate": {"solvable": True, "method": "bfs", "min_steps": 2,
+                                           "witness": ["0", "1"], "verifier_version": 1,
+                                           "seconds": None}})
+    env = GameEnv(LightsGame(task))
     env.reset()
     obs, *_ = env.step("1")
     assert obs.startswith("B1 remains inactive... remaining bulbs should be in specific mode.")
@@ -211,12 +210,11 @@ def test_sat_bounds_are_honest_when_effort_runs_out() -> None:
 
 
 def _play(world: dict, plan: list[int]) -> int:
-    rules = Rules(world)
-    state = 0
-    for bulb in plan:
-        assert rules.enabled(state, bulb)
-        state = rules.step(state, bulb)
-    return state
+    """Play a plan through the game's own rule; every toggle must take effect, none be left."""
+    result = play(LightsGame(WorldView(world)), [str(b) for b in plan])
+    assert result.steps == len(plan)
+    assert all(e.valid and e.feedback.startswith("Toggled") for e in result.events)
+    return result.final
 
 
 def _cond(n: int) -> st.SearchStrategy:
