@@ -108,6 +108,20 @@ def test_bfs_and_sat_agree(world: dict) -> None:
         assert _play(world, plan) == Rules(world).goal and len(plan) == exact.min_steps
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(worlds)
+def test_unproven_plans_replay_through_the_game(world: dict) -> None:
+    """With no proof effort every bulb past the first is added by insertion or by the
+    constructive detour (``_insert``, ``_construct``, ``_fix``, ``_prune``): the plan is
+    unproven, but it must play to all-on through the game, within honest bounds."""
+    result = solve(world, bfs_prefix=0, max_conflicts=0, plan_conflicts=0)
+    exact = bfs(world).min_steps
+    assert result.upper == len(result.witness) and result.upper is not None
+    assert _play(world, result.witness) == Rules(world).goal
+    assert result.lower <= exact <= result.upper
+    assert (result.upper - world["n"]) % 2 == 0
+
+
 def test_bfs_and_sat_agree_on_every_lite_task() -> None:
     tasks = built_tasks("lights", count=30)
     assert len(tasks) == 30

@@ -40,7 +40,7 @@ def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
     if n > MAX_N:
         raise ValueError(f"BFS needs 2^N memory; N = {n} is above {MAX_N}")
     rules = Rules(world)
-    goal = (1 << n) - 1
+    goal = rules.goal
     parent = np.full(1 << n, UNSEEN, dtype=np.int8)
     parent[0] = START
     frontier = np.zeros(1, dtype=np.uint32)

@@ -35,7 +35,8 @@ from typing import Any
 
 from pysat.solvers import Solver
 
-from ..envs.lights import Rules
+from ..core.game import WorldView, play
+from ..envs.lights import LightsGame, Rules
 from ..envs.lights_formula import Formula, compile_bits, variables
 from .lights_bfs import bfs
 
@@ -360,7 +361,7 @@ class _Bmc:
 
     def _place_sinks(self, plan: list[int]) -> list[int]:
         """Toggle each sink at the first state of the plan where its condition holds."""
-        rules = Rules({"n": self.n, "conditions": self.conditions})
+        rules = _rules(self.conditions)
         todo, out, state = list(self.sinks), [], 0
         for pos in range(len(plan) + 1):
             for j in [j for j in todo if rules.enabled(state, j)]:
@@ -378,26 +379,35 @@ class _Bmc:
         self.solver.delete()
 
 
-def _replay(conditions: list[Formula], plan: list[int]) -> bool:
-    """Check a plan with the env's own transition function (every toggle must take effect)."""
-    rules = Rules({"n": len(conditions), "conditions": conditions})
-    state = 0
+def _rules(conditions: list[Formula]) -> Rules:
+    """The env's compiled rules of a (sub)world: every plan helper steps through these."""
+    return Rules({"n": len(conditions), "conditions": conditions})
+
+
+def _trace(rules: Rules, plan: list[int]) -> list[int]:
+    """The states a plan passes through, by the env's transition rule (``Rules.step``)."""
+    states = [0]
     for b in plan:
-        if not rules.enabled(state, b):
-            return False
-        state = rules.step(state, b)
-    return state == rules.goal
+        states.append(rules.step(states[-1], b))
+    return states
+
+
+def _replay(conditions: list[Formula], plan: list[int]) -> bool:
+    """Play a plan through the env's game: it must reach all-on on its last toggle, and every
+    toggle must take effect (a plan with a no-op toggle is not of the length it claims)."""
+    game = LightsGame(WorldView({"n": len(conditions), "conditions": conditions}))
+    result = play(game, [str(b) for b in plan])
+    states = result.states
+    return (result.success and result.steps == len(plan)
+            and all(a != b for a, b in zip(states, states[1:], strict=False)))
 
 
 def _insert(conditions: list[Formula], plan: list[int], new: int) -> list[int] | None:
     """Insert one toggle of bulb ``new`` at the first state of ``plan`` where it is enabled."""
-    can = compile_bits(conditions[new])
-    state = 0
-    for pos in range(len(plan) + 1):
-        if can(state):
+    rules = _rules(conditions)
+    for pos, state in enumerate(_trace(rules, plan)):
+        if rules.enabled(state, new):
             return plan[:pos] + [new] + plan[pos:]
-        if pos < len(plan):
-            state ^= 1 << plan[pos]
     return None
 
 
@@ -548,14 +558,15 @@ def _closest(node: Formula, state: int) -> dict[int, int]:
     return {v: best[1] >> j & 1 for j, v in enumerate(vs)}
 
 
-def _fix(sub: list[Formula], can: list[Any], state: int, targets: dict[int, int],
+def _fix(sub: list[Formula], rules: Rules, state: int, targets: dict[int, int],
          out: list[int]) -> int:
     """Set bulbs (DAG positions) to target values, latest first; toggles go to ``out``."""
     for j in sorted(targets, reverse=True):
         if (state >> j & 1) != targets[j]:
-            state = _fix(sub, can, state, _closest(sub[j], state), out)
-            assert can[j](state)
-            state ^= 1 << j
+            state = _fix(sub, rules, state, _closest(sub[j], state), out)
+            after = rules.step(state, j)
+            assert after != state, "the detour left a condition unmet"
+            state = after
             out.append(j)
             if len(out) > MAX_PLAN:
                 raise ValueError("constructed plan too long")
@@ -583,17 +594,15 @@ def _prune(sub: list[Formula], plan: list[int]) -> list[int]:
 def _construct(sub: list[Formula], plan: list[int]) -> list[int]:
     """Extend a prefix plan by the last bulb with a detour: no optimality, always works."""
     new = len(sub) - 1
-    can = [compile_bits(c) for c in sub]
-    states = [0]
-    for b in plan:
-        states.append(states[-1] ^ (1 << b))
+    rules = _rules(sub)
+    states = _trace(rules, plan)
     best = min(range(len(states)), key=lambda t: (
         sum((states[t] >> v & 1) != val for v, val in _closest(sub[new], states[t]).items()), t))
     out = list(plan[:best])
-    state = _fix(sub, can, states[best], _closest(sub[new], states[best]), out)
-    state ^= 1 << new
+    state = _fix(sub, rules, states[best], _closest(sub[new], states[best]), out)
+    state = rules.step(state, new)
     out.append(new)
-    _fix(sub, can, state, {i: 1 for i in range(new)}, out)
+    _fix(sub, rules, state, {i: 1 for i in range(new)}, out)
     out = _prune(sub, out)
     if not _replay(sub, out):
         raise AssertionError("constructed plan does not replay")
