@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.energy import GENERATORS, format_action
+from ..envs.energy import GENERATORS, RENEWABLES, format_action
 from .base import TaskView
 
 PRIOR = {"thermal": 1.0, "wind": 0.8, "solar": 0.85}
@@ -149,7 +149,7 @@ class EnergyHeuristicAgent:
         plan["thermal"] = thermal
         # Over budget: move actual output from the dearest renewable to thermal.
         over = self._cost(plan, e, price) - 0.995 * budget
-        for k in sorted(("wind", "solar"), key=lambda s: -price[s] / e[s]):
+        for k in sorted(RENEWABLES, key=lambda s: -price[s] / e[s]):
             if over <= 0:
                 break
             saving = price[k] / e[k] - price["thermal"] / e["thermal"]
@@ -166,8 +166,8 @@ class EnergyHeuristicAgent:
     @staticmethod
     def _renewables(amount: float, e: dict[str, float], cap: dict[str, float],
                     price: dict[str, float]) -> dict[str, float]:
-        plan = {"wind": 0.0, "solar": 0.0}
-        for k in sorted(("wind", "solar"), key=lambda s: price[s] / e[s]):
+        plan = {k: 0.0 for k in RENEWABLES}
+        for k in sorted(RENEWABLES, key=lambda s: price[s] / e[s]):
             plan[k] = min(max(amount, 0.0), float(cap[k]) * e[k])
             amount -= plan[k]
         return plan

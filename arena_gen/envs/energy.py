@@ -62,6 +62,8 @@ from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
 
 SOURCES = ("thermal", "wind", "solar", "battery")
 GENERATORS = ("thermal", "wind", "solar")
+#: The generators whose efficiency follows a hidden periodic pattern.
+RENEWABLES = ("wind", "solar")
 #: Consecutive violation days that end the episode.
 COLLAPSE_DAYS = 3
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.seeds import component_rngs
 from ..core.task import Certificate, Draft, RubricItem
+from ..envs.energy import GENERATORS
 
 CAPACITY = {"thermal": 600.0, "wind": 350.0, "solar": 250.0, "battery": 80.0}
 #: Unit prices of rated output; ``battery`` is the wear cost per unit of battery flow.
@@ -95,7 +96,7 @@ def initial_rated(demand0: float, rng: np.random.Generator) -> dict[str, float]:
     total = demand0 * rng.uniform(0.95, 1.05)
     values = shares / shares.sum() * total
     return {k: round(min(float(v), CAPACITY[k]), DECIMALS)
-            for k, v in zip(("thermal", "wind", "solar"), values, strict=True)}
+            for k, v in zip(GENERATORS, values, strict=True)}
 
 
 def _round(values: Any) -> list[float]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.task import Draft
+from ..envs.energy import GENERATORS
 from .energy import CAPACITY, PRICES, RANGES, make_draft
 
 _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budget",
@@ -56,7 +57,7 @@ def _draft(path: Path, index: int, cfg: dict[str, Any]) -> Draft:
         "capacity": _table(where, "capacity", cfg["capacity"], CAPACITY),
         "prices": _table(where, "prices", cfg["prices"], PRICES),
         "initial_rated": {k: _num(where, f"initial_rated.{k}", cfg["initial_rated"].get(k))
-                          for k in ("thermal", "wind", "solar")}
+                          for k in GENERATORS}
         if isinstance(cfg["initial_rated"], dict) else _bad(where, "initial_rated"),
     }
     params = {"horizon": h, "source": path.name, "index": index,

@@ -29,9 +29,9 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from ..core.errors import VerificationError
-from ..core.game import WorldView, play
+from ..core.game import WorldView
 from ..core.task import Certificate
-from ..envs.energy import GENERATORS, SOURCES, EnergyGame, Rules, format_action
+from ..envs.energy import GENERATORS, SOURCES, EnergyGame, GridState, Rules, format_action
 
 VERIFIER_VERSION = 1
 DECIMALS = 6
@@ -199,9 +199,9 @@ def min_share(lp: LP, ramp_cap: float, scale: float) -> float | None:
     return float(res.fun) / scale if res.status == 0 else None
 
 
-def plan_actions(game: EnergyGame, lp: LP, x: np.ndarray) -> tuple[list[str], bool]:
+def plan_actions(game: EnergyGame, lp: LP, x: np.ndarray) -> tuple[list[str], GridState]:
     """Print an LP schedule as action texts and play them through the game; return the texts
-    and success (the battery command is re-derived from the played store each day)."""
+    and the final state (the battery command is re-derived from the played store each day)."""
     state = game.initial()
     actions: list[str] = []
     for t in range(game.rules.horizon):
@@ -212,7 +212,7 @@ def plan_actions(game: EnergyGame, lp: LP, x: np.ndarray) -> tuple[list[str], bo
         state, _ = game.act(state, text)
         if game.done(state):
             break
-    return actions, game.success(state)
+    return actions, state
 
 
 def _r(x: float) -> float:
@@ -238,7 +238,7 @@ def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
                   "stability_slack": _r(best_stab - rules.target_stability),
                   "carbon_slack": _r(rules.target_carbon - share)})
     actions: list[str] = []
-    ok = False
+    end: GridState | None = None
     if best_stab > rules.target_stability and share < rules.target_carbon:
         carbon_slack = rules.target_carbon - share
         for scale in (1.0, 4.0, 16.0):
@@ -250,11 +250,12 @@ def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
                            ramp_limit(rules, rules.target_stability + m["stability"]))
             if res.status != 0:
                 continue
-            actions, ok = plan_actions(game, wlp, res.x)
-            if ok:
+            actions, end = plan_actions(game, wlp, res.x)
+            if game.success(end):
                 break
+    ok = end is not None and game.success(end)
     if ok:
-        end = play(game, actions).final
+        assert end is not None
         facts.update({"witness_stability": _r(end.stability),
                       "witness_thermal_share": _r(end.thermal_share)})
     facts["worst_case_plan"] = worst_case(world, rules)
@@ -282,8 +283,9 @@ def blind_plan(world: dict[str, Any], rules: Rules,
                  [0.0, ramp_limit(rules, rules.target_stability)])
     if res.status != 0:
         return "infeasible", None
-    actions, ok = plan_actions(EnergyGame(WorldView(world)), lp, res.x)
-    return ("succeeds" if ok else "fails"), len(actions)
+    game = EnergyGame(WorldView(world))
+    actions, end = plan_actions(game, lp, res.x)
+    return ("succeeds" if game.success(end) else "fails"), len(actions)
 
 
 def verify(task: Any) -> Certificate:
