@@ -18,7 +18,7 @@ from arena_gen.generator.energy import PRESETS, sample
 
 def small_task(horizon: int = 12, index: int = 0) -> Task:
     """An unverified energy task with a short horizon (dynamics tests need no certificate)."""
-    config = dict(PRESETS["lite"], horizon=horizon)
+    config = PRESETS["lite"].replace(horizon=horizon)
     draft = sample(config, task_seed(3, "custom", 3, index))
     cert = Certificate(solvable=False, method="lp", min_steps=None, witness=[],
                        verifier_version=1, seconds=None)

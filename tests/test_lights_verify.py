@@ -14,7 +14,9 @@ from arena_gen.core.task import Draft, Task
 from arena_gen.envs.game_env import GameEnv
 from arena_gen.envs.lights import LightsGame, Rules
 from arena_gen.envs.lights_formula import parse
-from arena_gen.generator.lights import PRESETS, sample
+from arena_gen.generator.lights import PRESETS, LightsPreset, sample
+from arena_gen.generator.preset import PresetError
+from arena_gen.generator.suites import preset
 from arena_gen.verifiers.lights import verify
 from arena_gen.verifiers.lights_bfs import bfs
 from arena_gen.verifiers.lights_sat import solve
@@ -85,9 +87,9 @@ def test_bfs_counts_reachable_states_for_small_n() -> None:
     assert big.certificate.facts["reachable_states"] == 2 ** big.world["n"]
 
 
-def _config(n: int, max_literals: int, p_not: float, p_and: float) -> dict:
-    return {**PRESETS["lite"], "n_values": [n], "n_weights": [1], "max_literals": max_literals,
-            "p_not": p_not, "p_and": p_and}
+def _config(n: int, max_literals: int, p_not: float, p_and: float) -> LightsPreset:
+    return PRESETS["lite"].replace(n_values=(n,), n_weights=(1,), max_literals=max_literals,
+                                   p_not=p_not, p_and=p_and)
 
 
 worlds = st.builds(
@@ -204,14 +206,14 @@ def test_feedback_lines_match_the_spec() -> None:
 
 @pytest.mark.slow
 def test_sat_proves_a_twenty_bulb_minimum() -> None:
-    config = {**PRESETS["challenge"], "n_values": [20], "n_weights": [1]}
+    config = PRESETS["challenge"].replace(n_values=(20,), n_weights=(1,))
     world = sample(config, np.random.SeedSequence([99, 20, 0])).world
     result = solve(world, bfs_prefix=0, max_conflicts=None)
     assert result.exact and result.min_steps == bfs(world).min_steps == 46
 
 
 def test_sat_bounds_are_honest_when_effort_runs_out() -> None:
-    config = {**PRESETS["challenge"], "n_values": [30], "n_weights": [1]}
+    config = PRESETS["challenge"].replace(n_values=(30,), n_weights=(1,))
     world = sample(config, np.random.SeedSequence([99, 30, 1])).world
     result = solve(world, max_conflicts=2000, plan_conflicts=2000)
     assert result.upper is not None and result.lower <= result.upper
@@ -279,3 +281,38 @@ def test_lite_n_follows_the_preset_weights_despite_rejection() -> None:
     for i, g in rejected:  # the first, rejected candidate already had the accepted task's N
         first = sample(PRESETS["lite"], attempt_seed(task_seed(7, "lite", 1, i), 0))
         assert first.params["n"] == g.task.params["n"]
+
+
+def test_presets_record_exactly_the_released_manifest_dicts() -> None:
+    # The manifest records preset(suite, env) minus "count": these dicts are its bytes.
+    assert PRESETS["lite"].to_dict() == {
+        "count": 30, "n_values": [6, 7, 8, 9, 10], "n_weights": [1, 2, 5, 14, 8],
+        "max_literals": 8, "p_not": 0.55, "p_and": 0.6, "min_len": 10, "budget": 200,
+        "max_attempts": 500}
+    assert PRESETS["challenge"].to_dict() == {
+        "count": 10, "n_values": list(range(16, 25)), "n_weights": [1] * 9, "max_literals": 8,
+        "p_not": 0.55, "p_and": 0.6, "min_len_over_n": 4, "budget": 1000, "max_attempts": 500}
+    for suite in ("lite", "challenge"):
+        assert preset(suite, "lights") == PRESETS[suite].to_dict()
+        assert LightsPreset.from_dict(PRESETS[suite].to_dict()) == PRESETS[suite]
+        # the sampler reads a preset and its dict form alike
+        seq = np.random.SeedSequence([5, 1])
+        assert sample(PRESETS[suite], seq) == sample(PRESETS[suite].to_dict(), seq)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"p_nto": 0.5}, "unknown key 'p_nto' \\(did you mean 'p_not'\\?\\)"),
+    ({"p_not": 1.5}, "LightsPreset.p_not = 1.5: must be in \\[0.0, 1.0\\]"),
+    ({"n_values": [6, 40]}, "n_values"),
+    ({"n_values": [6, 7], "n_weights": [1]}, "one weight per value"),
+    ({"n_weights": [0, 0, 0, 0, 0]}, "positive weight"),
+    ({"max_literals": 0}, "max_literals"),
+    ({"budget": "200"}, "budget = '200': must be an integer"),
+    ({"count": True}, "count"),
+    ({"min_len_over_n": 4}, "exactly one of min_len and min_len_over_n"),
+])
+def test_preset_errors_name_the_key(change: dict, message: str) -> None:
+    with pytest.raises(PresetError, match=message):
+        LightsPreset.from_dict({**PRESETS["lite"].to_dict(), **change})
+    with pytest.raises(PresetError, match="unknown key 'n_valeus'"):
+        sample({**PRESETS["lite"].to_dict(), "n_valeus": [6]}, np.random.SeedSequence(0))

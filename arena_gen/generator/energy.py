@@ -8,6 +8,8 @@ reused one seed across them). Stored floats are rounded to 6 decimals.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,7 @@ import numpy as np
 from ..core.seeds import component_rngs
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.energy import GENERATORS
+from .preset import Preset
 
 CAPACITY = {"thermal": 600.0, "wind": 350.0, "solar": 250.0, "battery": 80.0}
 #: Unit prices of rated output; ``battery`` is the wear cost per unit of battery flow.
@@ -23,11 +26,44 @@ RANGES = {"wind": (0.60, 1.05), "solar": (0.65, 1.10), "thermal": (0.95, 1.05)}
 BUDGET_FACTOR = 4.2
 DECIMALS = 6
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "lite": {"count": 30, "horizon": 120, "t_min": 15, "t_max": 25, "shift": False,
-             "min_stability_slack": 0.01, "min_carbon_slack": 0.01, "max_attempts": 50},
-    "challenge": {"count": 10, "horizon": 1000, "t_min": 15, "t_max": 25, "shift": True,
-                  "min_stability_slack": 0.01, "min_carbon_slack": 0.01, "max_attempts": 50},
+#: Longest horizon a preset may ask for (the importer's limit too).
+MAX_HORIZON = 10_000
+
+
+@dataclass(frozen=True)
+class EnergyPreset(Preset):
+    """The knobs of an energy suite: horizon, pattern periods, the shift, acceptance slacks.
+
+    ``horizon``: days; ``t_min`` / ``t_max``: the range of the hidden wind and solar periods;
+    ``shift``: one pattern shift (new base pattern and period) between H/3 and 2H/3;
+    ``min_stability_slack`` / ``min_carbon_slack``: acceptance floors on the LP slacks.
+    """
+
+    horizon: int
+    t_min: int
+    t_max: int
+    shift: bool
+    min_stability_slack: float
+    min_carbon_slack: float
+
+    def validate(self) -> None:
+        self.positive_int("horizon", MAX_HORIZON)
+        self.positive_int("t_min")
+        self.number("t_max", self.t_min, None, integer=True)
+        if not isinstance(self.shift, bool):
+            raise self._fail("shift", "must be true or false")
+        if self.shift and self.horizon < 3:
+            raise self._fail("horizon", "a shift needs a horizon of at least 3 days")
+        self.number("min_stability_slack", 0.0, 1.0)
+        self.number("min_carbon_slack", 0.0, 1.0)
+
+
+PRESETS: dict[str, EnergyPreset] = {
+    "lite": EnergyPreset(count=30, horizon=120, t_min=15, t_max=25, shift=False,
+                         min_stability_slack=0.01, min_carbon_slack=0.01, max_attempts=50),
+    "challenge": EnergyPreset(count=10, horizon=1000, t_min=15, t_max=25, shift=True,
+                              min_stability_slack=0.01, min_carbon_slack=0.01,
+                              max_attempts=50),
 }
 
 RUBRIC = [
@@ -162,12 +198,13 @@ def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
                  rules_text=rules_text(world), rubric=list(RUBRIC))
 
 
-def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
-    """Draw one candidate world from a preset config and one attempt's seed stream."""
+def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
+    """Draw one candidate world from a preset and one attempt's seed stream."""
+    preset = EnergyPreset.coerce(config)
     rngs = component_rngs(seq, ["wind", "solar", "thermal", "demand", "targets", "initial",
                                 "shift"])
-    h, t_min, t_max = int(config["horizon"]), int(config["t_min"]), int(config["t_max"])
-    shift_day = int(rngs["shift"].integers(h // 3, 2 * h // 3 + 1)) if config["shift"] else None
+    h, t_min, t_max = preset.horizon, preset.t_min, preset.t_max
+    shift_day = int(rngs["shift"].integers(h // 3, 2 * h // 3 + 1)) if preset.shift else None
     eff_wind, wind_periods = efficiency("wind", h, t_min, t_max, shift_day, rngs["wind"])
     eff_solar, solar_periods = efficiency("solar", h, t_min, t_max, shift_day, rngs["solar"])
     lo, hi = RANGES["thermal"]
@@ -189,8 +226,8 @@ def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
         "initial_rated": initial_rated(demand[0], rngs["initial"]),
     }
     params = {"horizon": h, "t_min": t_min, "t_max": t_max, "shift_day": shift_day,
-              "min_stability_slack": float(config["min_stability_slack"]),
-              "min_carbon_slack": float(config["min_carbon_slack"])}
+              "min_stability_slack": float(preset.min_stability_slack),
+              "min_carbon_slack": float(preset.min_carbon_slack)}
     return make_draft(world, params)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -9,16 +11,61 @@ import numpy as np
 from ..core.seeds import child, component_rngs, rng, task_level_seed
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.lights_formula import Formula, to_text
+from .preset import Preset, PresetError
+
+#: Largest bulb count a preset may ask for (bitmask states; BFS up to 24, SAT beyond).
+MAX_N = 30
+
+
+@dataclass(frozen=True)
+class LightsPreset(Preset):
+    """The knobs of a lights suite: N distribution, condition shape, budget, acceptance floor.
+
+    ``n_values`` / ``n_weights``: the bulb counts and their (unnormalised) weights, N drawn
+    once per task; ``max_literals``, ``p_not``, ``p_and``: each condition is a left-nested
+    chain of up to ``max_literals`` literals over earlier bulbs, each negated with ``p_not``,
+    joined by ``and`` with ``p_and`` (else ``or``); ``budget``: agent turns; the accepted
+    exact minimum is at least ``min_len``, or N + ``min_len_over_n`` (exactly one is set).
+    """
+
+    n_values: tuple[int, ...]
+    n_weights: tuple[float, ...]
+    max_literals: int
+    p_not: float
+    p_and: float
+    budget: int
+    min_len: int | None = None
+    min_len_over_n: int | None = None
+
+    def validate(self) -> None:
+        values = self.sequence("n_values", integer=True, lo=1, hi=MAX_N)
+        weights = self.sequence("n_weights", lo=0)
+        if len(weights) != len(values):
+            raise self._fail("n_weights", f"needs one weight per value of n_values "
+                                          f"({len(values)})")
+        if not sum(weights) > 0:
+            raise self._fail("n_weights", "needs a positive weight")
+        self.positive_int("max_literals", MAX_N)
+        self.probability("p_not")
+        self.probability("p_and")
+        self.positive_int("budget")
+        if (self.min_len is None) == (self.min_len_over_n is None):
+            raise PresetError("LightsPreset: set exactly one of min_len and min_len_over_n")
+        if self.min_len is not None:
+            self.number("min_len", 0, self.budget, integer=True)
+        else:
+            self.number("min_len_over_n", 0, self.budget, integer=True)
+
 
 # N weights follow the released OdysseyArena Lite data (levels 6..10: 1, 2, 5, 14, 8 of 30);
 # p_not and p_and are the literal shares measured on that data (359/653 negated, 244/417 'and').
-PRESETS: dict[str, dict[str, Any]] = {
-    "lite": {"count": 30, "n_values": [6, 7, 8, 9, 10], "n_weights": [1, 2, 5, 14, 8],
-             "max_literals": 8, "p_not": 0.55, "p_and": 0.6, "min_len": 10, "budget": 200,
-             "max_attempts": 500},
-    "challenge": {"count": 10, "n_values": list(range(16, 25)), "n_weights": [1] * 9,
-                  "max_literals": 8, "p_not": 0.55, "p_and": 0.6, "min_len_over_n": 4,
-                  "budget": 1000, "max_attempts": 500},
+PRESETS: dict[str, LightsPreset] = {
+    "lite": LightsPreset(count=30, n_values=(6, 7, 8, 9, 10), n_weights=(1, 2, 5, 14, 8),
+                         max_literals=8, p_not=0.55, p_and=0.6, min_len=10, budget=200,
+                         max_attempts=500),
+    "challenge": LightsPreset(count=10, n_values=tuple(range(16, 25)), n_weights=(1,) * 9,
+                              max_literals=8, p_not=0.55, p_and=0.6, min_len_over_n=4,
+                              budget=1000, max_attempts=500),
 }
 
 RUBRIC = [RubricItem("all_on", "Every bulb is on at the end of the episode.")]
@@ -63,31 +110,34 @@ def public_view(n: int, budget: int) -> dict[str, Any]:
     return {"n": n, "intro": intro, "action_format": "a bulb index, e.g. 3"}
 
 
-def min_len_for(config: dict[str, Any], n: int) -> int:
+def min_len_for(config: LightsPreset | Mapping[str, Any], n: int) -> int:
     """The acceptance floor on the exact minimum: fixed, or N plus an offset."""
-    if "min_len" in config:
-        return int(config["min_len"])
-    return n + int(config["min_len_over_n"])
+    preset = LightsPreset.coerce(config)
+    if preset.min_len is not None:
+        return preset.min_len
+    assert preset.min_len_over_n is not None
+    return n + preset.min_len_over_n
 
 
-def sample(config: dict[str, Any], seq: np.random.SeedSequence) -> Draft:
+def sample(config: LightsPreset | Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate world from a preset config and one attempt's seed stream.
 
     N is drawn once per task (task-level stream) and kept across rejected attempts, so the
     suite's N distribution follows the preset weights instead of drifting to large N, where
     the ``min_len`` floor rejects less often.
     """
+    preset = LightsPreset.coerce(config)
     rngs = component_rngs(seq, ["order", "conditions"])
-    weights = np.asarray(config["n_weights"], dtype=float)
-    n = int(rng(child(task_level_seed(seq), 0)).choice(config["n_values"],
+    weights = np.asarray(preset.n_weights, dtype=float)
+    n = int(rng(child(task_level_seed(seq), 0)).choice(list(preset.n_values),
                                                        p=weights / weights.sum()))
     order = [int(x) for x in rngs["order"].permutation(n)]
     conditions = make_conditions(n, order, rngs["conditions"],
-                                 max_literals=int(config["max_literals"]),
-                                 p_not=float(config["p_not"]), p_and=float(config["p_and"]))
-    budget = int(config["budget"])
-    params = {"n": n, "max_literals": config["max_literals"], "p_not": config["p_not"],
-              "p_and": config["p_and"], "min_len": min_len_for(config, n)}
+                                 max_literals=preset.max_literals,
+                                 p_not=float(preset.p_not), p_and=float(preset.p_and))
+    budget = preset.budget
+    params = {"n": n, "max_literals": preset.max_literals, "p_not": preset.p_not,
+              "p_and": preset.p_and, "min_len": min_len_for(preset, n)}
     return Draft(params=params, budget=budget, public=public_view(n, budget),
                  world={"n": n, "order": order, "conditions": conditions},
                  rules_text=rules_text(conditions), rubric=list(RUBRIC))
