@@ -1,34 +1,8 @@
 """Energy Dispatch: schedule thermal, wind, solar and a battery each day under hidden efficiencies.
 
-Description:
-    Each day the agent sets the rated output of thermal, wind and solar generation and a battery
-    command. Actual output is rated x a hidden daily efficiency; wind and solar efficiencies
-    follow hidden periodic patterns (period 15-25 days, small noise) that the agent must infer
-    from what it observes (yesterday's rated and actual outputs). Goal: reach the horizon without
-    collapsing, with average stability above the target and thermal share below the target.
-Action Space:
-    A JSON object ``{"thermal": x, "wind": x, "solar": x, "battery": x}`` of finite numbers.
-    Thermal, wind and solar are clamped to ``[0, capacity]``; battery to ``[-80, 80]`` (positive
-    discharges, negative charges). Missing keys are 0. Malformed JSON, a non-object, an unknown
-    key, or a non-numeric / non-finite / boolean value is invalid: a one-line reason, the day
-    does not advance, one turn spent, ``info["valid"] = False``.
-Observation:
-    The day, running stability and thermal share against their targets, stored battery energy,
-    yesterday's rated and actual outputs, battery flow, supply vs demand, cost vs budget, ramp,
-    the day's stability and which constraints broke, the consecutive violation count, and today's
-    demand and budget. Efficiencies are never shown directly.
-Starting State:
-    Day 0, empty battery, the task's initial rated values as "yesterday's" setting (the ramp of
-    day 0 is measured from them; the battery's previous command is 0).
-Rewards:
-    1.0 on the final day if the task succeeds, 0.0 otherwise.
-Episode End:
-    Terminated when the horizon is reached, or on the third consecutive day with a demand or
-    budget violation (a collapse, failure). Truncated when the turn budget is spent.
-Arguments:
-    ``task``: an energy :class:`~arena_gen.core.task.Task` (or its JSON dict).
-Version History:
-    v1: initial release.
+The rules (:class:`Rules`, the one transition function) and the game (:class:`EnergyGame`, whose
+docstring holds the Gymnasium sections and the Information keys) live here; the text env is
+the generic :class:`~arena_gen.envs.game_env.GameEnv` around the game.
 
 Semantics follow the released OdysseyArena environment (EnergyEnv_v5): cost uses the rated
 values plus the battery wear x |actual battery flow|; the ramp sums |rated(t) - rated(t-1)| over
@@ -255,22 +229,32 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     """Energy Dispatch.
 
     Description:
-        Each day the agent sets rated thermal, wind and solar output and a battery command;
-        actual output is rated x a hidden daily efficiency (wind and solar periodic).
+        Each day the agent sets the rated output of thermal, wind and solar generation and a
+        battery command. Actual output is rated x a hidden daily efficiency; wind and solar
+        efficiencies follow hidden periodic patterns (period 15-25 days, small noise) that the
+        agent must infer from what it observes (yesterday's rated and actual outputs). Goal:
+        reach the horizon without collapsing, with average stability above the target and
+        thermal share below the target.
     Action Space:
-        JSON ``{"thermal": x, "wind": x, "solar": x, "battery": x}`` of finite numbers (clamped;
-        missing keys are 0). A malformed action is invalid and the day does not advance.
+        A JSON object ``{"thermal": x, "wind": x, "solar": x, "battery": x}`` of finite
+        numbers. Thermal, wind and solar are clamped to ``[0, capacity]``; battery to
+        ``[-80, 80]`` (positive discharges, negative charges). Missing keys are 0. Malformed
+        JSON, a non-object, an unknown key, or a non-numeric / non-finite / boolean value is
+        invalid: a one-line reason, the day does not advance, one turn spent.
     Observation:
-        The feedback line, the day, running stability and thermal share against their targets,
-        the battery, yesterday's rated and actual outputs, supply, cost, ramp and violations,
-        today's demand and budget, and the turns left.
+        The feedback line, the day, running stability and thermal share against their
+        targets, stored battery energy, yesterday's rated and actual outputs, battery flow,
+        supply vs demand, cost vs budget, ramp, the day's stability and which constraints
+        broke, the consecutive violation count, today's demand and budget, and the turns
+        left. Efficiencies are never shown directly.
     Starting State:
-        Day 0, empty battery, the task's initial rated values as yesterday's setting.
+        Day 0, empty battery, the task's initial rated values as yesterday's setting (the ramp
+        of day 0 is measured from them; the battery's previous command is 0).
     Rewards:
         1.0 on the final day if the task succeeds, else 0.0.
     Episode End:
-        Terminated at the horizon or on a collapse (three consecutive violation days);
-        truncated when the turn budget is spent.
+        Terminated when the horizon is reached, or on the third consecutive day with a demand
+        or budget violation (a collapse, failure); truncated when the turn budget is spent.
     Information:
         ``day``, ``horizon``, ``collapsed``, ``survived`` (horizon reached without collapse),
         ``stability`` (running average), ``thermal_share`` (cumulative), ``target_stability``,

@@ -1,25 +1,8 @@
 """Turn On Lights: find the hidden Boolean dependency network between bulbs and light them all.
 
-Description:
-    N bulbs ``B0 .. B(N-1)`` start off. Each bulb has a hidden condition over other bulbs (a
-    relabelled DAG: the first bulb in a hidden order is always toggleable, every later bulb's
-    condition reads only earlier bulbs). Toggling a bulb flips it only if its condition holds.
-Action Space:
-    A bulb index as text, e.g. ``"3"`` (``"B3"`` is accepted too). Anything else is invalid: a
-    one-line reason, state unchanged, one turn spent.
-Observation:
-    The feedback line (``Toggled B3 to on.`` or ``B3 remains inactive... remaining bulbs should
-    be in specific mode.``), the state line (``on off off ...``) and the turns left.
-Starting State:
-    All bulbs off.
-Rewards:
-    1.0 on the turn that lights every bulb, 0.0 otherwise.
-Episode End:
-    Terminated when every bulb is on; truncated when the turn budget is spent.
-Arguments:
-    ``task``: a lights :class:`~arena_gen.core.task.Task` (or its JSON dict).
-Version History:
-    v1: initial release.
+The rules (:class:`Rules`, the one transition function) and the game (:class:`LightsGame`, whose
+docstring holds the Gymnasium sections and the Information keys) live here; the text env is
+the generic :class:`~arena_gen.envs.game_env.GameEnv` around the game.
 
 Decisions where the spec is silent: a leading ``B`` and surrounding whitespace are tolerated in
 an action (``" B3 "`` toggles bulb 3), since agents write either form.
@@ -104,13 +87,16 @@ class LightsGame(Game[int, int, LightsFacts]):
     """Turn On Lights.
 
     Description:
-        N bulbs ``B0 .. B(N-1)`` start off; each has a hidden condition over other bulbs (a
-        relabelled DAG). Toggling a bulb flips it only if its condition holds now.
+        N bulbs ``B0 .. B(N-1)`` start off. Each bulb has a hidden condition over other bulbs
+        (a relabelled DAG: the first bulb in a hidden order is always toggleable, every later
+        bulb's condition reads only earlier bulbs). Toggling a bulb flips it only if its
+        condition holds now.
     Action Space:
         A bulb index as text (``"3"``, ``"B3"`` and surrounding whitespace accepted); anything
         else is invalid: a one-line reason, state unchanged, one turn spent.
     Observation:
-        The feedback line, ``State: on off ...`` in bulb order, and the turns left.
+        The feedback line (``Toggled B3 to on.`` or ``B3 remains inactive... remaining bulbs
+        should be in specific mode.``), ``State: on off ...`` in bulb order, and the turns left.
     Starting State:
         All bulbs off (state 0, a bitmask with bit i for bulb i).
     Rewards:
