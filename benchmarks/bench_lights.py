@@ -23,7 +23,7 @@ SEED = 2026
 
 def world(n: int, index: int = 0) -> dict:
     """The benchmark world of size n (Challenge knobs, N pinned)."""
-    config = {**PRESETS["challenge"], "n_values": [n], "n_weights": [1]}
+    config = PRESETS["challenge"].replace(n_values=(n,), n_weights=(1,))
     return sample(config, np.random.SeedSequence([SEED, n, index])).world
 
 
@@ -66,7 +66,7 @@ def bench_plan40(limit: float) -> None:
 
 
 def bench_preset(suite: str) -> None:
-    count = int(PRESETS[suite]["count"])
+    count = PRESETS[suite].count
     start = time.perf_counter()
     attempts = 0
     for i in range(count):

@@ -303,7 +303,7 @@ def test_presets_record_exactly_the_released_manifest_dicts() -> None:
 @pytest.mark.parametrize("change, message", [
     ({"p_nto": 0.5}, "unknown key 'p_nto' \\(did you mean 'p_not'\\?\\)"),
     ({"p_not": 1.5}, "LightsPreset.p_not = 1.5: must be in \\[0.0, 1.0\\]"),
-    ({"n_values": [6, 40]}, "n_values"),
+    ({"n_values": [6, 70]}, "n_values = \\(6, 70\\): items must be in"),
     ({"n_values": [6, 7], "n_weights": [1]}, "one weight per value"),
     ({"n_weights": [0, 0, 0, 0, 0]}, "positive weight"),
     ({"max_literals": 0}, "max_literals"),

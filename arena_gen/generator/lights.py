@@ -13,8 +13,9 @@ from ..core.task import Certificate, Draft, RubricItem
 from ..envs.lights_formula import Formula, to_text
 from .preset import Preset, PresetError
 
-#: Largest bulb count a preset may ask for (bitmask states; BFS up to 24, SAT beyond).
-MAX_N = 30
+#: Largest bulb count a preset may ask for (a sanity bound: the verifier uses BFS up to 24 and
+#: SAT beyond; the lights benchmark plans N = 40).
+MAX_N = 64
 
 
 @dataclass(frozen=True)
