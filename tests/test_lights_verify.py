@@ -15,7 +15,7 @@ from arena_gen.envs.game_env import GameEnv
 from arena_gen.envs.lights import LightsGame, Rules
 from arena_gen.envs.lights_formula import parse
 from arena_gen.generator.lights import PRESETS, LightsPreset, sample
-from arena_gen.generator.preset import PresetError
+from arena_gen.generator.presets import PresetError
 from arena_gen.generator.suites import preset
 from arena_gen.verifiers.lights import verify
 from arena_gen.verifiers.lights_bfs import bfs
@@ -294,25 +294,27 @@ def test_presets_record_exactly_the_released_manifest_dicts() -> None:
         "p_not": 0.55, "p_and": 0.6, "min_len_over_n": 4, "budget": 1000, "max_attempts": 500}
     for suite in ("lite", "challenge"):
         assert preset(suite, "lights") == PRESETS[suite].to_dict()
-        assert LightsPreset.from_dict(PRESETS[suite].to_dict()) == PRESETS[suite]
+        assert LightsPreset.of(PRESETS[suite].to_dict()) == PRESETS[suite]
         # the sampler reads a preset and its dict form alike
         seq = np.random.SeedSequence([5, 1])
         assert sample(PRESETS[suite], seq) == sample(PRESETS[suite].to_dict(), seq)
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"p_nto": 0.5}, "unknown key 'p_nto' \\(did you mean 'p_not'\\?\\)"),
-    ({"p_not": 1.5}, "LightsPreset.p_not = 1.5: must be in \\[0.0, 1.0\\]"),
-    ({"n_values": [6, 70]}, "n_values = \\(6, 70\\): items must be in"),
+    ({"p_nto": 0.5}, "unknown LightsPreset knob 'p_nto'; did you mean 'p_not'\\?"),
+    ({"p_not": 1.5}, "knob 'p_not' = 1.5 is outside \\[0.0, 1.0\\]"),
+    ({"n_values": [6, 70]}, "knob 'n_values' has 70 outside \\[1, 64\\]"),
+    ({"n_values": []}, "knob 'n_values' must be a non-empty list"),
     ({"n_values": [6, 7], "n_weights": [1]}, "one weight per value"),
     ({"n_weights": [0, 0, 0, 0, 0]}, "positive weight"),
     ({"max_literals": 0}, "max_literals"),
-    ({"budget": "200"}, "budget = '200': must be an integer"),
+    ({"budget": "200"}, "knob 'budget' must be a whole number, got '200'"),
     ({"count": True}, "count"),
-    ({"min_len_over_n": 4}, "exactly one of min_len and min_len_over_n"),
+    ({"min_len": 300}, "floor 300 exceeds the budget 200"),
+    ({"min_len_over_n": 4}, "exactly one of the knobs 'min_len' and 'min_len_over_n'"),
 ])
 def test_preset_errors_name_the_key(change: dict, message: str) -> None:
     with pytest.raises(PresetError, match=message):
-        LightsPreset.from_dict({**PRESETS["lite"].to_dict(), **change})
-    with pytest.raises(PresetError, match="unknown key 'n_valeus'"):
+        LightsPreset.of({**PRESETS["lite"].to_dict(), **change})
+    with pytest.raises(PresetError, match="unknown LightsPreset knob 'n_valeus'"):
         sample({**PRESETS["lite"].to_dict(), "n_valeus": [6]}, np.random.SeedSequence(0))

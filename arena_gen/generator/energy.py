@@ -17,7 +17,7 @@ import numpy as np
 from ..core.seeds import component_rngs
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.energy import GENERATORS
-from .preset import Preset
+from .presets import Preset, PresetError, knob
 
 CAPACITY = {"thermal": 600.0, "wind": 350.0, "solar": 250.0, "battery": 80.0}
 #: Unit prices of rated output; ``battery`` is the wear cost per unit of battery flow.
@@ -25,10 +25,6 @@ PRICES = {"thermal": 3.0, "wind": 5.0, "solar": 6.0, "battery": 0.1}
 RANGES = {"wind": (0.60, 1.05), "solar": (0.65, 1.10), "thermal": (0.95, 1.05)}
 BUDGET_FACTOR = 4.2
 DECIMALS = 6
-
-#: Longest horizon a preset may ask for (the importer's limit too).
-MAX_HORIZON = 10_000
-
 
 @dataclass(frozen=True)
 class EnergyPreset(Preset):
@@ -39,23 +35,19 @@ class EnergyPreset(Preset):
     ``min_stability_slack`` / ``min_carbon_slack``: acceptance floors on the LP slacks.
     """
 
-    horizon: int
-    t_min: int
-    t_max: int
-    shift: bool
-    min_stability_slack: float
-    min_carbon_slack: float
+    count: int = knob(1, 10_000, kind=int)
+    horizon: int = knob(3, 10_000, kind=int)  # the importer's limit; a shift needs 3 days
+    t_min: int = knob(2, 1_000, kind=int)
+    t_max: int = knob(2, 1_000, kind=int)
+    shift: bool = knob(kind=bool)
+    min_stability_slack: float = knob(0.0, 1.0)
+    min_carbon_slack: float = knob(0.0, 1.0)
+    max_attempts: int = knob(1, 100_000, kind=int)
 
     def validate(self) -> None:
-        self.positive_int("horizon", MAX_HORIZON)
-        self.positive_int("t_min")
-        self.number("t_max", self.t_min, None, integer=True)
-        if not isinstance(self.shift, bool):
-            raise self._fail("shift", "must be true or false")
-        if self.shift and self.horizon < 3:
-            raise self._fail("horizon", "a shift needs a horizon of at least 3 days")
-        self.number("min_stability_slack", 0.0, 1.0)
-        self.number("min_carbon_slack", 0.0, 1.0)
+        if self.t_min > self.t_max:
+            raise PresetError(f"EnergyPreset knob 't_min' = {self.t_min} exceeds 't_max' = "
+                              f"{self.t_max}")
 
 
 PRESETS: dict[str, EnergyPreset] = {
@@ -200,7 +192,7 @@ def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
 
 def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate world from a preset and one attempt's seed stream."""
-    preset = EnergyPreset.coerce(config)
+    preset = EnergyPreset.of(config)
     rngs = component_rngs(seq, ["wind", "solar", "thermal", "demand", "targets", "initial",
                                 "shift"])
     h, t_min, t_max = preset.horizon, preset.t_min, preset.t_max

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,11 +12,27 @@ import numpy as np
 from ..core.seeds import child, component_rngs, rng, task_level_seed
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.lights_formula import Formula, to_text
-from .preset import Preset, PresetError
+from .presets import Preset, PresetError, _check, knob
 
 #: Largest bulb count a preset may ask for (a sanity bound: the verifier uses BFS up to 24 and
 #: SAT beyond; the lights benchmark plans N = 40).
 MAX_N = 64
+#: Knobs beyond the scalar ``knob`` kinds: the N list and its weights (any length), and the two
+#: alternative acceptance floors, exactly one of which is set (the unset one is not recorded).
+_LISTS = ("n_values", "n_weights")
+_FLOORS = ("min_len", "min_len_over_n")
+
+
+def _sequence(name: str, value: Any, lo: float, hi: float | None, *, integer: bool) -> None:
+    if not isinstance(value, tuple) or not value:
+        raise PresetError(f"preset knob {name!r} must be a non-empty list, got {value!r}")
+    kinds = (int,) if integer else (int, float)
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, kinds):
+            what = "whole numbers" if integer else "numbers"
+            raise PresetError(f"preset knob {name!r} must be a list of {what}, got {value!r}")
+        if v < lo or (hi is not None and v > hi):
+            raise PresetError(f"preset knob {name!r} has {v!r} outside [{lo}, {hi}]")
 
 
 @dataclass(frozen=True)
@@ -29,33 +46,63 @@ class LightsPreset(Preset):
     exact minimum is at least ``min_len``, or N + ``min_len_over_n`` (exactly one is set).
     """
 
-    n_values: tuple[int, ...]
-    n_weights: tuple[float, ...]
-    max_literals: int
-    p_not: float
-    p_and: float
-    budget: int
-    min_len: int | None = None
-    min_len_over_n: int | None = None
+    count: int = knob(1, 10_000, kind=int)
+    n_values: tuple[int, ...] = dataclasses.field(metadata={"kind": list})
+    n_weights: tuple[float, ...] = dataclasses.field(metadata={"kind": list})
+    max_literals: int = knob(1, MAX_N, kind=int)
+    p_not: float = knob(0.0, 1.0)
+    p_and: float = knob(0.0, 1.0)
+    budget: int = knob(1, 100_000, kind=int)
+    max_attempts: int = knob(1, 100_000, kind=int)
+    min_len: int | None = dataclasses.field(default=None, metadata={"kind": int, "lo": 0})
+    min_len_over_n: int | None = dataclasses.field(default=None,
+                                                   metadata={"kind": int, "lo": 0})
+
+    def __post_init__(self) -> None:
+        for name in _LISTS:
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+        _sequence("n_values", self.n_values, 1, MAX_N, integer=True)
+        _sequence("n_weights", self.n_weights, 0, None, integer=False)
+        set_floors = [f for f in _FLOORS if getattr(self, f) is not None]
+        if len(set_floors) != 1:
+            raise PresetError("LightsPreset needs exactly one of the knobs 'min_len' and "
+                              f"'min_len_over_n', got {set_floors or 'neither'}")
+        for f in dataclasses.fields(self):  # the scalar knobs: the shared checks
+            if f.name not in _LISTS and getattr(self, f.name) is not None:
+                _check(f.name, getattr(self, f.name), f.metadata.get("lo"),
+                       f.metadata.get("hi"), f.metadata.get("kind", float))
+        self.validate()
 
     def validate(self) -> None:
-        values = self.sequence("n_values", integer=True, lo=1, hi=MAX_N)
-        weights = self.sequence("n_weights", lo=0)
-        if len(weights) != len(values):
-            raise self._fail("n_weights", f"needs one weight per value of n_values "
-                                          f"({len(values)})")
-        if not sum(weights) > 0:
-            raise self._fail("n_weights", "needs a positive weight")
-        self.positive_int("max_literals", MAX_N)
-        self.probability("p_not")
-        self.probability("p_and")
-        self.positive_int("budget")
-        if (self.min_len is None) == (self.min_len_over_n is None):
-            raise PresetError("LightsPreset: set exactly one of min_len and min_len_over_n")
-        if self.min_len is not None:
-            self.number("min_len", 0, self.budget, integer=True)
-        else:
-            self.number("min_len_over_n", 0, self.budget, integer=True)
+        if len(self.n_weights) != len(self.n_values):
+            raise PresetError(f"preset knob 'n_weights' needs one weight per value of "
+                              f"'n_values' ({len(self.n_values)}), got {list(self.n_weights)}")
+        if not sum(self.n_weights) > 0:
+            raise PresetError("preset knob 'n_weights' needs a positive weight")
+        floor = self.min_len if self.min_len is not None else self.min_len_over_n
+        if floor is not None and floor > self.budget:
+            raise PresetError(f"the acceptance floor {floor} exceeds the budget {self.budget}")
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> LightsPreset:
+        """As :meth:`Preset.of`; the unset acceptance floor may be left out."""
+        if isinstance(data, cls):
+            return data
+        return super().of({**{f: None for f in _FLOORS}, **data})
+
+    def _set(self) -> list[str]:
+        return [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest's dict: the unset acceptance floor is left out."""
+        return {name: self[name] for name in self._set()}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._set())
+
+    def __len__(self) -> int:
+        return len(self._set())
 
 
 # N weights follow the released OdysseyArena Lite data (levels 6..10: 1, 2, 5, 14, 8 of 30);
@@ -113,7 +160,7 @@ def public_view(n: int, budget: int) -> dict[str, Any]:
 
 def min_len_for(config: LightsPreset | Mapping[str, Any], n: int) -> int:
     """The acceptance floor on the exact minimum: fixed, or N plus an offset."""
-    preset = LightsPreset.coerce(config)
+    preset = LightsPreset.of(config)
     if preset.min_len is not None:
         return preset.min_len
     assert preset.min_len_over_n is not None
@@ -127,7 +174,7 @@ def sample(config: LightsPreset | Mapping[str, Any], seq: np.random.SeedSequence
     suite's N distribution follows the preset weights instead of drifting to large N, where
     the ``min_len`` floor rejects less often.
     """
-    preset = LightsPreset.coerce(config)
+    preset = LightsPreset.of(config)
     rngs = component_rngs(seq, ["order", "conditions"])
     weights = np.asarray(preset.n_weights, dtype=float)
     n = int(rng(child(task_level_seed(seq), 0)).choice(list(preset.n_values),
