@@ -94,7 +94,6 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             rundir = run_suite(cfg, on_episode=on_episode)
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
-            for env, c in sorted(summarize(rundir.records(),
-                                           {t.id: t for t in selected}).items())]
+            for env, c in sorted(summarize(rundir.records()).items())]
     ui.table(f"Run {agent} on {suite} -> {out}",
              ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)
