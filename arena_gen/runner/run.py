@@ -59,10 +59,11 @@ def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, An
     return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed)
 
 
-def run_suite(cfg: RunConfig,
-              on_episode: Callable[[dict[str, Any]], None] | None = None) -> RunDir:
-    """Play every pending (task, attempt) of a run and leave a finalized run directory."""
-    suite = read_suite(cfg.suite)
+def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | None = None, *,
+              suite: Suite | None = None) -> RunDir:
+    """Play every pending (task, attempt) of a run and leave a finalized run directory
+    (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
+    suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
