@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from arena_gen.core import registry
-from arena_gen.core.suite_io import read_suite, write_suite
+from arena_gen.core.suite_io import write_suite
 from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite, summarize
 
@@ -33,7 +33,6 @@ def main() -> None:
             counts = {env: 5 for env in registry.names()} if args.quick else None
             built = build_suite("lite", 7, counts=counts)
             suite_path = write_suite(Path(tmp) / "suite", built.manifest, built.tasks)
-        tasks = {t.id: t for t in read_suite(suite_path).all_tasks()}
         print(f"{'env':<9}{'agent':<11}{'episodes':>9}{'success %':>11}{'turns':>9}"
               f"{'turns/s':>10}")
         for agent in ("oracle", "random", "heuristic"):
@@ -46,7 +45,7 @@ def main() -> None:
                                              attempts=args.attempts,
                                              out=str(Path(tmp) / f"{agent}-{env}")))
                 seconds = time.perf_counter() - start
-                c = summarize(rundir.records(), tasks)[env]
+                c = summarize(rundir.records())[env]
                 print(f"{env:<9}{agent:<11}{c['episodes']:>9}"
                       f"{100 * c['success'] / c['episodes']:>11.1f}{c['turns']:>9}"
                       f"{c['turns'] / seconds:>10.0f}", flush=True)

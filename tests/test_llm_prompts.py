@@ -27,7 +27,7 @@ from arena_gen.agents.llm_prompts import (
     split_reasoning,
 )
 from arena_gen.core import registry
-from arena_gen.verifiers.replay import make_env
+from arena_gen.core.registry import make_env
 
 
 def test_action_is_the_last_tag_outside_think() -> None:

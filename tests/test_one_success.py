@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_gen.core.suite_io import read_suite
-from arena_gen.runner.run import RunConfig, run_suite, select_tasks, summarize
+from arena_gen.runner.run import RunConfig, run_suite, summarize
 from arena_gen.scoring.score import curves, score_run
 
 LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
@@ -28,8 +27,7 @@ def test_success_counts_agree_everywhere(agent: str, tmp_path: Path) -> None:
     rundir = run_suite(RunConfig(suite=str(LITE), agent=agent, attempts=2, out=str(out),
                                  tasks=TASKS), on_episode=on_episode)
     records = rundir.records()
-    tasks = {t.id: t for t in select_tasks(read_suite(LITE), None, TASKS)}
-    table = summarize(records, tasks)
+    table = summarize(records)
     summary = score_run(out)
     curve = curves(records)
     total = 0

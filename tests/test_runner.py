@@ -162,3 +162,17 @@ def test_gymnasium_make_drives_one_task_per_env(env_name: str) -> None:
             break
     assert info["success"]
     env.close()
+
+
+def test_summarize_counts_the_trajectory_success_without_judging() -> None:
+    from arena_gen.runner.run import summarize
+
+    records = [
+        {"env": "lights", "success": True, "end_reason": "success", "steps": 4, "seconds": 0.5},
+        {"env": "lights", "success": False, "end_reason": "budget", "steps": 9, "seconds": 0.25},
+        {"env": "repo", "success": False, "end_reason": "infra_error", "steps": 1},
+    ]
+    assert summarize(records) == {
+        "lights": {"episodes": 2, "success": 1, "infra_error": 0, "turns": 13, "seconds": 0.75},
+        "repo": {"episodes": 1, "success": 0, "infra_error": 1, "turns": 1, "seconds": 0.0},
+    }

@@ -63,3 +63,17 @@ def test_findings_and_trajectory_schemas() -> None:
     assert err.value.json_path == "$.findings[0].status"
     with pytest.raises(SchemaError):
         validate_doc({"task_id": "t"}, "trajectory")
+
+
+def test_inline_defs_keeps_recursive_refs() -> None:
+    from arena_gen.core.schema import inline_defs
+
+    defs = {"name": {"type": "string"},
+            "tree": {"type": "object", "properties": {"kid": {"$ref": "#/$defs/tree"},
+                                                      "label": {"$ref": "#/$defs/name"}}}}
+    schema = {"$defs": defs, "items": {"$ref": "#/$defs/tree"}}
+    flat = inline_defs(schema, defs)
+    tree = flat["items"]
+    assert tree["properties"]["label"] == {"type": "string"}
+    assert tree["properties"]["kid"] == {"$ref": "#/$defs/tree"}
+    assert flat["$defs"]["tree"]["properties"]["label"] == {"type": "string"}

@@ -124,3 +124,36 @@ def test_files_are_canonical_and_fsynced_text(tmp_path: Path, small_build) -> No
     for name in os.listdir(out):
         text = (out / name).read_text(encoding="utf-8")
         assert text.endswith("\n") and "\r" not in text
+
+
+def test_read_task_reads_one_line_and_checks_it(tmp_path: Path, small_build) -> None:
+    from arena_gen.core.errors import ArenaGenError
+    from arena_gen.core.suite_io import read_task
+
+    out = write(tmp_path, small_build)
+    path = out / "lights.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:3]) + "{not json\n", encoding="utf-8")  # break the last line
+    task = read_task(out, "lights-lite-7-0001")
+    assert task.to_dict() == small_build.tasks["lights"][1].to_dict()
+    with pytest.raises(SchemaError, match="lights.jsonl"):
+        read_suite(out)  # a whole read still sees the broken line
+    with pytest.raises(ArenaGenError, match="no task 'lights-lite-7-0009'"):
+        read_task(out, "lights-lite-7-0009")
+    path.write_text("".join(lines), encoding="utf-8")
+    task_id = flip_task(out, 2, lambda d: d["certificate"].__setitem__("min_steps", 99))
+    with pytest.raises(HashMismatchError, match=f"lights.jsonl:3: task {task_id}"):
+        read_task(out, task_id)
+
+
+def test_find_task_searches_the_suite_its_id_names(tmp_path: Path, monkeypatch) -> None:
+    from arena_gen.core.errors import ArenaGenError
+    from arena_gen.core.task_lookup import find_task
+
+    monkeypatch.chdir(tmp_path)  # no ./suites here: only the released suites are searched
+    found = find_task("trading-challenge-7-0002")
+    assert found.task.id == "trading-challenge-7-0002" and found.task.env == "trading"
+    assert found.manifest["suite"] == "challenge" and found.suite_path.name == "challenge"
+    assert found.manifest["tasks"][found.task.id] == found.task.sha256
+    with pytest.raises(ArenaGenError, match="not found in ./suites or the released suites"):
+        find_task("lights-lite-7-9999")

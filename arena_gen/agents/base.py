@@ -1,8 +1,12 @@
-"""The agent protocol: ``reset(view, mode, rng)`` then ``act(observation) -> action text``."""
+"""The agent protocol: ``reset(view, mode, rng)`` then ``act(observation) -> action text``.
+
+An agent may return a :class:`Reply` instead of plain text, and raises :class:`InfraError`
+when its infrastructure fails; the runner records both (they live here, below the runner).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -10,6 +14,21 @@ import numpy as np
 from ..core.task import Task
 
 MODES = ("inductive", "with-rules")
+
+
+class InfraError(Exception):
+    """The agent's infrastructure failed (e.g. HTTP errors after every retry)."""
+
+
+@dataclass
+class Reply:
+    """An agent turn with more than the action: raw output, tokens, reasoning."""
+
+    action: str
+    raw: str | None = None
+    tokens: dict[str, int] | None = None
+    reasoning: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runner.episode import Reply
-from .base import MODES, TaskView
+from .base import MODES, Reply, TaskView
 from .llm_client import ChatClient
 from .llm_prompts import Turn, build_messages, extract_action, split_reasoning
 

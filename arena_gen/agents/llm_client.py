@@ -4,7 +4,7 @@ One :class:`ChatClient` is shared by every episode a process runs: its semaphore
 requests in flight across episodes (``max_connections``). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
-:class:`~arena_gen.runner.episode.InfraError`. Every text that leaves this module (errors,
+:class:`~arena_gen.agents.base.InfraError`. Every text that leaves this module (errors,
 contents, reasoning) has the API key redacted.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from ..runner.episode import InfraError
+from .base import InfraError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Statuses worth another try: rate limits, request timeouts, and every 5xx.

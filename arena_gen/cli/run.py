@@ -80,7 +80,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
                     ray_address=ray_address)
     with user_errors():
-        selected = select_tasks(read_suite(suite), cfg.envs, cfg.tasks)
+        suite_obj = read_suite(suite)
+        selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
         state = {"done": 0, "ok": 0, "turns": 0}
         start = time.perf_counter()
         with ui.progress(len(selected) * attempts, f"run {agent}") as advance:
@@ -91,10 +92,9 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 rate = state["turns"] / max(time.perf_counter() - start, 1e-9)
                 advance(f"{state['ok']} successes, {rate:.0f} turns/s")
 
-            rundir = run_suite(cfg, on_episode=on_episode)
+            rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
-            for env, c in sorted(summarize(rundir.records(),
-                                           {t.id: t for t in selected}).items())]
+            for env, c in sorted(summarize(rundir.records()).items())]
     ui.table(f"Run {agent} on {suite} -> {out}",
              ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)

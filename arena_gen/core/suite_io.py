@@ -2,10 +2,13 @@
 
 A suite folder holds ``manifest.json`` and one ``<env>.jsonl`` per env. Files hold only
 deterministic content (no wall-clock times), so a rebuild from the same seed is byte-identical.
+A read validates and hashes each task once; :func:`read_task` reads one task without the rest
+(the file its id names, up to its line), which is what ``show`` and ``play`` need.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -16,7 +19,7 @@ from typing import Any
 from .canon import canonical_json, sha256_hex, sha256_of
 from .errors import ArenaGenError, HashMismatchError, SchemaError
 from .paths import suites_dir
-from .schema import read_json, read_jsonl
+from .schema import read_json, read_jsonl, validate_doc
 from .task import Task
 
 MANIFEST = "manifest.json"
@@ -98,44 +101,95 @@ def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
     return out
 
 
+def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
+    """Resolve a suite and read its manifest, schema-checked (the suite hash is checked after
+    the tasks, so a damaged task entry is named by its task)."""
+    root = resolve_suite(path)
+    return root, read_json(root / MANIFEST, "manifest")
+
+
+def _check_suite_hash(root: Path, manifest: dict[str, Any]) -> None:
+    if suite_hash(manifest["tasks"]) != manifest["suite_sha256"]:
+        raise HashMismatchError(f"{root / MANIFEST}: suite_sha256 does not match its task list")
+
+
+def _task_of_line(obj: Any, file: Path, lineno: int, env: str, listed: dict[str, str]) -> Task:
+    """One schema-valid line as a Task: its hash checked once, against itself and the manifest."""
+    try:
+        task = Task.from_dict(obj)  # checks the stored sha256 against the content, once
+    except HashMismatchError as exc:
+        raise HashMismatchError(f"{file}:{lineno}: {exc}") from None
+    if task.env != env:
+        raise SchemaError(f"task of env {task.env!r} in {file.name}", file=str(file),
+                          line=lineno, task_id=task.id, json_path="$.env")
+    if listed.get(task.id) != obj["sha256"]:
+        what = "is not listed in" if task.id not in listed else "has a sha256 that differs from"
+        raise HashMismatchError(f"{file}:{lineno}: task {task.id} {what} the manifest")
+    return task
+
+
+def _env_file(root: Path, env: str) -> Path:
+    file = root / f"{env}.jsonl"
+    if not file.is_file():
+        raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
+    return file
+
+
 def read_suite(path: str | os.PathLike[str]) -> Suite:
     """Read a suite folder; raise naming the file and task on any schema or hash problem."""
-    root = resolve_suite(path)
-    manifest = read_json(root / MANIFEST, "manifest")
+    root, manifest = read_manifest(path)
     listed: dict[str, str] = manifest["tasks"]
     tasks: dict[str, list[Task]] = {}
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for env in sorted(manifest["counts"]):
-        file = root / f"{env}.jsonl"
-        if not file.is_file():
-            raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
+        file = _env_file(root, env)
         env_tasks = []
         for lineno, obj in read_jsonl(file, "task"):
-            try:
-                task = Task.from_dict(obj)
-            except HashMismatchError as exc:
-                raise HashMismatchError(f"{file}:{lineno}: {exc}") from None
-            if task.env != env:
-                raise SchemaError(f"task of env {task.env!r} in {file.name}", file=str(file),
-                                  line=lineno, task_id=task.id, json_path="$.env")
+            task = _task_of_line(obj, file, lineno, env, listed)
             if task.id in seen:
                 raise ArenaGenError(f"{file}:{lineno}: duplicate task id {task.id}")
-            if listed.get(task.id) != task.sha256:
-                what = ("is not listed in" if task.id not in listed
-                        else "has a sha256 that differs from")
-                raise HashMismatchError(f"{file}:{lineno}: task {task.id} {what} the manifest")
-            seen[task.id] = task.sha256
+            seen.add(task.id)
             env_tasks.append(task)
         if len(env_tasks) != manifest["counts"][env]:
             raise ArenaGenError(f"{file}: manifest counts {manifest['counts'][env]} {env} tasks, "
                                 f"file has {len(env_tasks)}")
         tasks[env] = env_tasks
-    missing = sorted(set(listed) - set(seen))
+    missing = sorted(set(listed) - seen)
     if missing:
         raise HashMismatchError(f"{root / MANIFEST}: lists tasks not in any file: {missing[:5]}")
-    if suite_hash(listed) != manifest["suite_sha256"]:
-        raise HashMismatchError(f"{root / MANIFEST}: suite_sha256 does not match its task list")
+    _check_suite_hash(root, manifest)
     return Suite(path=root, manifest=manifest, tasks=tasks)
+
+
+def read_task(path: str | os.PathLike[str], task_id: str,
+              manifest: dict[str, Any] | None = None) -> Task:
+    """One task of a suite, checked like :func:`read_suite` checks it, reading only the file
+    its id names (``lights-...`` -> ``lights.jsonl``) up to its line; other lines are not
+    validated. Pass ``manifest`` when it was already read with :func:`read_manifest`."""
+    root, manifest = (resolve_suite(path), manifest) if manifest else read_manifest(path)
+    listed: dict[str, str] = manifest["tasks"]
+    if task_id not in listed:
+        raise ArenaGenError(f"no task {task_id!r} in suite {root}")
+    named = task_id.split("-")[0]
+    envs = sorted(manifest["counts"], key=lambda e: e != named)  # the named env first
+    for env in envs:
+        file = _env_file(root, env)
+        with open(file, encoding="utf-8") as fh:
+            for lineno, text in enumerate(fh, start=1):
+                if task_id not in text:  # cheap pre-filter; the parsed id decides
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})",
+                                      file=str(file), line=lineno) from None
+                if not isinstance(obj, dict) or obj.get("id") != task_id:
+                    continue
+                validate_doc(obj, "task", file=str(file), line=lineno)
+                task = _task_of_line(obj, file, lineno, env, listed)
+                _check_suite_hash(root, manifest)
+                return task
+    raise HashMismatchError(f"{root / MANIFEST}: lists task {task_id} but no file holds it")
 
 
 def file_digests(path: str | os.PathLike[str]) -> dict[str, str]:

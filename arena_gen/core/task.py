@@ -89,7 +89,11 @@ class Task:
 
     def body(self) -> dict[str, Any]:
         """Everything but the hash: what ``sha256`` covers (a deep copy, safe to mutate)."""
-        return copy.deepcopy({
+        return copy.deepcopy(self._body_view())
+
+    def _body_view(self) -> dict[str, Any]:
+        """The body sharing this task's objects: hashing reads it and needs no copy."""
+        return {
             "schema_version": self.schema_version,
             "id": self.id,
             "env": self.env,
@@ -103,11 +107,12 @@ class Task:
             "rules_text": self.rules_text,
             "rubric": [item.to_dict() for item in self.rubric],
             "certificate": self.certificate.to_dict(),
-        })
+        }
 
     @property
     def sha256(self) -> str:
-        return sha256_of(self.body())
+        """Recomputed on every access (a Task is mutable), so callers hash once and keep it."""
+        return sha256_of(self._body_view())
 
     def to_dict(self) -> dict[str, Any]:
         out = self.body()
@@ -132,11 +137,12 @@ class Task:
             certificate=Certificate.from_dict(data["certificate"]),
             schema_version=data.get("schema_version", SCHEMA_VERSION),
         )
-        if check_hash and "sha256" in data and data["sha256"] != task.sha256:
-            raise HashMismatchError(
-                f"task {task.id}: sha256 mismatch (stored {data['sha256'][:12]}..., "
-                f"content hashes to {task.sha256[:12]}...)"
-            )
+        if check_hash and "sha256" in data:
+            digest = task.sha256
+            if data["sha256"] != digest:
+                raise HashMismatchError(f"task {task.id}: sha256 mismatch (stored "
+                                        f"{data['sha256'][:12]}..., content hashes to "
+                                        f"{digest[:12]}...)")
         return task
 
 

@@ -1,4 +1,8 @@
-"""Find a task by id when the user names no suite: ``./suites`` first, then the released ones."""
+"""Find a task by id when the user names no suite: ``./suites`` first, then the released ones.
+
+Only manifests are read until one lists the id; then only that task's line is read and checked
+(:func:`~.suite_io.read_task`), so ``arena-gen show ID`` does not read whole suites.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Any
 
 from .errors import ArenaGenError
 from .paths import suites_dir
-from .suite_io import read_suite
+from .suite_io import read_manifest, read_task
 from .task import Task
 
 
@@ -34,12 +38,9 @@ def candidate_suites(task_id: str) -> list[Path]:
 
 def find_task(task_id: str, suite: str | None = None) -> FoundTask:
     """The task with this id, from ``suite`` when given, else from the first suite listing it."""
-    if suite:
-        suite_obj = read_suite(suite)
-        return FoundTask(suite_obj.task(task_id), suite_obj.path, suite_obj.manifest)
-    for path in candidate_suites(task_id):
-        suite_obj = read_suite(path)
-        if task_id in suite_obj.manifest["tasks"]:
-            return FoundTask(suite_obj.task(task_id), suite_obj.path, suite_obj.manifest)
+    for path in [suite] if suite else candidate_suites(task_id):
+        root, manifest = read_manifest(path)
+        if suite or task_id in manifest["tasks"]:
+            return FoundTask(read_task(root, task_id, manifest), root, manifest)
     raise ArenaGenError(f"task {task_id!r} not found in ./suites or the released suites; "
                         f"pass --suite DIR")

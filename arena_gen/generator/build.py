@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
 from ..core import registry
 from ..core.errors import GenerationError
+from ..core.parallel import map_ordered
 from ..core.seeds import attempt_seed, seed_path, task_seed
 from ..core.suite_io import suite_hash
 from ..core.task import Task
@@ -108,26 +108,11 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
     jobs_list = [(env, suite, suite_seed, i, version[env]) for env in envs
                  for i in range(want[env])]
     results: list[Generated] = []
-    if executor == "ray":
-        from ..runner.ray_executor import map_ray
-
-        for gen in map_ray(_job, jobs_list, jobs, ray_address):
-            results.append(gen)
-            if on_task:
-                on_task(gen)
-    elif executor != "local":
-        raise GenerationError(f"unknown executor {executor!r}; choose local or ray")
-    elif jobs <= 1:
-        for args in jobs_list:
-            results.append(_job(args))
-            if on_task:
-                on_task(results[-1])
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for gen in pool.map(_job, jobs_list):
-                results.append(gen)
-                if on_task:
-                    on_task(gen)
+    for gen in map_ordered(_job, jobs_list, jobs=jobs, executor=executor,
+                           ray_address=ray_address):
+        results.append(gen)
+        if on_task:
+            on_task(gen)
     by_env: dict[str, list[Generated]] = {env: [] for env in envs}
     for gen in results:
         by_env[gen.task.env].append(gen)

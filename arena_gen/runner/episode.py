@@ -8,32 +8,17 @@ exception from the agent ends it as ``agent_error``. Both are recorded, not rais
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..agents.base import TaskView
+from ..agents.base import InfraError, Reply, TaskView
 from ..core.registry import make_env
 from ..core.task import Task
 
 #: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
 _TURN_KEYS = ("valid", "feedback", "turn", "turns_left")
-
-
-class InfraError(Exception):
-    """The agent's infrastructure failed (e.g. HTTP errors after every retry)."""
-
-
-@dataclass
-class Reply:
-    """An agent turn with more than the action: raw output, tokens, reasoning."""
-
-    action: str
-    raw: str | None = None
-    tokens: dict[str, int] | None = None
-    reasoning: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+__all__ = ["Episode", "InfraError", "Reply", "agent_seed", "run_episode"]
 
 
 def agent_seed(run_seed: int, task: Task, attempt: int) -> list[int]:

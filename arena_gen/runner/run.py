@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
+from ..core.parallel import EXECUTORS, map_unordered
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
@@ -59,10 +59,11 @@ def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, An
     return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed)
 
 
-def run_suite(cfg: RunConfig,
-              on_episode: Callable[[dict[str, Any]], None] | None = None) -> RunDir:
-    """Play every pending (task, attempt) of a run and leave a finalized run directory."""
-    suite = read_suite(cfg.suite)
+def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | None = None, *,
+              suite: Suite | None = None) -> RunDir:
+    """Play every pending (task, attempt) of a run and leave a finalized run directory
+    (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
+    suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
@@ -100,31 +101,16 @@ def run_suite(cfg: RunConfig,
 
 def _execute(pending: list[Any], cfg: RunConfig) -> Any:
     """Yield finished episode records as they complete, on the chosen executor."""
-    if cfg.executor == "ray":
-        from .ray_executor import execute_ray
-
-        yield from execute_ray(_play, pending, cfg.jobs, cfg.ray_address)
-        return
-    if cfg.executor != "local":
+    if cfg.executor not in EXECUTORS:
         raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")
-    if cfg.agent == "llm":  # network-bound: asyncio tasks sharing one connection limit
+    if cfg.executor == "local" and cfg.agent == "llm":
+        # network-bound: asyncio tasks in one process, sharing one connection limit
         from .async_exec import execute_async
 
         yield from execute_async(pending, cfg.jobs)
         return
-    if cfg.jobs <= 1 or len(pending) <= 1:
-        for args in pending:
-            yield _play(args)
-        return
-    with ProcessPoolExecutor(max_workers=cfg.jobs) as pool:
-        queue = list(pending)
-        running: set[Future[dict[str, Any]]] = set()
-        while queue or running:
-            while queue and len(running) < 2 * cfg.jobs:
-                running.add(pool.submit(_play, queue.pop(0)))
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                yield fut.result()
+    yield from map_unordered(_play, pending, jobs=cfg.jobs, executor=cfg.executor,
+                             ray_address=cfg.ray_address)
 
 
 #: Agent options that may change on --resume (they affect how, not what, the agent plays).
@@ -139,24 +125,15 @@ def _comparable(key: str, value: Any) -> Any:
     return {**value, "config": config}
 
 
-def summarize(records: list[dict[str, Any]],
-              tasks: dict[str, Task] | None = None) -> dict[str, Any]:
-    """Per-env counts for the end-of-run table; with ``tasks``, success = every rubric item met
-    (the judge's verdict, as the scorer counts it), else the env's own success flag."""
-    from ..scoring.policy import is_perfect
-    from ..scoring.score import judge_record
-
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-env counts for the end-of-run table. Success is the trajectory's own ``success``
+    (the env's verdict); the runner never judges, ``arena-gen score`` does."""
     out: dict[str, Any] = {}
     for rec in records:
         env = out.setdefault(rec["env"], {"episodes": 0, "success": 0, "infra_error": 0,
                                           "turns": 0, "seconds": 0.0})
         env["episodes"] += 1
-        task = (tasks or {}).get(rec["task_id"])
-        if task is not None:
-            ok = is_perfect(judge_record(task, rec)["findings"], [r.id for r in task.rubric])
-        else:
-            ok = bool(rec["success"])
-        env["success"] += ok
+        env["success"] += bool(rec["success"])
         env["infra_error"] += rec["end_reason"] == "infra_error"
         env["turns"] += rec["steps"]
         env["seconds"] += rec.get("seconds", 0.0)

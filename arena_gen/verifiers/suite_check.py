@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import registry
 from ..core.errors import ArenaGenError, RegistryError, VerificationError
+from ..core.parallel import map_ordered
 from ..core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from ..core.task import Task
 from .replay import check_witness
@@ -77,19 +77,10 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     """Check a suite folder; raises on schema or hash errors, reports certificate problems."""
     suite = read_suite(path)
     report = SuiteReport(suite=suite)
-    tasks = suite.all_tasks()
-    if jobs <= 1:
-        results = map(check_task, tasks)
-        for check in results:
-            report.checks.append(check)
-            if on_check:
-                on_check(check)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for check in pool.map(check_task, tasks):
-                report.checks.append(check)
-                if on_check:
-                    on_check(check)
+    for check in map_ordered(check_task, suite.all_tasks(), jobs=jobs):
+        report.checks.append(check)
+        if on_check:
+            on_check(check)
     if rebuild:
         report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
     return report
