@@ -15,13 +15,14 @@ from typing import Any
 from .. import __version__
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
+from ..core.redact import public_url
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
 from .rundir import RunDir
 
 #: Agent options recorded although their names look like secrets (``--max-tokens``).
-PUBLIC_CONFIG_KEYS = ("max_tokens",)
+PUBLIC_CONFIG_KEYS = ("max_tokens", "max_prompt_tokens")
 PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
 
 
@@ -172,7 +173,7 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
 
 
 #: Agent options that may change on --resume (they affect how, not what, the agent plays).
-OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections")
+OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections", "max_reply_chars")
 
 
 def _comparable(key: str, value: Any) -> Any:
@@ -184,8 +185,9 @@ def _comparable(key: str, value: Any) -> Any:
 
 
 def _public_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """Agent config as recorded: anything that looks like a secret is dropped."""
-    return {k: v for k, v in (config or {}).items()
+    """Agent config as recorded: secret-looking options dropped, URLs without credentials."""
+    return {k: public_url(v) if isinstance(v, str) and k.lower().endswith("url") else v
+            for k, v in (config or {}).items()
             if (k in PUBLIC_CONFIG_KEYS
                 or not any(s in k.lower() for s in ("key", "token", "secret", "password")))
             and not callable(v)}
