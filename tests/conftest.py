@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from arena_gen.core import registry
 from arena_gen.core.task import Task
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+
+# Hypothesis draws the same examples on every machine and remembers nothing between runs, so a
+# fresh clone, CI and a developer's checkout run the same tests (each test keeps its own bounded
+# max_examples). HYPOTHESIS_PROFILE=explore draws fresh random examples, with the database.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,9 @@ number from the prompt's "Current observation (turn N of B)" header and answers 
 witness action. Faults (HTTP errors, Retry-After, hangs, truncated bodies, replies without an
 <action> tag) are injected per (env, turn, try) by a ``fault`` callable. It records every
 request (headers, body, the number of past turns the prompt carries) and the most requests it
-ever had in flight at once.
+ever had in flight at once. :data:`CONTEXT_ERRORS` holds the real context-length error bodies of
+OpenAI, llama.cpp and vLLM; :func:`context_limit` is a fault that answers one of them once the
+prompt exceeds a number of characters.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Out:
     #: announce a longer body than is sent, then drop the connection
     disconnect: bool = False
     reasoning_content: str | None = None
+    finish_reason: str = "stop"
 
 
 @dataclass
@@ -138,7 +141,7 @@ class FakeOpenAI:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length", 0))
                 raw = self.rfile.read(length)
-                if self.path != "/v1/chat/completions":
+                if self.path.partition("?")[0] != "/v1/chat/completions":
                     return self._send(404, b'{"error": "not found"}')
                 auth = self.headers.get("Authorization")
                 if server.key is not None and auth != f"Bearer {server.key}":
@@ -173,7 +176,8 @@ class FakeOpenAI:
                 if out.reasoning_content is not None:
                     message["reasoning_content"] = out.reasoning_content
                 body = {"id": "cmpl-1", "object": "chat.completion", "model": "fake",
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                        "choices": [{"index": 0, "message": message,
+                                     "finish_reason": out.finish_reason}],
                         "usage": {"prompt_tokens": len(seen.prompt) // 4,
                                   "completion_tokens": len(out.content or "") // 4}}
                 self._send(out.status, json.dumps(body).encode(), out.headers)
@@ -220,3 +224,43 @@ def truncated_body() -> bytes:
     full = json.dumps({"choices": [{"message": {"role": "assistant",
                                                  "content": "<action>0</action>"}}]})
     return full[: len(full) // 2].encode()
+
+
+#: HTTP 400 bodies real servers send when the prompt does not fit the context window.
+CONTEXT_ERRORS: dict[str, bytes] = {
+    "openai": json.dumps({"error": {
+        "message": "This model's maximum context length is 8192 tokens. However, your messages "
+                   "resulted in 9120 tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error", "param": "messages",
+        "code": "context_length_exceeded"}}).encode(),
+    "llama.cpp": json.dumps({"error": {
+        "code": 400, "message": "the request exceeds the available context size, try "
+                                "increasing it", "type": "invalid_request_error"}}).encode(),
+    "llama.cpp-new": json.dumps({"error": {
+        "code": 400, "message": "request (4476 tokens) exceeds the available context size "
+                                "(4096 tokens), try increasing it",
+        "type": "exceed_context_size_error", "n_prompt_tokens": 4476, "n_ctx": 4096}}).encode(),
+    "vllm": json.dumps({
+        "object": "error", "message": "This model's maximum context length is 4096 tokens. "
+        "However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). "
+        "Please reduce the length of the messages or completion.",
+        "type": "BadRequestError", "param": None, "code": 400}).encode(),
+}
+
+
+def context_limit(chars: int, flavor: str = "llama.cpp", reply: str = "<action>0</action>",
+                  ) -> Fault:
+    """A fault: ``flavor``'s context-length error for prompts over ``chars``, else ``reply``."""
+    body = CONTEXT_ERRORS[flavor]
+
+    def fault(seen: Seen) -> Out:
+        if len(seen.prompt) > chars:
+            return Out(status=400, body=body)
+        return Out(content=reply)
+
+    return fault
+
+
+def nested_body(depth: int = 100_000) -> bytes:
+    """A 200 body that is valid JSON nested deeper than any recursive parser's stack."""
+    return b'{"choices": ' + b"[" * depth + b"]" * depth + b"}"

@@ -8,14 +8,15 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import built_tasks
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_repo_worlds import hand_world, small_world, task_of
+from test_repo_worlds import SMALL, hand_world, small_world, task_of
 
 from arena_gen.core import registry
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView, play
 from arena_gen.envs.repo import RepoGame, Rules
+from arena_gen.generator.repo import accept, sample
 from arena_gen.verifiers.replay import replay
 from arena_gen.verifiers.repo import verify
 from arena_gen.verifiers.repo_bfs import bfs
@@ -39,10 +40,15 @@ def play_plan(world: dict[str, Any], plan: list[str]) -> tuple[bool, int]:
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 6), v_max=st.integers(2, 4))
+@example(seed=820, n=4, v_max=4)
+@example(seed=1372, n=4, v_max=4)
 def test_bmc_matches_bfs_and_count_matches_brute_force(seed: int, n: int, v_max: int) -> None:
     world = small_world(seed, n, v_max)
     oracle = bfs(world)
-    assert oracle.complete and oracle.min_steps is not None  # the solution is reachable
+    assert oracle.complete
+    if oracle.min_steps is None:  # nothing reachable (rare): the acceptance must reject it
+        assert_rejected(seed, n, v_max)
+        return
     result = bmc(world, max_T=oracle.min_steps + 1)
     assert result.exact and result.min_steps == oracle.min_steps
     assert play_plan(world, result.witness) == (True, result.min_steps)
@@ -57,6 +63,30 @@ def test_bmc_matches_bfs_and_count_matches_brute_force(seed: int, n: int, v_max:
     rules = Rules(world)
     writes = [(m.action[1:], m.writes) for m in action_models(rules) if m.action[0] == "inst"]
     assert 3 <= cover_lower_bound(rules, writes) <= oracle.min_steps
+
+
+def assert_rejected(seed: int, n: int, v_max: int) -> None:
+    """The build rejects this small world: its solution is a model, but no plan reaches success."""
+    config = dict(SMALL, n_min=n, n_max=n, v_max=v_max)
+    draft = sample(config, np.random.SeedSequence([seed, 424242]))
+    assert draft.world == small_world(seed, n, v_max)
+    assert static_check(draft.world).solution_is_model
+    cert = verify(draft)
+    assert not cert.solvable and cert.witness == []
+    reason = accept(draft, cert)
+    assert reason is not None and reason.startswith("long no plan within budget/4 = 30 commands")
+
+
+@pytest.mark.parametrize("seed", [820, 1372])
+def test_worlds_with_an_unreachable_solution_are_rejected(seed: int) -> None:
+    """The 2 of 2000 seeds whose sampled world has no reachable success state (found by the
+    property test above on a fresh clone: seed 1372, n=4, v_max=4)."""
+    world = small_world(seed, 4, 4)
+    oracle = bfs(world)
+    assert oracle.complete and oracle.min_steps is None and oracle.states_visited > 1
+    rules = Rules(world)
+    assert rules.ok(solution_state(rules, world))  # the stored solution passes every run-time check
+    assert_rejected(seed, 4, 4)
 
 
 def test_bmc_without_partial_order_reduction_agrees() -> None:

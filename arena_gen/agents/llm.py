@@ -9,7 +9,14 @@ shares one client (and its connection limit) among all episodes; ``act`` is the 
 the generic runner (a fresh client per call).
 
 The API key comes from ``OPENAI_API_KEY`` (or ``api_key=``) and is never stored in the agent's
-config, the run directory or error messages.
+config, the run directory or error messages: every recorded field of a turn is scrubbed of it.
+
+Replies are untrusted and may be huge: they are parsed in linear time (:mod:`.llm_parse`), the
+recorded reply and reasoning are capped at ``max_reply_chars`` each (head and tail kept) and the
+action played and replayed in later prompts at ``max_action_chars``; what was cut is recorded in
+the turn as ``truncated`` (characters dropped per field). The history window follows the
+context policy of :mod:`.llm_context` (``max_prompt_tokens`` up front, and fewer turns after a
+context-length error); a turn whose prompt lost turns to it records ``context``.
 """
 
 from __future__ import annotations
@@ -19,9 +26,16 @@ from typing import Any
 
 import numpy as np
 
+from ..core.redact import scrub
 from .base import MODES, Reply, TaskView
-from .llm_client import ChatClient
-from .llm_prompts import Turn, build_messages, extract_action, split_reasoning
+from .llm_client import ChatClient, Completion, ContextLengthError
+from .llm_context import approx_tokens, fit_window, shrink
+from .llm_parse import cap, cap_action, extract_action, split_reasoning
+from .llm_prompts import Turn, build_messages
+
+#: Default caps: characters of a reply (and of its reasoning) recorded, of an action played.
+MAX_REPLY_CHARS = 65536
+MAX_ACTION_CHARS = 4096
 
 
 class LLMAgent:
@@ -34,11 +48,20 @@ class LLMAgent:
                  max_tokens: int | None = None, history: int | None = None,
                  max_connections: int = 8, timeout: float = 300.0, retries: int = 5,
                  backoff: float = 1.0, backoff_max: float = 60.0, api_key: str | None = None,
-                 client: ChatClient | None = None) -> None:
+                 client: ChatClient | None = None, max_prompt_tokens: int | None = None,
+                 max_reply_chars: int = MAX_REPLY_CHARS,
+                 max_action_chars: int = MAX_ACTION_CHARS) -> None:
         if not model:
             raise ValueError("the llm agent needs a model name (--model)")
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
+        if max_prompt_tokens is not None and max_prompt_tokens < 1:
+            raise ValueError("max_prompt_tokens must be >= 1 (or None for no limit)")
+        if max_reply_chars < 1 or max_action_chars < 1:
+            raise ValueError("max_reply_chars and max_action_chars must be >= 1")
+        self.max_prompt_tokens = None if max_prompt_tokens is None else int(max_prompt_tokens)
+        self.max_reply_chars = int(max_reply_chars)
+        self.max_action_chars = int(max_action_chars)
         self.model = model
         self.temperature = float(temperature)
         self.max_tokens = None if max_tokens is None else int(max_tokens)
@@ -51,6 +74,8 @@ class LLMAgent:
         self._mode = "inductive"
         self._rng = np.random.default_rng(0)
         self._turns: list[Turn] = []
+        #: the most turns a prompt carried without a context-length error (None: no error yet)
+        self._context_cap: int | None = None
 
     def __repr__(self) -> str:
         return f"LLMAgent(model={self.model!r})"
@@ -64,41 +89,90 @@ class LLMAgent:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self._view, self._mode, self._rng = view, mode, rng
         self._turns = []
+        self._context_cap = None
 
-    def messages(self, observation: str) -> list[dict[str, str]]:
-        """The prompt for the next turn."""
+    def _wanted(self) -> int:
+        """Past turns the ``history`` window shows (all of them for None)."""
+        done = len(self._turns)
+        return done if self.history_window is None else min(done, self.history_window)
+
+    def window(self, observation: str) -> int:
+        """Past turns the next prompt carries under the history window and the context policy."""
+        shown = self._wanted()
+        if self._context_cap is not None:
+            shown = min(shown, self._context_cap)
+        return fit_window(shown, lambda w: approx_tokens(self.messages(observation, w)),
+                          self.max_prompt_tokens)
+
+    def messages(self, observation: str, window: int | None = None) -> list[dict[str, str]]:
+        """The prompt for the next turn (the last ``window`` turns, default :meth:`window`)."""
         view = self._view
         if view is None:
             raise RuntimeError("reset() must be called before act()")
+        if window is None:
+            window = self.window(observation)
         return build_messages(env=view.env, public=view.public,
                               rules_text=view.rules_text if self._mode == "with-rules" else None,
                               history=self._turns, observation=observation,
-                              window=self.history_window, budget=view.budget)
+                              window=window, budget=view.budget)
 
-    def payload(self, observation: str) -> dict[str, Any]:
+    def payload(self, observation: str, window: int | None = None) -> dict[str, Any]:
         """The request body for the next turn."""
-        body: dict[str, Any] = {"model": self.model, "messages": self.messages(observation),
+        body: dict[str, Any] = {"model": self.model,
+                                "messages": self.messages(observation, window),
                                 "temperature": self.temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         return body
 
+    async def _complete(self, observation: str) -> tuple[Completion, int, int]:
+        """Ask the endpoint, dropping old turns on context-length errors: (reply, shown, errors)."""
+        assert self.client is not None
+        shown, errors = self.window(observation), 0
+        while True:
+            try:
+                done = await self.client.complete(self.payload(observation, shown), self._rng)
+                return done, shown, errors
+            except ContextLengthError as exc:
+                errors += 1
+                if shown == 0:
+                    raise ContextLengthError(
+                        f"the prompt exceeds the model's context even without history "
+                        f"(after {errors} context-length errors): {exc}") from None
+                shown = shrink(shown)
+                self._context_cap = shown
+
     async def aact(self, observation: str) -> Reply:
         """One turn on the shared (or own) async client."""
         if self.client is None:
             self.client = self.make_client()
-        done = await self.client.complete(self.payload(observation), self._rng)
+        done, shown, errors = await self._complete(observation)
         answer, think = split_reasoning(done.content)
         reasoning = "\n\n".join(r for r in (done.reasoning, think) if r) or None
         action = extract_action(answer)
-        self._turns.append(Turn(observation, action))
+        truncated: dict[str, int] = {}
+        if action is not None:
+            action, truncated["action"] = cap_action(action, self.max_action_chars)
+        raw, truncated["raw"] = cap(done.content, self.max_reply_chars)
+        if reasoning is not None:
+            reasoning, truncated["reasoning"] = cap(reasoning, self.max_reply_chars)
         extra: dict[str, Any] = {"retries": done.retries}
         if done.finish_reason is not None:
             extra["finish_reason"] = done.finish_reason
         if action is None:
             extra["no_action_tag"] = True
-        return Reply(action=action if action is not None else "", raw=done.content,
-                     tokens=done.usage, reasoning=reasoning, extra=extra)
+        if any(truncated.values()):
+            extra["truncated"] = {k: v for k, v in truncated.items() if v}
+        wanted = self._wanted()
+        if shown < wanted or errors:
+            extra["context"] = {"turns_shown": shown, "turns_dropped": wanted - shown,
+                                "context_errors": errors}
+        secret = getattr(self.client, "secret", None)  # the client redacted; this is the net
+        action = scrub(action, secret)
+        self._turns.append(Turn(observation, action))
+        return Reply(action=action if action is not None else "", raw=scrub(raw, secret),
+                     tokens=done.usage, reasoning=scrub(reasoning, secret),
+                     extra=scrub(extra, secret))
 
     def act(self, observation: str) -> Reply:
         """One blocking turn (its own event loop and connection)."""

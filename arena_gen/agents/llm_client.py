@@ -4,8 +4,12 @@ One :class:`ChatClient` is shared by every episode a process runs: its semaphore
 requests in flight across episodes (``max_connections``). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
-:class:`~arena_gen.agents.base.InfraError`. Every text that leaves this module (errors,
-contents, reasoning) has the API key redacted.
+:class:`~arena_gen.agents.base.InfraError`. A 400 that says the prompt does not fit the
+model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the available context
+size", vLLM's "maximum context length") raises :class:`ContextLengthError` instead: the agent
+can shorten its prompt, so it is neither retried as is nor an infra error. Every text that leaves
+this module (errors, contents, reasoning, finish reason) has the API key redacted, and errors show
+the endpoint without credentials (:func:`~arena_gen.core.redact.public_url`).
 """
 
 from __future__ import annotations
@@ -18,16 +22,25 @@ import os
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import numpy as np
 
+from ..core.redact import REDACTED, public_url, url_secrets
 from .base import InfraError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Statuses worth another try: rate limits, request timeouts, and every 5xx.
 RETRY_STATUSES = frozenset({408, 409, 425, 429})
-REDACTED = "[REDACTED]"
+#: Statuses a context-length error comes with (400 everywhere; 413 from some proxies).
+CONTEXT_STATUSES = frozenset({400, 413})
+#: Lower-case phrases of the context-length errors of OpenAI, llama.cpp and vLLM bodies.
+CONTEXT_MARKERS = ("context_length_exceeded", "exceed_context_size",
+                   "exceeds the available context size", "maximum context length",
+                   "maximum model length")
+#: How much of an error body is read to classify it.
+ERROR_BODY_BYTES = 65536
 
 
 class _Retryable(Exception):
@@ -36,6 +49,10 @@ class _Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.retry_after = retry_after
+
+
+class ContextLengthError(Exception):
+    """The prompt does not fit the endpoint's context window: shorten it, do not retry it."""
 
 
 @dataclass
@@ -78,6 +95,12 @@ def backoff_delay(retry: int, base: float, cap: float, rng: np.random.Generator,
     return delay
 
 
+def chat_url(base_url: str) -> str:
+    """``{base_url}/chat/completions``, the path extended before any query (``?api-version=``)."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
+
+
 def _is_loopback(url: str) -> bool:
     """Whether a URL points at this machine (then proxy variables must not apply)."""
     host = httpx.URL(url).host
@@ -112,8 +135,23 @@ def _usage(body: dict[str, Any]) -> dict[str, int] | None:
     return out or None
 
 
+def is_context_error(status: int, body: bytes) -> bool:
+    """Whether an error response says the request exceeds the model's context window."""
+    if status not in CONTEXT_STATUSES:
+        return False
+    text = body[:ERROR_BODY_BYTES].decode("utf-8", "replace").lower()
+    return any(marker in text for marker in CONTEXT_MARKERS)
+
+
 def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
     """Content, reasoning field, usage and finish reason of a body; ValueError when malformed."""
+    try:
+        return _parse_completion(raw)
+    except RecursionError:  # nested deeper than the parser's stack: a malformed body
+        raise ValueError("response JSON is nested too deeply") from None
+
+
+def _parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
     try:
         body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -144,8 +182,12 @@ class ChatClient:
                  timeout: float = 300.0, retries: int = 5, backoff: float = 1.0,
                  backoff_max: float = 60.0, max_connections: int = 8) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.url = url.rstrip("/") + "/chat/completions"
+        self.url = chat_url(url)
+        #: the endpoint as errors and logs show it (no credentials)
+        self.public_url = public_url(self.url)
         self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        secrets = [self._key] if len(self._key) >= 4 else []
+        self._secrets = sorted({*secrets, *url_secrets(self.url)}, key=lambda s: (-len(s), s))
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
@@ -155,12 +197,18 @@ class ChatClient:
         self._sem: asyncio.Semaphore | None = None
 
     def __repr__(self) -> str:  # never show the key
-        return f"ChatClient(url={self.url!r}, max_connections={self.max_connections})"
+        return f"ChatClient(url={self.public_url!r}, max_connections={self.max_connections})"
+
+    @property
+    def secret(self) -> str | None:
+        """The API key (for :func:`~arena_gen.core.redact.scrub` of whole records), or None."""
+        return self._key if len(self._key) >= 4 else None
 
     def redact(self, text: str) -> str:
-        """Remove the API key from a text that came from the network or an exception."""
-        if self._key and len(self._key) >= 4:
-            text = text.replace(self._key, REDACTED)
+        """Remove the API key (and URL credentials) from a text from the network or an error."""
+        text = text.replace(self.url, self.public_url)
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
         return text
 
     def _ensure(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
@@ -195,7 +243,8 @@ class ChatClient:
                         self._post(http, payload), timeout=self.timeout * 1.5)
                 return Completion(self.redact(content),
                                   self.redact(reasoning) if reasoning is not None else None,
-                                  usage, finish, retry)
+                                  usage, self.redact(finish) if finish is not None else None,
+                                  retry)
             except _Retryable as exc:
                 last, retry_after = str(exc), exc.retry_after
             except (httpx.TimeoutException, asyncio.TimeoutError):
@@ -205,7 +254,8 @@ class ChatClient:
             if retry < self.retries:
                 await asyncio.sleep(backoff_delay(retry, self.backoff, self.backoff_max, rng,
                                                   retry_after))
-        raise InfraError(self.redact(f"{self.url}: {last} (after {self.retries + 1} tries)"))
+        raise InfraError(self.redact(f"{self.public_url}: {last} "
+                                     f"(after {self.retries + 1} tries)"))
 
     async def _post(self, http: httpx.AsyncClient,
                     payload: dict[str, Any]) -> tuple[str, str | None, Any, str | None]:
@@ -214,8 +264,10 @@ class ChatClient:
         if status == 429 or status in RETRY_STATUSES or status >= 500:
             raise _Retryable(f"HTTP {status}: {self._excerpt(response)}",
                              parse_retry_after(response.headers.get("retry-after")))
+        if is_context_error(status, response.content):
+            raise ContextLengthError(f"HTTP {status}: {self._excerpt(response)}")
         if status != 200:
-            raise InfraError(self.redact(f"{self.url}: HTTP {status}: "
+            raise InfraError(self.redact(f"{self.public_url}: HTTP {status}: "
                                          f"{self._excerpt(response)} (not retried)"))
         try:
             return parse_completion(response.content)

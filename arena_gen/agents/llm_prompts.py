@@ -10,10 +10,14 @@ the current observation. The reply's action is the text inside its last ``<actio
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .llm_parse import extract_action, split_reasoning
+
+__all__ = ["GRAMMAR", "NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
+           "grammar_text", "split_reasoning", "strip_intro"]
 
 SYSTEM = (
     "You are an agent acting in a text environment whose rules are partly hidden. Learn them "
@@ -117,35 +121,3 @@ def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
     parts.append("Think briefly, then reply with exactly one <action>...</action>.")
     return [{"role": "system", "content": SYSTEM},
             {"role": "user", "content": "\n\n".join(parts)}]
-
-
-_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
-_ACTION = re.compile(r"<action>(.*?)</action>", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
-
-
-def split_reasoning(content: str) -> tuple[str, str | None]:
-    """Separate ``<think>`` reasoning from the answer (also an unclosed or unopened block)."""
-    thoughts = [m.strip() for m in _THINK.findall(content)]
-    answer = _THINK.sub("", content)
-    lower = answer.lower()
-    if "</think>" in lower:  # the server stripped the opening tag
-        cut = lower.rfind("</think>")
-        thoughts.append(answer[:cut].strip())
-        answer = answer[cut + len("</think>"):]
-    elif "<think>" in lower:  # truncated mid-thought: nothing after it is an answer
-        cut = lower.find("<think>")
-        thoughts.append(answer[cut + len("<think>"):].strip())
-        answer = answer[:cut]
-    reasoning = "\n\n".join(t for t in thoughts if t)
-    return answer, reasoning or None
-
-
-def extract_action(answer: str) -> str | None:
-    """The text of the last ``<action>...</action>`` (code fences removed), or None."""
-    found = _ACTION.findall(answer)
-    if not found:
-        return None
-    text = found[-1].strip()
-    fenced = _FENCE.match(text)
-    return fenced.group(1).strip() if fenced else text

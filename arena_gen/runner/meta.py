@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.redact import public_url
 from ..core.task import Task
 
 #: Agent options recorded although their names look like secrets (``--max-tokens``).
-PUBLIC_CONFIG_KEYS = ("max_tokens",)
+PUBLIC_CONFIG_KEYS = ("max_tokens", "max_prompt_tokens")
 PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
 
 
@@ -51,8 +52,9 @@ def now() -> str:
 
 
 def public_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """Agent config as recorded: anything that looks like a secret is dropped."""
-    return {k: v for k, v in (config or {}).items()
+    """Agent config as recorded: secret-looking options dropped, URLs without credentials."""
+    return {k: public_url(v) if isinstance(v, str) and k.lower().endswith("url") else v
+            for k, v in (config or {}).items()
             if (k in PUBLIC_CONFIG_KEYS
                 or not any(s in k.lower() for s in ("key", "token", "secret", "password")))
             and not callable(v)}

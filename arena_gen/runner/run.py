@@ -114,7 +114,7 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
 
 
 #: Agent options that may change on --resume (they affect how, not what, the agent plays).
-OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections")
+OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections", "max_reply_chars")
 
 
 def _comparable(key: str, value: Any) -> Any:

@@ -4,12 +4,15 @@ Each finished episode is one line, flushed and fsynced before the next starts, s
 at most the episodes in flight. A torn last line (killed mid-write) is cut off on resume.
 ``finalize`` rewrites the file atomically in suite order, keeping the last record per
 (task, attempt), so an interrupted-and-resumed run ends with the same lines as an uninterrupted one.
+Text that UTF-8 cannot carry (a lone surrogate such as ``\ud800``, which a JSON body may encode
+as an escape) is written as U+FFFD instead of aborting the run and losing the episodes in flight.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,17 @@ TRAJECTORIES = "trajectories.jsonl"
 RETRY_REASONS = ("infra_error",)
 
 Key = tuple[str, int]
+#: UTF-16 surrogate code points: a str may hold them, UTF-8 may not.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def utf8_line(record: dict[str, Any]) -> bytes:
+    """One record as a canonical JSON line in strict UTF-8, surrogates replaced by U+FFFD."""
+    line = canonical_json(record) + "\n"
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:  # only inside strings (keys or values): replace them there
+        return _SURROGATES.sub("\ufffd", line).encode("utf-8")
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -87,9 +101,8 @@ class RunDir:
     def append(self, record: dict[str, Any]) -> None:
         """Append one episode durably (flush + fsync)."""
         self.path.mkdir(parents=True, exist_ok=True)
-        line = canonical_json(record) + "\n"
-        with open(self.trajectories, "a", encoding="utf-8", newline="\n") as fh:
-            fh.write(line)
+        with open(self.trajectories, "ab") as fh:
+            fh.write(utf8_line(record))
             fh.flush()
             os.fsync(fh.fileno())
 
@@ -105,4 +118,4 @@ class RunDir:
                                 f"{unknown[:3]}")
         keys = sorted(latest, key=rank.__getitem__)
         _write_atomic(self.trajectories,
-                      "".join(canonical_json(latest[k]) + "\n" for k in keys))
+                      b"".join(utf8_line(latest[k]) for k in keys).decode("utf-8"))
