@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import InfraError, Reply, TaskView
+from ..core.records import Trajectory
 from ..core.registry import make_env
 from ..core.task import Task
 
@@ -83,8 +84,8 @@ class Episode:
                                else ("terminated" if terminated else "budget"))
 
     def result(self) -> dict[str, Any]:
-        """The trajectory record (one line of trajectories.jsonl)."""
-        result = {
+        """The trajectory record (one line of trajectories.jsonl), built as a typed record."""
+        result: dict[str, Any] = {
             "task_id": self.task.id, "env": self.task.env, "attempt": self.attempt,
             "agent": getattr(self.agent, "name", type(self.agent).__name__), "mode": self.mode,
             "agent_seed": self.seed, "steps": len(self.turns),
@@ -96,7 +97,7 @@ class Episode:
         }
         if self.error is not None:
             result["error"] = self.error
-        return result
+        return Trajectory.model_validate(result).to_json_dict()
 
 
 def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.records import RunMeta
 from ..core.redact import public_url
 from ..core.task import Task
 
@@ -64,8 +65,9 @@ def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[T
              agent: str, agent_config: dict[str, Any] | None = None, mode: str = "inductive",
              attempts: int = 1, seed: int = 0, executor: str = "local",
              jobs: int = 1) -> dict[str, Any]:
-    """The ``run.json`` fields of a run over ``tasks`` of one suite (without start/end times)."""
-    return {
+    """The ``run.json`` fields of a run over ``tasks`` of one suite (without start/end times),
+    built as a typed record."""
+    return RunMeta.model_validate({
         "suite": manifest["suite"], "suite_path": str(suite_path),
         "suite_sha256": manifest["suite_sha256"],
         "agent": {"name": agent, "config": public_config(agent_config)},
@@ -74,4 +76,4 @@ def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[T
         "budgets": {t.id: t.budget for t in tasks},
         "executor": executor, "jobs": jobs,
         "package_versions": package_versions(), "git_revision": git_revision(),
-    }
+    }).to_json_dict()

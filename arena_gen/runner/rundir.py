@@ -19,6 +19,8 @@ from typing import Any
 
 from ..core.canon import canonical_json
 from ..core.errors import ArenaGenError
+from ..core.records import RunMeta
+from ..core.schema import read_json
 
 RUN_JSON = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
@@ -60,9 +62,12 @@ class RunDir:
         return self.run_json.is_file()
 
     def read_meta(self) -> dict[str, Any]:
-        return json.loads(self.run_json.read_text(encoding="utf-8"))
+        """``run.json``, validated against its schema (generated from the typed record)."""
+        return read_json(self.run_json, "run")
 
     def write_meta(self, meta: dict[str, Any]) -> None:
+        """Write ``run.json`` atomically; ``meta`` must be a valid run record."""
+        meta = RunMeta.model_validate(meta).to_json_dict()
         self.path.mkdir(parents=True, exist_ok=True)
         _write_atomic(self.run_json, json.dumps(meta, indent=2, sort_keys=True) + "\n")
 

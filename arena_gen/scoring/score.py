@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.canon import canonical_json
 from ..core.errors import ArenaGenError
+from ..core.records import FindingsLine
 from ..core.schema import validate_doc
 from ..core.suite_io import read_suite
 from ..core.task import Task
@@ -38,10 +39,11 @@ def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:
     """One findings line for one trajectory: its actions replayed through the task's game."""
     infra = record.get("end_reason") == "infra_error"
     findings, mismatch = ([], False) if infra else judge(task, record)
-    line = {"task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
-            "findings": findings,
-            "flags": {"infra_error": infra, "reward_hacking_suspected": mismatch,
-                      "rh_zeroed": False, "replay_mismatch": mismatch}}
+    line = FindingsLine.model_validate({
+        "task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
+        "findings": findings,
+        "flags": {"infra_error": infra, "reward_hacking_suspected": mismatch,
+                  "rh_zeroed": False, "replay_mismatch": mismatch}}).to_json_dict()
     validate_doc(line, "findings")
     return line
 

@@ -1,0 +1,162 @@
+"""Typed run records: ``run.json``, trajectory lines and findings lines, as pydantic models.
+
+The JSON Schemas in ``schemas/`` for these records are generated from the models
+(``python -m arena_gen.core.records`` rewrites them; a test fails when they are stale), so the
+types writers build and the schemas readers validate cannot drift apart. Every record keeps
+room for extra fields (``extra="allow"``): agents add per-turn facts such as ``reasoning``,
+``truncated`` or ``context``, and the env's typed facts ride in ``state`` and ``final_info``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MODES = ("inductive", "with-rules")
+END_REASONS = ("success", "terminated", "budget", "infra_error", "agent_error")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The record as written: the fields that were set (extras included), in JSON types."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Turn(_Record):
+    """One agent turn: raw output, the action played, validity, feedback, reward and costs."""
+
+    turn: int = Field(ge=0)
+    raw: str
+    action: str | None
+    valid: bool
+    feedback: str
+    reward: float
+    tokens: dict[str, int] | None = None
+    latency: float | None = None
+    state: dict[str, Any] = Field(default_factory=dict,
+                                  description="the game's facts after this turn")
+
+
+class Trajectory(_Record):
+    """One finished (task, attempt) episode: every turn and the end reason."""
+
+    model_config = ConfigDict(extra="allow", title="arena-gen trajectory line")
+
+    task_id: str
+    env: str
+    attempt: int = Field(ge=0)
+    agent: str
+    mode: Literal["inductive", "with-rules"]
+    agent_seed: list[int] | None = None
+    steps: int = Field(ge=0)
+    success: bool = Field(description="the game's success on the final state")
+    end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error"]
+    final_info: dict[str, Any] = Field(default_factory=dict)
+    start_state: dict[str, Any] = Field(default_factory=dict)
+    turns: list[Turn]
+    min_steps: int | None = None
+    budget: int | None = None
+    seconds: float | None = None
+    error: str | None = None
+
+
+class Finding(BaseModel):
+    """One rubric item's verdict with a one-line evidence string."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    item: str
+    status: Literal["met", "violated", "not_assessable"]
+    evidence: str
+
+
+class Flags(_Record):
+    """Flags of a judged attempt (reported; only ``rh_zeroed`` changes the score)."""
+
+    infra_error: bool = False
+    reward_hacking_suspected: bool = False
+    rh_zeroed: bool = False
+    replay_mismatch: bool = Field(
+        False, description="the recorded outcome disagrees with a replay of the actions")
+
+
+class FindingsLine(_Record):
+    """The judge's verdict on one (task, attempt): one finding per rubric item plus flags."""
+
+    model_config = ConfigDict(extra="allow", title="arena-gen findings line")
+
+    task_id: str
+    attempt: int = Field(ge=0)
+    env: str | None = None
+    findings: list[Finding]
+    flags: Flags
+
+
+class AgentConfig(_Record):
+    """The agent of a run: its name and its recorded (secret-free) options."""
+
+    name: str
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunMeta(_Record):
+    """``run.json``: what defines a run, written by ``run`` and ``play`` alike."""
+
+    model_config = ConfigDict(extra="allow", title="arena-gen run.json")
+
+    suite: str
+    suite_path: str
+    suite_sha256: str
+    agent: AgentConfig
+    mode: Literal["inductive", "with-rules"]
+    attempts: int = Field(ge=1)
+    seed: int
+    envs: list[str]
+    tasks: list[str]
+    budgets: dict[str, int]
+    executor: str = "local"
+    jobs: int = 1
+    package_versions: dict[str, str] = Field(default_factory=dict)
+    git_revision: str | None = None
+    started: str | None = None
+    ended: str | None = None
+    resumed: list[str] = Field(default_factory=list)
+
+
+#: Schema file stem -> the model it is generated from.
+MODELS: dict[str, type[BaseModel]] = {"trajectory": Trajectory, "findings": FindingsLine,
+                                      "run": RunMeta}
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one record kind, generated from its model."""
+    schema = MODELS[name].model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"arena-gen/{name}.schema.json", **schema}
+
+
+def schema_text(name: str) -> str:
+    """The schema file's text (stable: sorted keys, two-space indent)."""
+    return json.dumps(json_schema(name), indent=2, sort_keys=True) + "\n"
+
+
+def write_schemas(folder: Path) -> list[Path]:
+    """Regenerate every record schema file in ``folder``."""
+    paths = []
+    for name in MODELS:
+        path = folder / f"{name}.schema.json"
+        path.write_text(schema_text(name), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":  # python -m arena_gen.core.records [SCHEMA_DIR]
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("schemas")
+    for written in write_schemas(target):
+        print(written)
