@@ -86,6 +86,9 @@ def test_import_cli(shared_dir: Path, tmp_path: Path) -> None:
     assert "lights-import-0-0002" in result.output
     suite = read_suite(out)
     assert [t.certificate.min_steps for t in suite.tasks["lights"]] == MINIMA
+    # plain verify re-proves the imported suite (it once crashed with KeyError: 'min_len')
+    verified = CliRunner().invoke(main, ["verify", str(out), "--display", "plain"])
+    assert verified.exit_code == 0 and "all certificates hold" in verified.output, verified.output
 
 
 def test_detect_env_and_released_floor(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import arena_gen.core.suite_io as suite_io
-from arena_gen.core.errors import HashMismatchError, SchemaError
+from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
 from arena_gen.core.suite_io import file_digests, read_suite, write_suite
 from arena_gen.generator.build import build_suite
 
@@ -20,7 +20,7 @@ def small_build():
 
 
 def write(tmp_path: Path, build) -> Path:
-    return write_suite(tmp_path / "suite", build.manifest, build.tasks)
+    return write_suite(tmp_path / "suite", build.manifest, build.tasks, force=True)
 
 
 def test_write_then_read_round_trips(tmp_path: Path, small_build) -> None:
@@ -157,3 +157,40 @@ def test_find_task_searches_the_suite_its_id_names(tmp_path: Path, monkeypatch) 
     assert found.manifest["tasks"][found.task.id] == found.task.sha256
     with pytest.raises(ArenaGenError, match="not found in ./suites or the released suites"):
         find_task("lights-lite-7-9999")
+
+
+def test_output_folder_that_is_not_ours_is_never_replaced(tmp_path: Path, small_build) -> None:
+    mine = tmp_path / "suite"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    with pytest.raises(ArenaGenError, match="is not an arena-gen suite; refusing"):
+        write_suite(mine, small_build.manifest, small_build.tasks, force=True)
+    assert (mine / "thesis.tex").read_text() == "years of work"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]  # no temp folder either
+
+
+def test_a_suite_of_ours_is_replaced_only_with_force(tmp_path: Path, small_build) -> None:
+    out = write_suite(tmp_path / "suite", small_build.manifest, small_build.tasks)
+    with pytest.raises(ArenaGenError, match="already holds a suite; pass --force"):
+        write_suite(out, small_build.manifest, small_build.tasks)
+    (out / "notes.txt").write_text("mine")  # a suite folder with a user's file is not ours
+    with pytest.raises(ArenaGenError, match="not an arena-gen suite"):
+        write_suite(out, small_build.manifest, small_build.tasks, force=True)
+    (out / "notes.txt").unlink()
+    (tmp_path / ".suite.tmp-killed").mkdir()  # what a SIGKILL mid-write leaves
+    write_suite(out, small_build.manifest, small_build.tasks, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
+
+
+def test_cli_build_refuses_before_doing_any_work(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena_gen.cli import main
+
+    mine = tmp_path / "out"
+    mine.mkdir()
+    (mine / "data.csv").write_text("1,2")
+    result = CliRunner().invoke(main, ["build", "--suite", "lite", "--seed", "7", "--env",
+                                       "lights", "--out", str(mine), "--display", "none"])
+    assert result.exit_code != 0 and "refusing to replace it" in result.output
+    assert (mine / "data.csv").read_text() == "1,2"

@@ -23,12 +23,15 @@ from .options import display_option, env_list, user_errors
               show_default=True, help="Where tasks are generated; bytes do not depend on it.")
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
               help="Ray cluster address (default: RAY_ADDRESS, else a local Ray instance).")
+@click.option("--force", is_flag=True, default=False,
+              help="Replace an existing suite in --out (a folder arena-gen did not write is "
+                   "never replaced).")
 @display_option
 def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int, executor: str,
-            ray_address: str | None, display: str | None) -> None:
+            ray_address: str | None, force: bool, display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
     from ..core import registry
-    from ..core.suite_io import write_suite
+    from ..core.suite_io import check_output_folder, write_suite
     from ..generator.build import build_suite
     from ..generator.suites import preset
     from ..ui import Reporter
@@ -38,6 +41,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
         env_names = env_list(envs) or registry.names()
         want = {e: int(preset(suite, e)["count"]) for e in env_names}
         out = out or Path("out") / f"{suite}-{seed}"
+        check_output_folder(out, force=force)  # before any work: never replace a user's folder
         done = {e: 0 for e in env_names}
         rejected = {e: 0 for e in env_names}
         with ui.progress(sum(want.values()), f"build {suite} seed {seed}") as advance:
@@ -49,7 +53,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
 
             result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
                                  ray_address=ray_address, on_task=on_task)
-        write_suite(out, result.manifest, result.tasks)
+        write_suite(out, result.manifest, result.tasks, force=force)
     rows = []
     for env in env_names:
         gens = result.generated[env]

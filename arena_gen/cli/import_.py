@@ -19,24 +19,29 @@ from .options import display_option, user_errors
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output suite folder.")
 @click.option("--env", "env", default=None, help="Force the env (default: detect per file).")
+@click.option("--force", is_flag=True, default=False,
+              help="Replace an existing suite in --out (a folder arena-gen did not write is "
+                   "never replaced).")
 @display_option
-def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None,
+def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, force: bool,
             display: str | None) -> None:
     """Import released data as verified tasks (exact minima replace the released claims)."""
     from ..core import registry
+    from ..core.suite_io import check_output_folder
     from ..generator import lights_import as lights
     from ..generator.importer import detect_env, import_tasks, write_import
     from ..ui import Reporter
 
     ui = Reporter(display)
     with user_errors():
+        check_output_folder(out, force=force)  # before any work: never replace a user's folder
         if env:
             registry.get(env)
         by_env: dict[str, list[str]] = {}
         for path in paths:
             by_env.setdefault(env or detect_env(path), []).append(str(path))
         tasks = {name: import_tasks(name, files) for name, files in by_env.items()}
-        written = write_import(out, tasks, by_env)
+        written = write_import(out, tasks, by_env, force=force)
     imported = [t for env_tasks in tasks.values() for t in env_tasks]
     marks = {None: "-", True: "yes", False: "NO"}
     rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),

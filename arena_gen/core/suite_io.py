@@ -77,11 +77,52 @@ def manifest_text(manifest: dict[str, Any]) -> str:
     return canonical_json(manifest) + "\n"
 
 
+def is_our_suite(folder: Path) -> bool:
+    """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest and the
+    JSONL files of the envs it counts (nothing a user put there)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        envs = set(manifest["counts"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs if isinstance(env, str)}
+    return all(p.name in ours and p.is_file() for p in folder.iterdir())
+
+
+def check_output_folder(out: Path, *, force: bool = False) -> None:
+    """Refuse to replace a folder arena-gen did not write; replace a suite of ours only with
+    ``force``. An absent or empty folder is always fine."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ArenaGenError(f"{out} exists and is not a folder; choose another --out")
+    if not any(out.iterdir()):
+        return
+    if not is_our_suite(out):
+        raise ArenaGenError(f"{out} is not empty and is not an arena-gen suite; refusing to "
+                            f"replace it (choose another --out)")
+    if not force:
+        raise ArenaGenError(f"{out} already holds a suite; pass --force to replace it")
+
+
+def _sweep_leftovers(out: Path) -> None:
+    """Remove temporary folders that a killed earlier write of ``out`` left behind."""
+    for stale in out.parent.glob(f".{out.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in out.parent.glob(f".{out.name}.old-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
 def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
-                tasks: dict[str, list[Task]]) -> Path:
-    """Write a suite folder atomically: build it beside the target, then rename into place."""
+                tasks: dict[str, list[Task]], *, force: bool = False) -> Path:
+    """Write a suite folder atomically: build it beside the target, then rename into place.
+
+    A non-empty target that is not a suite of ours is never touched; one of ours is replaced
+    only with ``force`` (see :func:`check_output_folder`)."""
     out = Path(out)
+    check_output_folder(out, force=force)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_leftovers(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; a suite is meant to be shared
@@ -89,6 +130,8 @@ def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
             _write_text(tmp / f"{env}.jsonl", jsonl_text(env_tasks))
         _write_text(tmp / MANIFEST, manifest_text(manifest))
         old = None
+        if out.exists() and not any(out.iterdir()):
+            out.rmdir()
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
             os.rename(out, old / "suite")

@@ -61,7 +61,7 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
 
 
 def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
-                 sources: Mapping[str, list[str]]) -> Path:
+                 sources: Mapping[str, list[str]], *, force: bool = False) -> Path:
     """Freeze imported tasks as a suite folder with a manifest naming their sources."""
     hashes = {t.id: t.sha256 for env_tasks in tasks.values() for t in env_tasks}
     build: dict[str, Any] = {env: {"sources": [Path(s).name for s in sources.get(env, [])]}
@@ -75,4 +75,4 @@ def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
         "tasks": dict(sorted(hashes.items())), "suite_sha256": suite_hash(hashes),
         "build": build,
     }
-    return write_suite(out, manifest, dict(tasks))
+    return write_suite(out, manifest, dict(tasks), force=force)

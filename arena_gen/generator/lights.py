@@ -195,8 +195,9 @@ def accept(draft: Draft, cert: Certificate) -> str | None:
     """Return why a verified candidate is rejected, or None to accept it."""
     if not cert.solvable:
         return "unsolvable"
-    if cert.min_steps is None or cert.min_steps < draft.params["min_len"]:
-        return f"min_steps {cert.min_steps} < min_len {draft.params['min_len']}"
+    min_len = draft.params.get("min_len", 0)  # imported tasks carry no sampler floor
+    if cert.min_steps is None or cert.min_steps < min_len:
+        return f"min_steps {cert.min_steps} < min_len {min_len}"
     if cert.min_steps > draft.budget:
         return f"min_steps {cert.min_steps} exceeds the budget {draft.budget}"
     return None
