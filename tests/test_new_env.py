@@ -57,7 +57,7 @@ def test_suite_built_before_a_version_bump_still_verifies_and_plays(
     registry.register(toy_env.spec(2))  # v2 ships: "up" now adds 2
     assert registry.get("counter").version == 2
     report = verify_suite(old, rebuild=True)  # v1 tasks verify and rebuild with v1
-    assert report.ok, [c.reason for c in report.checks if not c.ok]
+    assert report.ok, [c.problem for c in report.checks if not c.ok]
     assert not report.rebuild_problems
     assert {p.name: p.read_bytes() for p in old.iterdir()} == before
     scores = _oracle_and_random(old, tmp_path / "runs")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from ..core.errors import ArenaGenError, RegistryError, VerificationError
 from ..core.parallel import map_ordered
 from ..core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from ..core.task import Task
+from .derived import derived_problem
 from .replay import check_witness
 
 
@@ -42,12 +44,16 @@ def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in cert.items() if k != "seconds"}
 
 
-def check_task(task: Task) -> TaskCheck:
-    """Re-run the env's verifier on a task and replay its witness; report the first broken fact."""
+def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
+    """Re-derive a task from its seed path, re-run the env's verifier and replay its witness;
+    report the first broken fact."""
     try:
         spec = registry.for_task(task)
     except RegistryError as exc:
         return TaskCheck(task.id, False, str(exc))
+    problem = derived_problem(task, manifest)
+    if problem is not None:
+        return TaskCheck(task.id, False, problem)
     try:
         fresh = spec.load("verifier")(task)
         stored = _comparable(task.certificate.to_dict())
@@ -77,7 +83,8 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     """Check a suite folder; raises on schema or hash errors, reports certificate problems."""
     suite = read_suite(path)
     report = SuiteReport(suite=suite)
-    for check in map_ordered(check_task, suite.all_tasks(), jobs=jobs):
+    checker = functools.partial(check_task, manifest=suite.manifest)
+    for check in map_ordered(checker, suite.all_tasks(), jobs=jobs):
         report.checks.append(check)
         if on_check:
             on_check(check)
