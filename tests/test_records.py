@@ -46,3 +46,13 @@ def test_bad_records_are_rejected_by_model_and_schema() -> None:
         validate_doc(bad, "trajectory")
     with pytest.raises(ValidationError):
         RunMeta.model_validate({"suite": "lite"})
+
+
+def test_absurd_budget_and_attempt_are_rejected_by_the_schemas() -> None:
+    task = built_tasks("lights", count=1)[0]
+    record = run_episode(task, OracleAgent())
+    with pytest.raises(SchemaError, match="budget"):
+        validate_doc({**record, "budget": 10**9}, "trajectory")
+    line = judge_record(task, record)
+    with pytest.raises(SchemaError, match="attempt"):
+        validate_doc({**line, "attempt": 10**9}, "findings")

@@ -17,6 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 MODES = ("inductive", "with-rules")
+#: Bounds that keep a hostile record from making the scorer allocate gigabytes.
+MAX_ATTEMPTS = 10_000
+MAX_TURNS = 1_000_000
 END_REASONS = ("success", "terminated", "budget", "infra_error", "agent_error")
 
 
@@ -31,7 +34,7 @@ class _Record(BaseModel):
 class Turn(_Record):
     """One agent turn: raw output, the action played, validity, feedback, reward and costs."""
 
-    turn: int = Field(ge=0)
+    turn: int = Field(ge=0, le=MAX_TURNS)
     raw: str
     action: str | None
     valid: bool
@@ -50,18 +53,18 @@ class Trajectory(_Record):
 
     task_id: str
     env: str
-    attempt: int = Field(ge=0)
+    attempt: int = Field(ge=0, le=MAX_ATTEMPTS)
     agent: str
     mode: Literal["inductive", "with-rules"]
     agent_seed: list[int] | None = None
-    steps: int = Field(ge=0)
+    steps: int = Field(ge=0, le=MAX_TURNS)
     success: bool = Field(description="the game's success on the final state")
     end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error"]
     final_info: dict[str, Any] = Field(default_factory=dict)
     start_state: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn]
-    min_steps: int | None = None
-    budget: int | None = None
+    min_steps: int | None = Field(None, ge=0, le=MAX_TURNS)
+    budget: int | None = Field(None, ge=0, le=MAX_TURNS)
     seconds: float | None = None
     error: str | None = None
 
@@ -92,7 +95,7 @@ class FindingsLine(_Record):
     model_config = ConfigDict(extra="allow", title="arena-gen findings line")
 
     task_id: str
-    attempt: int = Field(ge=0)
+    attempt: int = Field(ge=0, le=MAX_ATTEMPTS)
     env: str | None = None
     findings: list[Finding]
     flags: Flags
@@ -115,7 +118,7 @@ class RunMeta(_Record):
     suite_sha256: str
     agent: AgentConfig
     mode: Literal["inductive", "with-rules"]
-    attempts: int = Field(ge=1)
+    attempts: int = Field(ge=1, le=MAX_ATTEMPTS)
     seed: int
     envs: list[str]
     tasks: list[str]

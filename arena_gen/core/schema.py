@@ -88,27 +88,68 @@ def validate_doc(obj: Any, kind: str, *, file: str | None = None, line: int | No
                  task_id=task_id if isinstance(task_id, str) else None)
 
 
+#: Deepest nesting accepted in any document we read (tasks nest a few dozen levels at most).
+MAX_DEPTH = 100
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+
+
+def _depth(obj: Any) -> int:
+    """Nesting depth of a decoded document, without recursion."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            return depth
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return deepest
+
+
+def loads(text: str | bytes, *, file: str | None = None, line: int | None = None) -> Any:
+    """Decode one untrusted JSON document, or raise SchemaError naming file and line: invalid
+    UTF-8, NaN/Infinity, integers past Python's digit limit and absurd nesting included."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        raise SchemaError(f"not UTF-8 (byte {exc.start})", file=file, line=line) from None
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file,
+                          line=line if line is not None else exc.lineno) from None
+    except RecursionError:
+        raise SchemaError(f"JSON nested deeper than {MAX_DEPTH} levels", file=file,
+                          line=line) from None
+    except ValueError as exc:  # NaN / Infinity, or an integer with too many digits
+        raise SchemaError(f"invalid JSON: {str(exc)[:80]}", file=file, line=line) from None
+    if _depth(obj) > MAX_DEPTH:
+        raise SchemaError(f"JSON nested deeper than {MAX_DEPTH} levels", file=file, line=line)
+    return obj
+
+
 def read_json(path: Path, kind: str) -> Any:
     """Read and validate one JSON document."""
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path),
-                          line=exc.lineno) from None
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SchemaError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    obj = loads(data, file=str(path))
     validate_doc(obj, kind, file=str(path))
     return obj
 
 
 def read_jsonl(path: Path, kind: str) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, document)`` for each non-blank line, each validated."""
-    with open(path, encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
                 continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                  file=str(path), line=lineno) from None
+            obj = loads(raw, file=str(path), line=lineno)
             validate_doc(obj, kind, file=str(path), line=lineno)
             yield lineno, obj

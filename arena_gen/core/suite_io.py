@@ -19,7 +19,7 @@ from typing import Any
 from .canon import canonical_json, sha256_hex, sha256_of
 from .errors import ArenaGenError, HashMismatchError, SchemaError
 from .paths import suites_dir
-from .schema import read_json, read_jsonl, validate_doc
+from .schema import loads, read_json, read_jsonl, validate_doc
 from .task import Task
 
 MANIFEST = "manifest.json"
@@ -217,15 +217,12 @@ def read_task(path: str | os.PathLike[str], task_id: str,
     envs = sorted(manifest["counts"], key=lambda e: e != named)  # the named env first
     for env in envs:
         file = _env_file(root, env)
-        with open(file, encoding="utf-8") as fh:
-            for lineno, text in enumerate(fh, start=1):
-                if task_id not in text:  # cheap pre-filter; the parsed id decides
+        needle = task_id.encode("utf-8")
+        with open(file, "rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if needle not in raw:  # cheap pre-filter; the parsed id decides
                     continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise SchemaError(f"invalid JSON: {exc.msg} (column {exc.colno})",
-                                      file=str(file), line=lineno) from None
+                obj = loads(raw, file=str(file), line=lineno)
                 if not isinstance(obj, dict) or obj.get("id") != task_id:
                     continue
                 validate_doc(obj, "task", file=str(file), line=lineno)

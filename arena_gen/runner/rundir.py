@@ -13,14 +13,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..core.canon import canonical_json
-from ..core.errors import ArenaGenError
+from ..core.errors import ArenaGenError, SchemaError
 from ..core.records import RunMeta
-from ..core.schema import read_json
+from ..core.schema import loads, read_json
 
 RUN_JSON = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
@@ -86,14 +87,27 @@ class RunDir:
         return len(data) - keep
 
     def records(self) -> list[dict[str, Any]]:
-        """Every complete line, in file order."""
+        """Every complete, decodable line, in file order. A corrupt line (a disk error, an
+        edit) is skipped with a warning naming it: the episode is then missing and is played
+        again by ``--resume``; nothing else is lost."""
         if not self.trajectories.is_file():
             return []
         out = []
-        with open(self.trajectories, encoding="utf-8") as fh:
-            for text in fh:
-                if text.endswith("\n") and text.strip():
-                    out.append(json.loads(text))
+        with open(self.trajectories, "rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.endswith(b"\n") or not raw.strip():
+                    continue
+                try:
+                    record = loads(raw, file=str(self.trajectories), line=lineno)
+                    if not isinstance(record, dict) or not isinstance(
+                            record.get("task_id"), str) or not isinstance(
+                            record.get("attempt"), int):
+                        raise SchemaError("not a trajectory record", file=str(self.trajectories),
+                                          line=lineno)
+                except SchemaError as exc:
+                    warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=2)
+                    continue
+                out.append(record)
         return out
 
     def finished(self) -> set[Key]:

@@ -1,0 +1,53 @@
+"""Untrusted JSON never becomes a traceback: every reader fails with the project's error
+naming file and line (#16 M5), and a corrupt trajectory line is skipped, not fatal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_gen.core.errors import SchemaError
+from arena_gen.core.schema import loads, read_jsonl
+from arena_gen.runner.rundir import RunDir
+
+BAD = {
+    "not utf-8": b'{"id": "\xff"}',
+    "NaN": b'{"x": NaN}',
+    "Infinity": b'{"x": -Infinity}',
+    "5000 digits": b'{"x": ' + b"9" * 5000 + b"}",
+    "deep": b"[" * 5000 + b"]" * 5000,
+    "deep but parseable": b"[" * 300 + b"]" * 300,
+    "torn": b'{"id": "lights-lite-7-0000", "env": ',
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_documents_raise_schema_error_with_file_and_line(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "lights.jsonl"
+    path.write_bytes(b"\n" + BAD[name] + b"\n")
+    with pytest.raises(SchemaError) as info:
+        list(read_jsonl(path, "task"))
+    assert f"{path}:2" in str(info.value)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=200))
+def test_loads_never_raises_anything_but_schema_error(data: bytes) -> None:
+    try:
+        loads(data, file="f", line=1)
+    except SchemaError:
+        pass
+
+
+def test_a_corrupt_line_in_the_middle_of_a_run_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    good = {"task_id": "t", "attempt": 0, "env": "lights"}
+    (tmp_path / "trajectories.jsonl").write_bytes(
+        json.dumps(good).encode() + b"\n" + b'{"task_id": "t", "attem\xff\n'
+        + json.dumps({**good, "attempt": 1}).encode() + b"\n")
+    with pytest.warns(UserWarning, match="trajectories.jsonl:2"):
+        records = RunDir(tmp_path).records()
+    assert [r["attempt"] for r in records] == [0, 1]
