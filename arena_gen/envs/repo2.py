@@ -244,7 +244,8 @@ class Rules:
 
     def __init__(self, world: dict[str, Any]) -> None:
         pk = world["packages"]
-        self.names: list[str] = list(pk)
+        # canonical JSON sorts keys, so the released order lives in a list
+        self.names: list[str] = list(world.get("package_order") or pk)
         self.index = {n: i for i, n in enumerate(self.names)}
         self.n = len(self.names)
         self.priority = [pk[n]["priority"] for n in self.names]
@@ -266,11 +267,12 @@ class Rules:
                             mods[m][s] = frozenset(entry.get("signatures", {}).get(f"{m}:{s}",
                                                                                    []))
                 self.api[key] = mods
-        self.needs: dict[tuple[int, int], list[Call]] = {}
-        for name, by_ver in (world.get("symbol_requires") or {}).items():
-            for vs, reqs in by_ver.items():
-                p = self.index[name]
-                self.needs[(p, self.vindex[p][read_version(vs)])] = [self._call(r) for r in reqs]
+        self.needs: dict[tuple[int, int], list[Call]] = {}  # checked in package, version order
+        wanted = {(self.index[name], self.vindex[self.index[name]][read_version(vs)]): reqs
+                  for name, by_ver in (world.get("symbol_requires") or {}).items()
+                  for vs, reqs in by_ver.items()}
+        for key in sorted(wanted):
+            self.needs[key] = [self._call(r) for r in wanted[key]]
         self.script_paths: list[str] = list(world["scripts"])
         self.entrypoints: list[str] = list(world["entrypoints"])
         self.calls: dict[str, list[Call]] = {}
@@ -618,14 +620,14 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                         (kind == "same_minor_with_anchor" and mv != av):
                     return RunFailure("consistency", text)
         for call in r.calls[path]:
-            fail = self._call_failure(installed, call, None)
+            fail = self.call_failure(installed, call, None)
             if fail is not None:
                 return fail
         for (caller, cv), reqs in r.needs.items():
             if caller not in touched or installed[caller] != cv:
                 continue
             for call in reqs:
-                fail = self._call_failure(installed, call, r.names[caller])
+                fail = self.call_failure(installed, call, r.names[caller])
                 if fail is not None:
                     return fail
         for when, scopes, text in r.hidden:
@@ -635,8 +637,9 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                 return RunFailure("hidden_rule", text)
         return None
 
-    def _call_failure(self, installed: tuple[int, ...], call: Call,
-                      caller: str | None) -> RunFailure | None:
+    def call_failure(self, installed: tuple[int, ...], call: Call,
+                     caller: str | None) -> RunFailure | None:
+        """THE rule of one API use: why it fails with these packages, or None."""
         r = self.rules
         pv = installed[call.provider]
         if pv == ABSENT:
