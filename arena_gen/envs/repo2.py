@@ -441,7 +441,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         r = self.rules
         k = action.kind
         if k == "noop":
-            return state, RepoEvent("(nothing to do)", kind="noop")
+            return state, RepoEvent("ERROR: no command given.", valid=False, kind="noop")
         if k == "list":
             return state, RepoEvent(self.pip_list(state), kind="list")
         if k == "tree":

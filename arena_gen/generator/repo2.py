@@ -21,8 +21,9 @@ from .repo import sample as sample_v1
 
 PRESETS = V1_PRESETS
 #: The keys of a v2 world (a normalised subset of a released task object).
-WORLD_KEYS = ("python_versions", "package_order", "packages", "version_requires_python", "version_dependencies",
-              "version_conflicts", "side_effects", "api_surface", "symbol_requires", "scripts",
+WORLD_KEYS = ("python_versions", "package_order", "packages", "version_requires_python",
+              "version_dependencies", "version_conflicts", "side_effects", "api_surface",
+              "symbol_requires", "scripts",
               "entrypoints", "consistency_rules", "hidden_rules", "base_libs")
 _OPS = ("==", "!=", ">=", "<=", ">", "<")
 
