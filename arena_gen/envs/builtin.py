@@ -56,3 +56,15 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.repo_heuristic:RepoHeuristicAgent",
 ))
+
+register(EnvSpec(
+    name="repo", version=2, code=4, gym_name="RepoSystem",
+    game="arena_gen.envs.repo2:RepoGameV2",
+    sampler="arena_gen.generator.repo2:sample",
+    presets="arena_gen.generator.repo2:PRESETS",
+    accept="arena_gen.generator.repo2:accept",
+    verifier="arena_gen.verifiers.repo2:verify",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.repo_heuristic:RepoHeuristicAgent",
+    importer="arena_gen.generator.repo2_import:importer",
+))
