@@ -54,3 +54,11 @@ def test_unknown_env_and_parts() -> None:
     with pytest.raises(RegistryError, match="has no 'nothing'"):
         registry.get("lights").load("nothing")
     assert load_entry(len) is len  # a part may be the object itself
+
+
+def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
+    assert registry.get("repo").version == 1  # repo v2 is a preview: builds stay on v1
+    assert registry.get("repo", 2).preview
+    assert registry.newest_with("repo", "importer").version == 2
+    with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
+        registry.newest_with("lights", "nothing")

@@ -10,8 +10,9 @@ from ..core.errors import ArenaGenError
 AGENTS = ("random", "oracle", "heuristic", "llm", "human")
 
 
-def make_agent(name: str, env: str, config: dict[str, Any] | None = None) -> Any:
-    """Build a fresh agent for one episode of ``env``."""
+def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
+               version: int | None = None) -> Any:
+    """Build a fresh agent for one episode of ``env`` (at ``version``: the task's own)."""
     config = dict(config or {})
     if name == "random":
         from .random_agent import RandomAgent
@@ -22,9 +23,9 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None) -> Any
 
         return OracleAgent()
     if name == "heuristic":
-        spec = registry.get(env)
+        spec = registry.get(env, version)
         if spec.heuristic is None:
-            raise ArenaGenError(f"env {env!r} has no heuristic agent registered")
+            raise ArenaGenError(f"env {env!r} v{spec.version} has no heuristic agent registered")
         return spec.load("heuristic")()
     if name == "human":
         from .human import HumanAgent

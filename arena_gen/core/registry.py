@@ -58,6 +58,9 @@ class EnvSpec:
     extras: dict[str, Part] = field(default_factory=dict)
     #: The text env class wrapping the game (the generic one unless a spec says otherwise).
     env: Part = "arena_gen.envs.game_env:GameEnv"
+    #: A preview version is registered, playable, verifiable and importable, but is not the
+    #: default for building (``get(name)``) until its presets are calibrated.
+    preview: bool = False
 
     @property
     def gym_id(self) -> str:
@@ -121,18 +124,29 @@ def versions(name: str) -> list[int]:
 
 
 def get(name: str, version: int | None = None) -> EnvSpec:
-    """The spec of a registered env: the given version, else the newest one."""
+    """The spec of a registered env: the given version, else the newest one that is not a
+    preview (the version ``build`` uses by default)."""
     _ensure_builtin()
     found = versions(name)
     if not found:
         raise RegistryError(f"unknown env {name!r}; registered: {names()}")
     if version is None:
-        return _REGISTRY[(name, found[-1])]
+        current = [v for v in found if not _REGISTRY[(name, v)].preview] or found
+        return _REGISTRY[(name, current[-1])]
     try:
         return _REGISTRY[(name, int(version))]
     except KeyError:
         raise RegistryError(f"env {name!r} has no version {version}; this arena-gen has "
                             f"{', '.join(f'v{v}' for v in found)}") from None
+
+
+def newest_with(name: str, part: str) -> EnvSpec:
+    """The newest version of an env (previews included) that has ``part`` registered."""
+    for version in reversed(versions(name)):
+        spec = _REGISTRY[(name, version)]
+        if getattr(spec, part, None) is not None or part in spec.extras:
+            return spec
+    raise RegistryError(f"no version of env {name!r} has a {part!r} registered")
 
 
 def for_task(task: Any) -> EnvSpec:

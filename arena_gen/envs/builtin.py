@@ -65,6 +65,6 @@ register(EnvSpec(
     accept="arena_gen.generator.repo2:accept",
     verifier="arena_gen.verifiers.repo2:verify",
     oracle="arena_gen.agents.oracle:OracleAgent",
-    heuristic="arena_gen.agents.repo_heuristic:RepoHeuristicAgent",
     importer="arena_gen.generator.repo2_import:importer",
+    preview=True,  # the reference-faithful game; presets are calibrated in a later release
 ))

@@ -27,8 +27,10 @@ SUITE = "import"
 def detect_env(path: str | os.PathLike[str]) -> str:
     """The env whose importer accepts a file (each importer rejects files of other formats)."""
     problems = []
-    for spec in registry.specs():
-        if spec.importer is None:
+    for name in registry.names():
+        try:
+            spec = registry.newest_with(name, "importer")
+        except ArenaGenError:
             continue
         try:
             spec.load("importer")(Path(path))
@@ -41,7 +43,7 @@ def detect_env(path: str | os.PathLike[str]) -> str:
 
 def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task]:
     """Parse, verify and witness-check released data files of one env, in the order given."""
-    spec = registry.get(env)
+    spec = registry.newest_with(env, "importer")
     load, verify = spec.load("importer"), spec.load("verifier")
     tasks: list[Task] = []
     for path in paths:
@@ -69,7 +71,7 @@ def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
     manifest = {
         "schema_version": 1, "suite": SUITE, "suite_version": SUITE_VERSION,
         "arena_gen_version": __version__,
-        "env_versions": {env: registry.get(env).version for env in tasks},
+        "env_versions": {env: registry.newest_with(env, "importer").version for env in tasks},
         "seed": 0, "presets": {env: {} for env in tasks},
         "counts": {env: len(t) for env, t in tasks.items()},
         "tasks": dict(sorted(hashes.items())), "suite_sha256": suite_hash(hashes),

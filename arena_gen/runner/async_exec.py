@@ -50,7 +50,7 @@ async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", 
 async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: Any) -> Any:
     task, agent_name, agent_config, mode, attempt, seed = args
     try:
-        agent = make_agent(agent_name, task.env, agent_config)
+        agent = make_agent(agent_name, task.env, agent_config, task.env_version)
     except Exception as exc:  # a bad config is the agent's error, recorded per attempt
         agent = _Broken(f"{type(exc).__name__}: {exc}")
     if client is not None and hasattr(agent, "client"):
@@ -77,7 +77,7 @@ class _Broken:
 def _shared_client(pending: list[Any]) -> Any:
     """One client for the whole run, built from the first episode's agent config."""
     task, agent_name, agent_config = pending[0][0], pending[0][1], pending[0][2]
-    agent = make_agent(agent_name, task.env, agent_config)
+    agent = make_agent(agent_name, task.env, agent_config, task.env_version)
     make = getattr(agent, "make_client", None)
     return make() if make is not None else None
 

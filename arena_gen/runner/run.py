@@ -55,7 +55,7 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
 
 def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
     task, agent_name, agent_config, mode, attempt, seed = args
-    agent = make_agent(agent_name, task.env, agent_config)
+    agent = make_agent(agent_name, task.env, agent_config, task.env_version)
     return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed)
 
 
