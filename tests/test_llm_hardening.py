@@ -11,11 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from conftest import REPO
 from fake_openai import CONTEXT_ERRORS, FakeOpenAI, Out, context_limit, nested_body
 
 from arena_gen.agents.llm import MAX_ACTION_CHARS, MAX_REPLY_CHARS, LLMAgent
 from arena_gen.agents.llm_client import ChatClient, ContextLengthError, is_context_error
+from arena_gen.cli import main
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.generator.build import build_suite
@@ -248,3 +250,15 @@ def test_client_raises_typed_errors() -> None:
     with FakeOpenAI([], fault=lambda s: Out(body=nested_body())) as srv:
         with pytest.raises(InfraError, match="nested too deeply"):
             asyncio.run(ask(srv))
+
+
+def test_cli_max_prompt_tokens_reaches_the_agent(suite: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cli"
+    with FakeOpenAI([], fault=always("<action>0</action>")) as server:
+        args = ["run", "--suite", str(suite), "--agent", "llm", "--model", "m1", "--out",
+                str(out), "--max-prompt-tokens", "1000", "--retries", "0", "--display", "plain"]
+        result = CliRunner().invoke(main, args, env={"OPENAI_BASE_URL": server.url})
+        sizes = [sum(len(m["content"]) for m in s.body["messages"]) for s in server.seen]
+    assert result.exit_code == 0, result.output
+    assert RunDir(out).read_meta()["agent"]["config"]["max_prompt_tokens"] == 1000
+    assert len(sizes) == 200 and max(sizes) <= 4000

@@ -30,7 +30,7 @@ def fold(text: str) -> str:
 
 def spans(folded: str, opening: str, closing: str) -> list[tuple[int, int, int, int]]:
     """Leftmost non-overlapping ``opening...closing`` pairs: (open, inner start, inner end, end)."""
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     pos = 0
     while True:
         start = folded.find(opening, pos)

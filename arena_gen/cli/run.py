@@ -43,6 +43,9 @@ from .options import display_option, split_list, user_errors
               help="llm: past turns shown in each prompt (default: all).")
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
               help="llm: requests in flight at once, across all episodes.")
+@click.option("--max-prompt-tokens", type=click.IntRange(min=1), default=None,
+              help="llm: drop the oldest history turns to keep each prompt under about this "
+                   "many tokens (characters / 4); default: no limit.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="llm: seconds before a request is abandoned and retried.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
@@ -54,8 +57,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
             temperature: float, max_tokens: int | None, history: int | None,
-            max_connections: int, timeout: float, retries: int, backoff: float,
-            display: str | None) -> None:
+            max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
+            backoff: float, display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
@@ -75,6 +78,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                         "timeout": timeout, "retries": retries, "backoff": backoff,
                         "base_url": base_url or os.environ.get("OPENAI_BASE_URL")
                         or DEFAULT_BASE_URL}
+        if max_prompt_tokens is not None:  # absent when unset: older runs still --resume
+            agent_config["max_prompt_tokens"] = max_prompt_tokens
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
