@@ -96,3 +96,22 @@ def test_missing_runs_are_counted_not_scored(runs: dict[str, Path], tmp_path: Pa
     assert summary["overall"]["missing"] == 1
     assert summary["overall"]["scored"] == len(lines) - 1
     assert summary["envs"][dropped["env"]]["missing"] == 1
+
+
+def test_html_report_defines_and_marks_undefined_metrics(runs: dict[str, Path]) -> None:
+    from arena_gen.scoring.definitions import definition_of, heading
+    from arena_gen.scoring.report import TABLE_METRICS, build_report
+
+    for path in runs.values():
+        score_run(path)
+    text = build_report([runs["oracle"], runs["random"]])
+    trading = next(r for r in text.split("<tr>") if r.startswith("<td>trading</td>"))
+    cells = [c.split("</td>")[0] for c in trading.split("<td>")[3:]]
+    column = dict(zip(TABLE_METRICS, cells, strict=True))
+    assert column["trajectory_efficiency"] == "n/a" and column["loop_ratio"] == "n/a"
+    assert column["avg_at_k_profit"] != "n/a"
+    assert "–" not in text  # undefined reads n/a, not a dash
+    for key in TABLE_METRICS:
+        assert f"<td>{heading(key)}</td>" in text, key          # the definitions table
+        d = definition_of(key)
+        assert d is not None and d.definition.replace("'", "&#x27;") in text, key

@@ -59,7 +59,7 @@ def test_mean_se_and_efficiency() -> None:
     mean, se = mean_se([1.0, 2.0, 3.0, 4.0])
     assert mean == 2.5 and se == pytest.approx(math.sqrt(5 / 3 / 4))
     assert mean_se([]) == (None, None) and mean_se([7.0]) == (7.0, None)
-    assert trajectory_efficiency([1.0, 0.5, 0.0], [10, 5, 20]) == pytest.approx((0.1 + 0.1) / 3)
+    assert trajectory_efficiency([100.0, 50.0, 0.0], [10, 5, 20]) == pytest.approx((10 + 10) / 3)
 
 
 def turn(action: str, state: int) -> dict:
@@ -106,7 +106,9 @@ def test_score_findings_from_elsewhere(tmp_path: Path) -> None:
     overall = summary["overall"]
     assert overall["scored"] == 3 and overall["infra_errors"] == 1
     assert overall["success_rate"] == pytest.approx(100 / 3, abs=1e-3)
-    assert overall["avg_at_k"] == pytest.approx((50 + 0) / 2)  # t1: (100+0)/2, t2: 0
+    assert overall["avg_at_k"] == pytest.approx((50 + 0) / 2)  # t1: 1 success of 2, t2: 0
+    assert overall["avg_credit_at_k"] == pytest.approx((50 + 0) / 2)  # t1: (100+0)/2, t2: 0
+    assert overall["trajectory_efficiency"] is None  # no trajectories: undefined, not 0
     assert overall["pass_at_2"] is None                          # t2 has one scored attempt
     result = CliRunner().invoke(main, ["score", "--findings", str(f), "--rubrics", str(r),
                                        "--display", "plain"])

@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .options import display_option, user_errors
-
-COLUMNS = ["env", "level", "tasks", "attempts", "success_rate", "avg_at_k", "pass_at_1",
-           "trajectory_efficiency", "loop_ratio", "infra_errors", "missing"]
-
-
-def _fmt(value: Any) -> str:
-    return "-" if value is None else (f"{value:.4g}" if isinstance(value, float) else str(value))
 
 
 @click.command(name="score")
@@ -29,7 +21,7 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             rubrics_file: Path | None, display: str | None) -> None:
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
     from ..core.errors import ArenaGenError
-    from ..scoring.score import score_findings, score_run, summary_rows
+    from ..scoring.score import TERMINAL_COLUMNS, score_findings, score_run, terminal_rows
     from ..ui import Reporter
 
     ui = Reporter(display)
@@ -44,4 +36,4 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             title = f"Scores of {run_dir} (written to summary.json, summary.csv, findings.jsonl)"
         else:
             raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
-    ui.table(title, COLUMNS, [[_fmt(row.get(c)) for c in COLUMNS] for row in summary_rows(summary)])
+    ui.table(title, TERMINAL_COLUMNS, terminal_rows(summary))

@@ -1,12 +1,14 @@
 """Metrics over attempts: success rate, Avg@k, unbiased Pass@k, Pass^k, efficiency, loops.
 
-Every mean comes with its standard error. Scores are on 0-100 here; archives store 0-1.
+Every mean comes with its standard error, taken over tasks: the attempts of one task share its
+world, so they are not independent draws. Scores are on 0-100 here; archives store 0-1.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -20,6 +22,36 @@ def mean_se(values: Sequence[float]) -> tuple[float | None, float | None]:
         return mean, None
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
     return mean, math.sqrt(var / n)
+
+
+def task_mean_se(per_task: Iterable[Sequence[float]]) -> tuple[float | None, float | None]:
+    """Mean over tasks of each task's mean, and the SE across tasks (tasks are the sample)."""
+    return mean_se([sum(v) / len(v) for v in per_task if v])
+
+
+def clustered_mean_se(per_task: Iterable[Sequence[float]]) -> tuple[float | None, float | None]:
+    """Mean over all attempts with a task-clustered SE, so correlated attempts are not counted
+    as independent; equal to :func:`task_mean_se`'s SE when every task has as many attempts."""
+    groups = [list(v) for v in per_task if v]
+    n = sum(len(v) for v in groups)
+    if n == 0:
+        return None, None
+    mean = sum(sum(v) for v in groups) / n
+    g = len(groups)
+    if g < 2:
+        return mean, None
+    spread = sum(sum(x - mean for x in v) ** 2 for v in groups)
+    return mean, math.sqrt(g / (g - 1) * spread) / n
+
+
+def median(values: Sequence[float]) -> float | None:
+    """The median (None for no data): robust where a few attempts compound to huge rates."""
+    return statistics.median(values) if values else None
+
+
+def log_growth(profit_rate: float) -> float | None:
+    """log(final value / initial value) = log(1 + profit rate); None when nothing is left."""
+    return math.log1p(profit_rate) if profit_rate > -1.0 else None
 
 
 def pass_at_k(n: int, c: int, k: int) -> float | None:
@@ -42,12 +74,17 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
     return math.comb(c, k) / math.comb(n, k)
 
 
-def trajectory_efficiency(scores01: Sequence[float], calls: Sequence[int]) -> float | None:
-    """(1/N) sum(s_i / n_i): score in [0, 1] per agent call (Odysseys definition)."""
-    pairs = [(s, n) for s, n in zip(scores01, calls, strict=True)]
+def trajectory_efficiency(scores: Sequence[float], calls: Sequence[int]) -> float | None:
+    """(1/N) sum(s_i / n_i), s_i in percent: score per agent call (the Odysseys definition).
+
+    An attempt with no agent call has no ratio; callers leave it out and count it excluded.
+    """
+    pairs = list(zip(scores, calls, strict=True))
     if not pairs:
         return None
-    return sum(s / n if n else 0.0 for s, n in pairs) / len(pairs)
+    if any(n <= 0 for _, n in pairs):
+        raise ValueError("trajectory efficiency needs at least one agent call per attempt")
+    return sum(s / n for s, n in pairs) / len(pairs)
 
 
 def loop_turns(record: dict[str, Any]) -> int:

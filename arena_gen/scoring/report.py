@@ -1,8 +1,11 @@
 """A self-contained HTML report comparing runs: tables plus plots embedded as PNG (offline).
 
-Plots: per-env scores with standard-error bars, evolution curves (cumulative success by turn),
-step distributions, loop ratios and token efficiency. A small inline script counts the plots and
-tables that rendered, so a headless browser can check the page (``#render-check``).
+Tables: every metric with its unit in the header (its definition as a tooltip), ``n/a`` where it
+is undefined, the tasks it left out beside it, and a definitions table (metric, unit, definition,
+source) below. Plots: per-env scores with standard-error bars, evolution curves (cumulative
+success by turn), step distributions, loop ratios and token efficiency. A small inline script
+counts the plots and tables that rendered, so a headless browser can check the page
+(``#render-check``).
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..core.errors import ArenaGenError  # noqa: E402
+from .definitions import CONVENTIONS, definition_of, fmt, heading  # noqa: E402
 
-TABLE_METRICS = [("success_rate", "success %"), ("avg_at_k", "Avg@k"), ("pass_at_1", "Pass@1"),
-                 ("trajectory_efficiency", "traj. eff."), ("optimality_ratio", "optimality"),
-                 ("loop_ratio", "loop ratio"), ("invalid_action_rate", "invalid rate"),
-                 ("token_efficiency", "score/token"), ("profit_rate", "profit rate"),
-                 ("infra_errors", "infra errors"), ("missing", "missing")]
+#: The metrics table's columns (definitions and units from ``definitions.METRICS``).
+TABLE_METRICS = ["success_rate", "avg_at_k", "avg_credit_at_k", "pass_at_1",
+                 "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
+                 "token_efficiency", "avg_at_k_profit", "best_at_k_profit", "profit_rate_median",
+                 "log_growth", "normalized_profit", "infra_errors", "missing"]
 
 
 def load_summary(run_dir: str | Path) -> dict[str, Any]:
@@ -55,11 +59,15 @@ def _bar_plot(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]], k
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.8 / max(1, len(runs))
     for i, (label, summary) in enumerate(runs):
-        values = [summary["envs"].get(env, {}).get(key) or 0.0 for env in envs]
+        raw = [summary["envs"].get(env, {}).get(key) for env in envs]
+        values = [v or 0.0 for v in raw]
         errors = ([summary["envs"].get(env, {}).get(se_key) or 0.0 for env in envs]
                   if se_key else None)
         xs = [j + i * width for j in range(len(envs))]
         ax.bar(xs, values, width=width, yerr=errors, capsize=3, label=label)
+        for x, v in zip(xs, raw, strict=True):
+            if v is None:  # undefined for this env: say so rather than draw a zero
+                ax.annotate("n/a", (x, 0), ha="center", va="bottom", fontsize=7, color="#888")
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(envs))], list(envs))
     if all(not (s["envs"].get(env, {}).get(key) or 0) for _, s in runs for env in envs):
         ax.text(0.5, 0.5, "no data recorded", transform=ax.transAxes, ha="center",
@@ -96,27 +104,43 @@ def _steps_plot(env: str, runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
     return _png(fig)
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) < 1 else f"{value:.1f}"
-    return str(value)
+def _cell(metrics: dict[str, Any], key: str) -> str:
+    """One metric's cell: its value (``n/a`` when undefined) and the tasks it left out."""
+    text = html.escape(fmt(metrics.get(key)))
+    excluded = metrics.get(f"{key}_excluded")
+    if key in ("avg_at_k_profit", "best_at_k_profit", "profit_rate_median"):
+        excluded = metrics.get("profit_excluded")
+    if excluded and metrics.get(key) is not None:
+        text += f" <span class='excl'>({excluded} excl.)</span>"
+    return f"<td>{text}</td>"
 
 
 def _table(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    head = "".join(f"<th>{html.escape(name)}</th>" for _, name in TABLE_METRICS)
+    head = "".join(
+        f"<th title='{html.escape(d.definition if (d := definition_of(key)) else key)}'>"
+        f"{html.escape(heading(key))}</th>" for key in TABLE_METRICS)
     rows = []
     for env in [*envs, "overall"]:
         for label, summary in runs:
             metrics = summary["overall"] if env == "overall" else summary["envs"].get(env)
             if not metrics:
                 continue
-            cells = "".join(f"<td>{_fmt(metrics.get(key))}</td>" for key, _ in TABLE_METRICS)
+            cells = "".join(_cell(metrics, key) for key in TABLE_METRICS)
             rows.append(f"<tr><td>{html.escape(env)}</td><td>{html.escape(label)}</td>"
                         f"{cells}</tr>")
     return (f"<table class='metrics'><thead><tr><th>env</th><th>run</th>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _definitions_table() -> str:
+    """Each reported metric's definition, unit and source, beside the numbers."""
+    keys = [*TABLE_METRICS, "tokens", "steps_mean"]
+    rows = [(heading(k), d) for k in keys if (d := definition_of(k))] + list(CONVENTIONS.items())
+    body = "".join(f"<tr><td>{html.escape(k)}</td>"
+                   f"<td>{html.escape(d.unit)}</td><td>{html.escape(d.definition)}</td>"
+                   f"<td>{html.escape(d.source)}</td></tr>" for k, d in rows)
+    return ("<table class='definitions'><thead><tr><th>metric</th><th>unit</th>"
+            f"<th>definition</th><th>source</th></tr></thead><tbody>{body}</tbody></table>")
 
 
 CHECK_SCRIPT = """
@@ -150,7 +174,7 @@ def build_report(run_dirs: Sequence[str | Path]) -> str:
                                              "share of turns")),
              ("Token efficiency by env",
               _bar_plot(envs, runs, "token_efficiency", None, "Token efficiency",
-                        "score per token"))]
+                        "success % (trading: profit %) per 1M tokens"))]
     for env in envs:
         plots.append((f"{env}: evolution curve", _evolution_plot(env, runs)))
         plots.append((f"{env}: step distribution", _steps_plot(env, runs)))
@@ -167,13 +191,19 @@ body {{ font-family: sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; font-size: 13px; }}
 th, td {{ border: 1px solid #ccc; padding: 3px 6px; text-align: right; }}
 td:first-child, td:nth-child(2) {{ text-align: left; }}
+table.definitions td, table.definitions th {{ text-align: left; }}
+.excl {{ color: #888; font-size: 11px; }}
 figure {{ display: inline-block; margin: 1em; }}
 </style></head><body>
 <h1>arena-gen report</h1>
 <ul>{run_list}</ul>
 <p id="render-check">not rendered</p>
 <h2>Metrics</h2>
+<p>n/a: undefined for that env (e.g. efficiency on fixed-horizon envs), not zero. "excl.": tasks
+left out of that metric. Standard errors are over tasks (summary.json, summary.csv).</p>
 {_table(envs, runs)}
+<h3>Definitions</h3>
+{_definitions_table()}
 <h2>Plots</h2>
 {figures}
 {CHECK_SCRIPT}

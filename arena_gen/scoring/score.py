@@ -11,7 +11,7 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,14 +23,18 @@ from ..core.schema import validate_doc
 from ..core.suite_io import read_suite
 from ..core.task import Task
 from ..runner.rundir import RunDir
+from .definitions import fmt, metric_definitions
 from .judge import judge
 from .metrics import (
+    clustered_mean_se,
     evolution_curve,
+    log_growth,
     loop_turns,
     mean_se,
+    median,
     pass_at_k,
     pass_hat_k,
-    trajectory_efficiency,
+    task_mean_se,
 )
 from .policy import attempt_score, is_perfect
 
@@ -61,6 +65,7 @@ class Attempt:
     record: dict[str, Any] | None = None
     min_steps: int | None = None
     oracle_profit: float | None = None
+    fixed_horizon: bool = False
 
 
 @dataclass
@@ -86,57 +91,99 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
+def fixed_horizon(task: Task) -> bool:
+    """An episode that always runs its horizon (trading, energy): no minimum, so no efficiency."""
+    return task.certificate.min_steps is None and "horizon" in task.params
+
+
+def _per_task(attempts: Iterable[Attempt], value: Callable[[Attempt], float | None]
+              ) -> dict[str, list[float]]:
+    """Each task's defined values, in attempt order; tasks with none are left out."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for a in attempts:
+        v = value(a)
+        if v is not None:
+            out[a.task_id].append(v)
+    return dict(out)
+
+
+def _put(out: dict[str, Any], key: str, mean_and_se: tuple[float | None, float | None],
+         nd: int = 4) -> None:
+    """Store a metric and its ``_se``, rounded."""
+    out[key], out[f"{key}_se"] = (_r(x, nd) for x in mean_and_se)
+
+
+def _steps(a: Attempt) -> int | None:
+    """Agent calls of a recorded attempt (None for findings scored without a trajectory)."""
+    return int(a.record["steps"]) if a.record is not None else None
+
+
+def _profit(a: Attempt) -> float | None:
+    """The attempt's final profit rate (value / initial cash - 1), if its env has one."""
+    p = (a.record or {}).get("final_info", {}).get("profit_rate")
+    return float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) else None
+
+
 def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
-    """Every metric of the spec over one group of attempts."""
+    """Every metric of the spec over one group of attempts (definitions: ``definitions.py``)."""
     scored = [a for a in group.attempts if a.score is not None]
-    infra = sum(1 for a in group.attempts if a.score is None)
+    n_tasks = len({a.task_id for a in group.attempts})
     out: dict[str, Any] = {"attempts": len(group.attempts), "scored": len(scored),
-                           "infra_errors": infra, "missing": group.missing,
-                           "tasks": len({a.task_id for a in group.attempts})}
-    sr, sr_se = mean_se([100.0 * a.perfect for a in scored])
-    out["success_rate"], out["success_rate_se"] = _r(sr), _r(sr_se)
-    by_task: dict[str, list[Attempt]] = defaultdict(list)
-    for a in scored:
-        by_task[a.task_id].append(a)
-    avg, avg_se = mean_se([sum(a.score or 0 for a in v) / len(v) for v in by_task.values()])
-    out["avg_at_k"], out["avg_at_k_se"] = _r(avg), _r(avg_se)
+                           "infra_errors": len(group.attempts) - len(scored),
+                           "missing": group.missing, "tasks": n_tasks}
+    success = _per_task(scored, lambda a: 100.0 * a.perfect)
+    _put(out, "success_rate", clustered_mean_se(success.values()))
+    _put(out, "avg_at_k", task_mean_se(success.values()))
+    _put(out, "avg_credit_at_k", task_mean_se(_per_task(scored, lambda a: a.score).values()))
+    out["avg_at_k_excluded"] = n_tasks - len(success)
     for k in range(1, k_max + 1):
-        per_task = [pass_at_k(len(v), sum(a.perfect for a in v), k) for v in by_task.values()]
-        hat = [pass_hat_k(len(v), sum(a.perfect for a in v), k) for v in by_task.values()]
-        ok = per_task and all(p is not None for p in per_task)
-        out[f"pass_at_{k}"] = _r(100 * sum(per_task) / len(per_task)) if ok else None  # type: ignore[arg-type]
-        ok_hat = hat and all(p is not None for p in hat)
-        out[f"pass_hat_{k}"] = _r(100 * sum(hat) / len(hat)) if ok_hat else None  # type: ignore[arg-type]
+        for name, estimator in (("pass_at", pass_at_k), ("pass_hat", pass_hat_k)):
+            per_task = [estimator(len(v), sum(x > 0 for x in v), k) for v in success.values()]
+            ok = bool(per_task) and all(p is not None for p in per_task)
+            _put(out, f"{name}_{k}",
+                 mean_se([100.0 * p for p in per_task if p is not None]) if ok else (None, None))
     records = [a.record for a in scored if a.record is not None]
     turns = [t for r in records for t in r.get("turns", [])]
     out["turns"] = len(turns)
-    eff = trajectory_efficiency([(a.score or 0) / 100 for a in scored if a.record],
-                                [a.record["steps"] for a in scored if a.record])
-    out["trajectory_efficiency"] = _r(eff, 6)
-    ratios = [a.min_steps / a.record["steps"] for a in scored
-              if a.perfect and a.record and a.min_steps and a.record["steps"]]
-    out["optimality_ratio"], out["optimality_ratio_se"] = (_r(x) for x in mean_se(ratios))
-    out["loop_ratio"] = _r(sum(loop_turns(r) for r in records) / len(turns)) if turns else None
     out["invalid_action_rate"] = (_r(sum(not t["valid"] for t in turns) / len(turns))
                                   if turns else None)
+    _put(out, "steps_mean", clustered_mean_se(_per_task(scored, _steps).values()))
+    out["steps_se"] = out.pop("steps_mean_se")
+    # Efficiency: undefined on fixed-horizon envs, and for an attempt with no agent call.
+    eff = _per_task(scored, lambda a: (a.score or 0.0) / a.record["steps"]
+                    if a.record and a.record["steps"] and not a.fixed_horizon else None)
+    _put(out, "trajectory_efficiency", clustered_mean_se(eff.values()), 6)
+    out["trajectory_efficiency_excluded"] = n_tasks - len(eff)
+    exact = {a.task_id for a in scored if a.min_steps}
+    ratios = _per_task(scored, lambda a: a.min_steps / a.record["steps"]
+                       if a.perfect and a.min_steps and a.record and a.record["steps"] else None)
+    _put(out, "optimality_ratio", clustered_mean_se(ratios.values()))
+    out["optimality_ratio_excluded"] = n_tasks - len(exact)
+    looped = [a for a in scored if a.record is not None and not a.fixed_horizon]
+    loop_total = sum(len(a.record.get("turns", [])) for a in looped if a.record)
+    out["loop_ratio"] = (_r(sum(loop_turns(a.record) for a in looped if a.record) / loop_total)
+                         if loop_total else None)
+    out["loop_ratio_excluded"] = n_tasks - len({a.task_id for a in looped})
+    profit = _per_task(scored, _profit)
+    _put(out, "avg_at_k_profit", task_mean_se([[100 * p for p in v] for v in profit.values()]),
+         6)
+    _put(out, "best_at_k_profit", mean_se([100 * max(v) for v in profit.values()]), 6)
+    out["profit_rate_median"] = _r(median([100 * p for v in profit.values() for p in v]), 6)
+    growth = {t: [g for p in v if (g := log_growth(p)) is not None] for t, v in profit.items()}
+    _put(out, "log_growth", task_mean_se(growth.values()), 6)
+    out["log_growth_excluded"] = n_tasks - sum(1 for v in growth.values() if v)
+    norm = _per_task(scored, lambda a: p / a.oracle_profit
+                     if (p := _profit(a)) is not None and a.oracle_profit else None)
+    _put(out, "normalized_profit", task_mean_se(norm.values()), 6)
+    out["normalized_profit_excluded"] = n_tasks - len(norm)
+    out["profit_excluded"] = n_tasks - len(profit)
     tokens = sum(_turn_tokens(t) for t in turns)
     out["tokens"] = tokens
-    out["token_efficiency"] = (_r(sum((a.score or 0) / 100 for a in scored) / tokens, 8)
-                               if tokens else None)
-    steps = [a.record["steps"] for a in scored if a.record]
-    out["steps_mean"], out["steps_se"] = (_r(x) for x in mean_se(steps))
-    profits = [(a, a.record.get("final_info", {}).get("profit_rate")) for a in scored
-               if a.record]
-    profits = [(a, p) for a, p in profits if isinstance(p, (int, float))]
-    if profits:
-        out["profit_rate"], out["profit_rate_se"] = (_r(x, 6) for x in
-                                                     mean_se([p for _, p in profits]))
-        best: dict[str, float] = {}
-        for a, p in profits:
-            best[a.task_id] = max(best.get(a.task_id, p), p)
-        out["best_at_k_profit"] = _r(sum(best.values()) / len(best), 6)
-        norm = [p / a.oracle_profit for a, p in profits if a.oracle_profit]
-        out["normalized_profit"], out["normalized_profit_se"] = (_r(x, 6) for x in mean_se(norm))
+    trading = bool(profit) and len(profit) == len(success)
+    out["token_efficiency_basis"] = "avg_at_k_profit" if trading else "success_rate"
+    basis = out[out["token_efficiency_basis"]]
+    out["token_efficiency"] = (_r(basis / (tokens / 1e6), 6)
+                               if tokens and basis is not None else None)
     return out
 
 
@@ -159,7 +206,7 @@ def aggregate(attempts: Sequence[Attempt], k_max: int, missing: Iterable[tuple[s
         for key in ((env, "*"), (env, level), ("*", "*")):
             groups[key].missing += 1
     summary: dict[str, Any] = {"k": k_max, "overall": group_metrics(groups[("*", "*")], k_max),
-                               "envs": {}}
+                               "envs": {}, "metric_definitions": metric_definitions()}
     for (env, level), group in sorted(groups.items()):
         if env == "*":
             continue
@@ -214,7 +261,8 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
             task_id=task.id, env=task.env, level=level_of(task), attempt=int(rec["attempt"]),
             score=attempt_score(line, rubric), perfect=is_perfect(line["findings"], rubric),
             record=rec, min_steps=task.certificate.min_steps,
-            oracle_profit=task.certificate.facts.get("oracle_profit")))
+            oracle_profit=task.certificate.facts.get("oracle_profit"),
+            fixed_horizon=fixed_horizon(task)))
     expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
     missing = [(tasks[tid].env, level_of(tasks[tid])) for tid, a in expected
                if (tid, a) not in seen and tid in tasks]
@@ -269,9 +317,36 @@ def load_rubrics(path: Path) -> dict[str, list[str]]:
 
 
 CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "missing",
-               "success_rate", "success_rate_se", "avg_at_k", "avg_at_k_se", "pass_at_1",
-               "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
-               "tokens", "token_efficiency", "profit_rate", "normalized_profit"]
+               "success_rate", "success_rate_se", "avg_at_k", "avg_at_k_se", "avg_credit_at_k",
+               "avg_credit_at_k_se", "avg_at_k_excluded", "trajectory_efficiency",
+               "trajectory_efficiency_se", "trajectory_efficiency_excluded", "optimality_ratio",
+               "optimality_ratio_se", "optimality_ratio_excluded", "loop_ratio",
+               "loop_ratio_excluded", "invalid_action_rate", "steps_mean", "steps_se", "tokens",
+               "token_efficiency", "token_efficiency_basis", "avg_at_k_profit",
+               "avg_at_k_profit_se", "best_at_k_profit", "best_at_k_profit_se",
+               "profit_rate_median", "log_growth", "log_growth_se", "log_growth_excluded",
+               "normalized_profit", "normalized_profit_se", "normalized_profit_excluded",
+               "profit_excluded"]
+
+#: The terminal table: the headline figures (summary.csv and summary.json hold the rest).
+TERMINAL_COLUMNS = ["env", "level", "tasks", "attempts", "success_rate", "avg_at_k",
+                    "avg_credit_at_k", "pass_at_1", "trajectory_efficiency", "optimality_ratio",
+                    "loop_ratio", "token_efficiency", "avg_at_k_profit", "best_at_k_profit",
+                    "infra_errors", "missing"]
+
+
+def csv_columns(k_max: int) -> list[str]:
+    """summary.csv's columns: the fixed ones with Pass@k and Pass^k (and SEs) for k = 1..k."""
+    passes = [f"{name}_{k}{se}" for k in range(1, k_max + 1) for name in ("pass_at", "pass_hat")
+              for se in ("", "_se")]
+    at = CSV_COLUMNS.index("avg_at_k_excluded") + 1
+    return [*CSV_COLUMNS[:at], *passes, *CSV_COLUMNS[at:]]
+
+
+def terminal_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """The terminal table's cells, ``n/a`` where a metric is undefined."""
+    return [[fmt(row.get(c)) if c in row else "n/a" for c in TERMINAL_COLUMNS]
+            for row in summary_rows(summary)]
 
 
 def summary_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -291,13 +366,13 @@ def _natural(text: str) -> list[Any]:
 
 
 def summary_csv(summary: dict[str, Any]) -> str:
-    """The summary as CSV text."""
+    """The summary as CSV text; an undefined metric reads ``n/a`` (pandas reads it as NaN)."""
+    columns = csv_columns(int(summary.get("k", 1)))
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore",
-                            lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in summary_rows(summary):
-        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in CSV_COLUMNS})
+        writer.writerow({k: ("n/a" if row.get(k) is None else row.get(k)) for k in columns})
     return buf.getvalue()
 
 

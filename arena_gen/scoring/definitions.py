@@ -1,0 +1,151 @@
+"""What each summary number means: a one-line definition, its unit and where it comes from.
+
+One table serves ``summary.json`` (``metric_definitions``), the HTML report and the terminal, so
+a number is never printed without the same definition behind it. Conventions shared by every
+metric: ``<metric>_se`` is its standard error over tasks (a task's attempts share one world, so
+they are not independent), ``<metric>_excluded`` counts the group's tasks for which the metric
+is undefined (and that were left out of it), and a metric undefined for a whole group is null
+(``n/a`` in tables), never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+ODYSSEY_ARENA = "OdysseyArena (arXiv 2602.05843)"
+ODYSSEYS = "Odysseys evaluation recipe"
+ARENA_GEN = "arena-gen"
+PASS_AT_K = "Chen et al. 2021, unbiased pass@k (arXiv 2107.03374)"
+PASS_HAT_K = "Yao et al. 2024, tau-bench pass^k (arXiv 2406.12045)"
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """How one summary metric is labelled, measured and sourced."""
+
+    label: str
+    unit: str
+    definition: str
+    source: str
+
+    def as_json(self) -> dict[str, str]:
+        """The JSON form written under ``metric_definitions``."""
+        return {"label": self.label, "unit": self.unit, "definition": self.definition,
+                "source": self.source}
+
+
+METRICS: dict[str, MetricDef] = {
+    "tasks": MetricDef("tasks", "count", "Tasks with at least one attempt or missing run.",
+                       ARENA_GEN),
+    "attempts": MetricDef("attempts", "count", "Finished (task, attempt) episodes, infra errors "
+                          "included.", ARENA_GEN),
+    "scored": MetricDef("scored", "count", "Attempts that were scored (not infra errors).",
+                        ARENA_GEN),
+    "infra_errors": MetricDef("infra errors", "count", "Attempts ended by an infrastructure "
+                              "failure: listed and excluded from every metric, never scored 0.",
+                              ARENA_GEN),
+    "missing": MetricDef("missing", "count", "Expected (task, attempt) runs with no trajectory.",
+                         ARENA_GEN),
+    "success_rate": MetricDef("success", "%", "Perfect Rubrics: share of scored attempts with "
+                              "every rubric item met.", ODYSSEY_ARENA),
+    "avg_at_k": MetricDef("Avg@k", "%", "Binary success averaged over each task's k attempts, "
+                          "then over tasks.", ODYSSEY_ARENA),
+    "avg_credit_at_k": MetricDef("Avg credit@k", "%", "Attempt score (partial rubric credit, "
+                                 "0-100) averaged over each task's attempts, then over tasks.",
+                                 ODYSSEYS),
+    "pass_at_k": MetricDef("Pass@k", "%", "Per task 1 - C(n-c, k)/C(n, k) from n attempts with "
+                           "c successes, mean over tasks (pass_at_1, pass_at_2, ...); null when "
+                           "a task has fewer than k scored attempts.", PASS_AT_K),
+    "pass_hat_k": MetricDef("Pass^k", "%", "Per task C(c, k)/C(n, k), the chance that k "
+                            "attempts all succeed, mean over tasks (pass_hat_1, ...).",
+                            PASS_HAT_K),
+    "trajectory_efficiency": MetricDef("traj. eff.", "% per agent call", "(1/N) sum s_i/n_i "
+                                       "over attempts: score s_i in percent over agent calls "
+                                       "n_i; n/a on fixed-horizon envs (trading, energy).",
+                                       ODYSSEYS),
+    "optimality_ratio": MetricDef("optimality", "ratio (0-1]", "Proven minimum turns / turns "
+                                  "taken, over successful attempts of tasks with an exact "
+                                  "min_steps (bounds-only certificates are excluded).",
+                                  ARENA_GEN),
+    "loop_ratio": MetricDef("loop ratio", "share of turns", "Turns repeating the previous "
+                            "(state, action) pair without progress, over all turns; n/a on "
+                            "fixed-horizon envs.", ARENA_GEN),
+    "invalid_action_rate": MetricDef("invalid", "share of turns", "Turns whose action the env "
+                                     "rejected as malformed, over all turns.", ARENA_GEN),
+    "turns": MetricDef("turns", "count", "Agent turns recorded over the scored attempts.",
+                       ARENA_GEN),
+    "token_efficiency_basis": MetricDef("token eff. basis", "", "The numerator of "
+                                        "token_efficiency: avg_at_k_profit when every scored "
+                                        "task is a trading task, else success_rate.", ARENA_GEN),
+    "tokens": MetricDef("tokens", "tokens", "Total tokens (prompt + completion) of all scored "
+                        "attempts.", ARENA_GEN),
+    "token_efficiency": MetricDef("token eff.", "% per 1M tokens", "Success rate (Avg@k profit "
+                                  "rate for trading; see token_efficiency_basis) divided by "
+                                  "total tokens in millions; n/a without token counts.",
+                                  ODYSSEY_ARENA),
+    "steps_mean": MetricDef("steps", "agent calls", "Mean agent calls per scored attempt.",
+                            ARENA_GEN),
+    "avg_at_k_profit": MetricDef("profit Avg@k", "%", "Trading: profit rate (final value / "
+                                 "initial cash - 1) averaged over each task's attempts, then "
+                                 "over tasks.", ODYSSEY_ARENA),
+    "best_at_k_profit": MetricDef("profit Best@k", "%", "Trading: each task's best profit rate "
+                                  "over its k attempts, mean over tasks.", ODYSSEY_ARENA),
+    "profit_rate_median": MetricDef("profit median", "%", "Trading: median profit rate over "
+                                    "scored attempts (robust to rates compounding to huge "
+                                    "values on long horizons).", ARENA_GEN),
+    "log_growth": MetricDef("log growth", "nats", "Trading: log(final value / initial cash) "
+                            "averaged over each task's attempts, then over tasks.", ARENA_GEN),
+    "normalized_profit": MetricDef("norm. profit", "ratio", "Trading: profit rate / the "
+                                   "certificate's perfect-foresight oracle profit rate, "
+                                   "averaged per task, then over tasks.", ARENA_GEN),
+    "profit_excluded": MetricDef("profit excl.", "tasks", "Tasks with no profit rate (not "
+                                 "trading, or only infra errors), left out of the profit "
+                                 "metrics.", ARENA_GEN),
+}
+
+CONVENTIONS: dict[str, MetricDef] = {
+    "<metric>_se": MetricDef("± SE", "unit of the metric", "Standard error over tasks: each "
+                             "task's mean first, then the SE across tasks (pooled means use the "
+                             "task-clustered SE, the same number when attempts are balanced).",
+                             ARENA_GEN),
+    "<metric>_excluded": MetricDef("excluded", "tasks", "Tasks of the group for which the "
+                                   "metric is undefined (no exact min_steps, fixed horizon, "
+                                   "no scored attempt), left out of it.", ARENA_GEN),
+    "n/a": MetricDef("n/a", "", "Undefined for this group (null in JSON), not zero.", ARENA_GEN),
+}
+
+
+def metric_definitions() -> dict[str, dict[str, str]]:
+    """Every metric and convention as JSON, for ``summary.json``'s ``metric_definitions``."""
+    return {key: d.as_json() for key, d in {**METRICS, **CONVENTIONS}.items()}
+
+
+def definition_of(key: str) -> MetricDef | None:
+    """The definition behind a summary key, with ``pass_at_3`` read as ``pass_at_k``."""
+    for prefix in ("pass_at_", "pass_hat_"):
+        if key.startswith(prefix) and key[len(prefix):].isdigit():
+            return METRICS[prefix + "k"]
+    return METRICS.get(key)
+
+
+def heading(key: str) -> str:
+    """A table header: the metric's label and unit, e.g. ``Avg@k (%)``."""
+    d = definition_of(key)
+    if d is None:
+        return key
+    label = d.label
+    if key.startswith(("pass_at_", "pass_hat_")) and key[-1:].isdigit():
+        label = label[:-1] + key.rsplit("_", 1)[-1]
+    return f"{label} ({d.unit})" if d.unit and d.unit != "count" else label
+
+
+def fmt(value: Any) -> str:
+    """A table cell: ``n/a`` for an undefined metric, 4 significant digits for floats."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
