@@ -180,3 +180,20 @@ def test_strategy_agents_are_registered_for_trading_only() -> None:
         make_agent("trading-ridge", "lights")
     with pytest.raises(ValueError, match="unknown trading strategy"):
         TradingStrategyAgent("momentum")
+
+
+def test_cli_runs_a_strategy_and_records_its_profit(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena_gen.cli import main
+    from arena_gen.generator.importer import write_import
+    from arena_gen.runner.rundir import RunDir
+
+    suite = write_import(tmp_path / "suite", {"trading": [hand_task()]}, {"trading": []})
+    args = ["run", "--suite", str(suite), "--agent", "trading-correlation", "--env", "trading",
+            "--out", str(tmp_path / "run"), "--display", "none"]
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    record, = RunDir(tmp_path / "run").records()
+    assert record["agent"] == "trading-correlation"
+    assert record["final_info"]["total_value"] == pytest.approx(FINAL["correlation"], abs=0.005)

@@ -22,6 +22,7 @@ Readings of the paper's one-line descriptions (where they are brief):
     - ``ridge``: progressive with an L2 penalty: the online ridge learner of the verifier
       (penalty ``RIDGE_LAMBDA``), so it is the ``heuristic`` agent that waits until day 3.
     - ``correlation``, ``rolling`` and ``ridge`` start on day 3 as ``progressive`` does.
+    - They are scripted, not told the rules: ``with-rules`` mode plays exactly like inductive.
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ class OptimalPolicy:
 
 
 def _learner(strategy: str, public: dict[str, Any]) -> ForecastPolicy:
+    """The observation-only policy of a strategy: its forecaster and its first trading day."""
     n_stocks, n_factors = len(public["stocks"]), len(public["factors"])
     makers: dict[str, Callable[[], tuple[Forecaster, int]]] = {
         "conservative": lambda: (LeastSquares(n_stocks, n_factors), n_factors + 2),
