@@ -1,4 +1,5 @@
-"""Agents by name: ``random``, ``oracle``, ``heuristic`` (per env), ``human``, ``llm``."""
+"""Agents by name: ``random``, ``oracle``, ``heuristic`` (per env), ``human``, ``llm``, and the
+paper's six scripted trading strategies ``trading-optimal`` .. ``trading-ridge``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from typing import Any
 from ..core import registry
 from ..core.errors import ArenaGenError
 
-AGENTS = ("random", "oracle", "heuristic", "llm", "human")
+#: The paper's scripted trading strategies (``agents.trading_strategies.STRATEGIES``, kept here
+#: as literals so naming an agent imports no numpy).
+TRADING_STRATEGY_AGENTS = ("trading-optimal", "trading-conservative", "trading-progressive",
+                           "trading-correlation", "trading-rolling", "trading-ridge")
+AGENTS = ("random", "oracle", "heuristic", "llm", "human", *TRADING_STRATEGY_AGENTS)
 
 
 def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
@@ -37,4 +42,11 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         except ImportError:
             raise ArenaGenError("the llm agent is not available in this version") from None
         return LLMAgent(**config)
+    if name in TRADING_STRATEGY_AGENTS:
+        if env != "trading":
+            raise ArenaGenError(f"agent {name!r} plays only trading tasks, not {env!r}; "
+                                f"select them with --env trading")
+        from .trading_strategies import TradingStrategyAgent
+
+        return TradingStrategyAgent(name.removeprefix("trading-"))
     raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")

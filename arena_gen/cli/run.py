@@ -8,13 +8,21 @@ from typing import Any
 
 import click
 
+from ..agents.registry import TRADING_STRATEGY_AGENTS
 from .options import display_option, split_list, user_errors
 
 
 @click.command(name="run")
 @click.option("--suite", required=True, help="Released suite name or suite folder.")
-@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "llm"]),
-              required=True)
+@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "llm",
+                                           *TRADING_STRATEGY_AGENTS]),
+              required=True,
+              help="Who plays. trading-*: the OdysseyArena paper's scripted trading strategies "
+                   "(with --env trading), all trading greedily all-in on their forecast: "
+                   "optimal (perfect foresight, privileged), conservative (least squares after "
+                   "F+2 days), progressive (least squares from day 3), correlation (per-factor "
+                   "simple regressions), rolling (least squares on the last 15 days), ridge "
+                   "(progressive with an L2 penalty).")
 @click.option("--attempts", type=click.IntRange(min=1), default=1, show_default=True,
               help="Attempts per task (k for Avg@k and Pass@k).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
