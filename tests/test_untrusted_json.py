@@ -51,3 +51,20 @@ def test_a_corrupt_line_in_the_middle_of_a_run_is_skipped_with_a_warning(tmp_pat
     with pytest.warns(UserWarning, match="trajectories.jsonl:2"):
         records = RunDir(tmp_path).records()
     assert [r["attempt"] for r in records] == [0, 1]
+
+
+def test_a_claimed_huge_budget_does_not_blow_up_the_curves() -> None:
+    import tracemalloc
+
+    from arena_gen.scoring.score import curves
+
+    records = [{"env": "lights", "end_reason": "success", "success": True, "steps": 3,
+                "budget": 10**9, "turns": [{}, {}, {}]},
+               {"env": "lights", "end_reason": "budget", "success": False, "steps": 5,
+                "budget": 10**9, "turns": [{}] * 5}]
+    tracemalloc.start()
+    out = curves(records)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert out["lights"]["evolution"] == [0.0, 0.0, 0.5, 0.5, 0.5]
+    assert peak < 1_000_000

@@ -11,6 +11,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 
 def mean_se(values: Sequence[float]) -> tuple[float | None, float | None]:
     """Mean and standard error of the mean (None for no data; SE None for one value)."""
@@ -104,9 +106,12 @@ def loop_turns(record: dict[str, Any]) -> int:
 
 
 def evolution_curve(records: Sequence[dict[str, Any]], horizon: int) -> list[float]:
-    """Cumulative success rate by turn index 1..horizon (share of attempts done by turn t)."""
-    if not records:
+    """Cumulative success rate by turn index 1..horizon (share of attempts done by turn t);
+    linear in horizon + attempts (a cumulative sum of success counts per turn)."""
+    if not records or horizon < 1:
         return []
-    done_at = [r["steps"] for r in records if r.get("success")]
-    total = len(records)
-    return [sum(1 for s in done_at if s <= t) / total for t in range(1, horizon + 1)]
+    done = np.zeros(horizon + 1)
+    for r in records:
+        if r.get("success"):
+            done[min(max(int(r["steps"]), 0), horizon)] += 1
+    return [float(x) for x in np.cumsum(done)[1:] / len(records)]

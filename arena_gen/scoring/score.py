@@ -226,7 +226,10 @@ def curves(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if r.get("end_reason") != "infra_error":
             by_env[r["env"]].append(r)
     for env, recs in sorted(by_env.items()):
-        horizon = max(int(r.get("budget") or r["steps"] or 1) for r in recs)
+        # The turns actually recorded bound the curve (a claimed budget of 1e9 must not
+        # allocate a billion points): past the longest episode the curve is flat.
+        horizon = max(1, min(max(int(r.get("budget") or 1) for r in recs),
+                             max(len(r.get("turns") or ()) for r in recs)))
         out[env] = {"evolution": [round(x, 4) for x in evolution_curve(recs, horizon)],
                     "steps": sorted(r["steps"] for r in recs),
                     "loop_ratio": [round(loop_turns(r) / r["steps"], 4) if r["steps"] else 0.0
