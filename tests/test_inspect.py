@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from importlib.metadata import entry_points
 
 import pytest
@@ -50,9 +51,9 @@ def witness_player(witness: list[str]):
 
 
 def run(task: Task, model, **kwargs):
-    """One eval, no log files; the single log back."""
-    [log] = inspect_eval(task, model=model, display="none", log_dir=None, log_samples=True,
-                         **kwargs)
+    """One eval, its log files in a temporary folder; the single log back."""
+    [log] = inspect_eval(task, model=model, display="none", log_dir=tempfile.mkdtemp(),
+                         log_samples=True, **kwargs)
     assert log.status == "success", log.error
     return log
 
