@@ -16,6 +16,12 @@ from .options import user_errors
               required=True, help="Output HTML file (self-contained, opens offline).")
 def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
     """Compare scored runs in one HTML page: scores, curves, steps, loops, tokens."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            "arena-gen report draws its plots with matplotlib, an optional extra: "
+            "pip install 'arena-gen[report]'") from None
     from ..scoring.report import write_report
 
     with user_errors():

@@ -1,0 +1,7 @@
+"""The module inspect's ``inspect_ai`` entry point loads: importing it registers every object."""
+
+from __future__ import annotations
+
+from . import baseline, challenge, judge_scorer, lite, model_agent, suite
+
+__all__ = ["baseline", "challenge", "judge_scorer", "lite", "model_agent", "suite"]

@@ -1,0 +1,53 @@
+"""The scorer: arena-gen's judge and score policy over the trajectory a solver recorded.
+
+The trajectory's actions are replayed through the task's game (:func:`~arena_gen.scoring.judge
+.judge`, via the same findings line ``arena-gen score`` writes), and the score policy turns the
+findings into the attempt's credit. A sample's score value is a dict: ``success`` (1 when every
+rubric item is met: the Perfect Rubrics criterion), ``credit`` (the policy's item credit, 0-100)
+and ``steps`` (agent turns). Findings, flags, the end reason and the certified minimum are in the
+score's metadata. Over epochs, the ``mean`` reducer gives the success rate and Avg@k, and ``max``
+of ``success`` is Pass@k at k = epochs (the unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly
+when some attempt succeeded and 0 otherwise when k = n).
+"""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from ..core.errors import ArenaGenError
+from ..scoring.policy import attempt_score, is_perfect
+from ..scoring.score import judge_record
+from .dataset import sample_task
+from .solver import TRAJECTORY
+
+METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()]}
+
+
+@scorer(metrics=METRICS)  # type: ignore[arg-type]
+def judge_scorer() -> Scorer:
+    """Judge each sample's recorded episode by replay and score it with arena-gen's policy."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        task = sample_task(state.metadata)
+        record = state.store.get(TRAJECTORY)
+        if not isinstance(record, dict):
+            raise ArenaGenError("no arena-gen trajectory in this sample: use an arena_gen solver")
+        line = judge_record(task, record)
+        rubric = [item.id for item in task.rubric]
+        credit = attempt_score(line, rubric)
+        if credit is None:  # only an infra-error record; a model agent raises instead
+            raise ArenaGenError(f"infra error in {task.id}: {record.get('error')}")
+        perfect = is_perfect(line["findings"], rubric)
+        turns = record.get("turns") or []
+        return Score(
+            value={"success": 1.0 if perfect else 0.0, "credit": credit,
+                   "steps": float(record["steps"])},
+            answer=str(turns[-1]["action"]) if turns else "",
+            explanation="; ".join(f"{f['item']}: {f['status']} ({f['evidence']})"
+                                  for f in line["findings"]),
+            metadata={"findings": line["findings"], "flags": line["flags"],
+                      "end_reason": record["end_reason"], "min_steps": record["min_steps"],
+                      "budget": record["budget"]})
+
+    return score

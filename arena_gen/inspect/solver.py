@@ -1,0 +1,163 @@
+"""Solvers that play one arena-gen episode per sample: a model through inspect, or a baseline.
+
+:func:`model_agent` is the built-in LLM agent's protocol on inspect's model API: each turn one
+``generate`` call on the prompt :func:`~arena_gen.agents.llm_prompts.build_messages` builds (goal,
+action grammar, rules in with-rules mode, the history window, the current observation), and the
+text of the reply's last ``<action>`` (after ``<think>`` blocks are split off) is played through
+the task's game by the runner's :class:`~arena_gen.runner.episode.Episode`, which also records
+the trajectory exactly as ``arena-gen run`` writes it. Model errors are left to inspect (the
+sample errors and is retried or excluded, never scored 0), as infra errors are in arena-gen.
+``state.messages`` keeps a readable dialogue (observations and replies); what each call really
+sent is in the transcript's model events.
+"""
+
+from __future__ import annotations
+
+import inspect as pyinspect
+import time
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    Model,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ..agents.base import Reply, TaskView
+from ..agents.llm_parse import cap_action, extract_action, split_reasoning
+from ..agents.llm_prompts import Turn, build_messages
+from ..agents.registry import make_agent
+from ..runner.episode import Episode
+from .dataset import MODE_KEY, sample_task
+
+#: Store key of the trajectory record the scorer judges.
+TRAJECTORY = "arena_gen_trajectory"
+#: Characters of an action played (the built-in LLM agent's default cap).
+MAX_ACTION_CHARS = 4096
+
+_ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+
+
+def chat(messages: list[dict[str, str]]) -> list[ChatMessage]:
+    """arena-gen's role/content dicts as inspect chat messages."""
+    return [_ROLES[m["role"]](content=m["content"]) for m in messages]
+
+
+class ModelAgent:
+    """An arena-gen agent whose turns are inspect ``generate`` calls (one per turn)."""
+
+    name = "inspect"
+    privileged = False
+
+    def __init__(self, model: Model, *, history: int | None = None,
+                 max_action_chars: int = MAX_ACTION_CHARS) -> None:
+        if history is not None and history < 0:
+            raise ValueError("history must be >= 0 turns (or None for all)")
+        self.model, self.history, self.max_action_chars = model, history, max_action_chars
+        self.name = f"inspect:{model}"
+        self._view: TaskView | None = None
+        self._mode = "inductive"
+        self._turns: list[Turn] = []
+
+    def reset(self, view: TaskView, mode: str, rng: Any) -> None:
+        self._view, self._mode, self._turns = view, mode, []
+
+    def messages(self, observation: str) -> list[dict[str, str]]:
+        """This turn's prompt, built exactly as the built-in LLM agent builds it."""
+        view = self._view
+        if view is None:
+            raise RuntimeError("reset() must be called before act()")
+        return build_messages(env=view.env, public=view.public,
+                              rules_text=view.rules_text if self._mode == "with-rules" else None,
+                              history=self._turns, observation=observation,
+                              window=self.history, budget=view.budget)
+
+    async def aact(self, observation: str) -> Reply:
+        """One turn: one model call, the last ``<action>`` of its answer (or no action)."""
+        output = await self.model.generate(chat(self.messages(observation)))
+        content = output.completion
+        answer, think = split_reasoning(content)
+        reasoning = "\n\n".join(r for r in (_reasoning_of(output), think) if r) or None
+        action = extract_action(answer)
+        extra: dict[str, Any] = {}
+        if action is None:
+            extra["no_action_tag"] = True
+        else:
+            action, cut = cap_action(action, self.max_action_chars)
+            if cut:
+                extra["truncated"] = {"action": cut}
+        if output.stop_reason:
+            extra["finish_reason"] = output.stop_reason
+        self._turns.append(Turn(observation, action))
+        usage = output.usage
+        tokens = None if usage is None else {"prompt_tokens": usage.input_tokens,
+                                             "completion_tokens": usage.output_tokens,
+                                             "total_tokens": usage.total_tokens}
+        return Reply(action=action if action is not None else "", raw=content, tokens=tokens,
+                     reasoning=reasoning, extra=extra)
+
+
+def _reasoning_of(output: Any) -> str | None:
+    """Reasoning the provider returned separately from the text (reasoning content blocks)."""
+    message = getattr(output, "message", None)
+    blocks = getattr(message, "content", None)
+    if not isinstance(blocks, list):
+        return None
+    texts = [getattr(b, "reasoning", "") for b in blocks if getattr(b, "type", "") == "reasoning"]
+    return "\n\n".join(t for t in texts if t) or None
+
+
+async def play(state: TaskState, agent: Any) -> TaskState:
+    """Play the sample's task with ``agent`` and keep its trajectory for the scorer."""
+    task = sample_task(state.metadata)
+    episode = Episode(task, agent, mode=str(state.metadata.get(MODE_KEY, "inductive")),
+                      attempt=max(0, int(state.epoch) - 1))
+    dialogue: list[ChatMessage] = []
+    while not episode.over:
+        observation = episode.obs
+        t0 = time.perf_counter()
+        aact = getattr(agent, "aact", None)
+        try:
+            reply = await aact(observation) if aact else agent.act(observation)
+            if pyinspect.isawaitable(reply):
+                reply = await reply
+        except Exception as exc:
+            if isinstance(agent, ModelAgent):
+                raise  # a model failure is inspect's to retry or record
+            episode.fail(exc)  # a baseline's bug ends its attempt, as in the runner
+            break
+        episode.step(reply, time.perf_counter() - t0)
+        raw = reply.raw if isinstance(reply, Reply) and reply.raw is not None else str(
+            getattr(reply, "action", reply))
+        dialogue += [ChatMessageUser(content=observation), ChatMessageAssistant(content=raw)]
+    record = episode.result()
+    state.store.set(TRAJECTORY, record)
+    state.messages = [*state.messages[:1], *dialogue[1:]] if dialogue else state.messages
+    state.completed = True
+    return state
+
+
+@solver
+def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS) -> Solver:
+    """Play each sample with the eval's model, one call per turn (``history``: turns shown)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return await play(state, ModelAgent(get_model(), history=history,
+                                            max_action_chars=max_action_chars))
+
+    return solve
+
+
+@solver
+def baseline(agent: str = "oracle") -> Solver:
+    """Play each sample with a built-in agent (``random``, ``oracle``, ``heuristic``): no model."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        env = str(state.metadata.get("env", ""))
+        return await play(state, make_agent(agent, env))
+
+    return solve
