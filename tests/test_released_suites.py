@@ -73,3 +73,31 @@ def test_oracle_scores_100_on_every_released_task(name: str, tmp_path: Path) -> 
     summary = score_run(rundir.path)
     assert summary["overall"]["success_rate"] == 100.0
     assert all(m["avg_at_k"] == 100.0 for m in summary["envs"].values())
+
+
+def test_odyssey_lite_holds_the_120_released_tasks() -> None:
+    suite = read_suite("odyssey-lite")
+    manifest = suite.manifest
+    assert manifest["suite"] == "odyssey-lite"
+    assert manifest["counts"] == {"lights": 30, "trading": 30, "energy": 30, "repo": 30}
+    assert manifest["env_versions"] == {"lights": 1, "trading": 1, "energy": 1, "repo": 2}
+    lights = [t.certificate.min_steps for t in suite.tasks["lights"]]
+    assert min(lights) == 7 and max(lights) == 16  # exact minima of the released lights tasks
+    repo = [t.certificate.min_steps for t in suite.tasks["repo"]]
+    assert min(repo) == 4 and max(repo) == 10 and all(t.certificate.facts.get("exact", True)
+                                                      for t in suite.tasks["repo"])
+
+
+@pytest.mark.slow
+def test_odyssey_lite_verifies_and_the_oracle_scores_100(tmp_path: Path) -> None:
+    from arena_gen.runner.run import RunConfig, run_suite
+    from arena_gen.scoring.score import score_run
+
+    result = CliRunner().invoke(main, ["verify", "odyssey-lite", "--jobs", "2",
+                                       "--display", "plain"])
+    assert result.exit_code == 0 and "all certificates hold" in result.output, result.output
+    rundir = run_suite(RunConfig(suite="odyssey-lite", agent="oracle", jobs=2,
+                                 out=str(tmp_path / "run")))
+    summary = score_run(rundir.path)
+    assert len(rundir.records()) == 120 and summary["overall"]["success_rate"] == 100.0
+    assert summary["envs"]["trading"]["avg_at_k_profit"] == pytest.approx(211.0, abs=0.5)

@@ -19,12 +19,14 @@ from .options import display_option, user_errors
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output suite folder.")
 @click.option("--env", "env", default=None, help="Force the env (default: detect per file).")
+@click.option("--name", default="import", show_default=True,
+              help="The suite's name in its manifest and in run records (e.g. odyssey-lite).")
 @click.option("--force", is_flag=True, default=False,
               help="Replace an existing suite in --out (a folder arena-gen did not write is "
                    "never replaced).")
 @display_option
-def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, force: bool,
-            display: str | None) -> None:
+def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, name: str,
+            force: bool, display: str | None) -> None:
     """Import released data as verified tasks (exact minima replace the released claims)."""
     from ..core import registry
     from ..core.suite_io import check_output_folder
@@ -41,7 +43,7 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, fo
         for path in paths:
             by_env.setdefault(env or detect_env(path), []).append(str(path))
         tasks = {name: import_tasks(name, files) for name, files in by_env.items()}
-        written = write_import(out, tasks, by_env, force=force)
+        written = write_import(out, tasks, by_env, force=force, name=name)
     imported = [t for env_tasks in tasks.values() for t in env_tasks]
     marks = {None: "-", True: "yes", False: "NO"}
     rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),

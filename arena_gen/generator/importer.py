@@ -63,13 +63,15 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
 
 
 def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
-                 sources: Mapping[str, list[str]], *, force: bool = False) -> Path:
-    """Freeze imported tasks as a suite folder with a manifest naming their sources."""
+                 sources: Mapping[str, list[str]], *, force: bool = False,
+                 name: str = SUITE) -> Path:
+    """Freeze imported tasks as a suite folder with a manifest naming their sources; ``name``
+    is the suite's name in the manifest and in run records (e.g. ``odyssey-lite``)."""
     hashes = {t.id: t.sha256 for env_tasks in tasks.values() for t in env_tasks}
     build: dict[str, Any] = {env: {"sources": [Path(s).name for s in sources.get(env, [])]}
                              for env in tasks}
     manifest = {
-        "schema_version": 1, "suite": SUITE, "suite_version": SUITE_VERSION,
+        "schema_version": 1, "suite": name, "suite_version": SUITE_VERSION,
         "arena_gen_version": __version__,
         "env_versions": {env: registry.newest_with(env, "importer").version for env in tasks},
         "seed": 0, "presets": {env: {} for env in tasks},
