@@ -56,3 +56,17 @@ def test_absurd_budget_and_attempt_are_rejected_by_the_schemas() -> None:
     line = judge_record(task, record)
     with pytest.raises(SchemaError, match="attempt"):
         validate_doc({**line, "attempt": 10**9}, "findings")
+
+
+def test_summary_is_a_typed_record() -> None:
+    from arena_gen.core.records import Summary
+
+    good = {"k": 1, "overall": {"tasks": 1, "attempts": 1, "scored": 1, "infra_errors": 0,
+                                "missing": 0, "success_rate": 100.0, "loop_ratio": None},
+            "envs": {"lights": {"tasks": 1, "attempts": 1, "scored": 1, "infra_errors": 0,
+                                "missing": 0, "levels": {}}}}
+    assert Summary.model_validate(good).to_json_dict() == good
+    validate_doc(good, "summary")
+    with pytest.raises(SchemaError, match="success_rate"):
+        validate_doc({**good, "overall": {**good["overall"], "success_rate": "high"}},
+                     "summary")

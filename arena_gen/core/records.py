@@ -132,9 +132,50 @@ class RunMeta(_Record):
     resumed: list[str] = Field(default_factory=list)
 
 
+Metric = float | None  # None: not defined for this group (shown as n/a)
+
+
+class GroupMetrics(_Record):
+    """The metrics of one group of attempts (an env, a level, or everything); the headline
+    figures are typed, the rest (``*_se``, ``*_excluded``, trading profit figures) ride along."""
+
+    tasks: int = Field(ge=0)
+    attempts: int = Field(ge=0)
+    scored: int = Field(ge=0)
+    infra_errors: int = Field(ge=0)
+    missing: int = Field(ge=0)
+    success_rate: Metric = None
+    avg_at_k: Metric = None
+    avg_credit_at_k: Metric = None
+    trajectory_efficiency: Metric = None
+    optimality_ratio: Metric = None
+    loop_ratio: Metric = None
+    token_efficiency: Metric = None
+
+
+class EnvMetrics(GroupMetrics):
+    """An env's metrics, and the same per difficulty level."""
+
+    levels: dict[str, GroupMetrics] = Field(default_factory=dict)
+
+
+class Summary(_Record):
+    """``summary.json``: metrics per env and level and overall, with their definitions."""
+
+    model_config = ConfigDict(extra="allow", title="arena-gen summary.json")
+
+    k: int = Field(ge=1, le=MAX_ATTEMPTS)
+    overall: GroupMetrics
+    envs: dict[str, EnvMetrics]
+    metric_definitions: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    run: dict[str, Any] | None = None
+    infra_error_attempts: list[str] = Field(default_factory=list)
+    curves: dict[str, Any] = Field(default_factory=dict)
+
+
 #: Schema file stem -> the model it is generated from.
 MODELS: dict[str, type[BaseModel]] = {"trajectory": Trajectory, "findings": FindingsLine,
-                                      "run": RunMeta}
+                                      "run": RunMeta, "summary": Summary}
 
 
 def json_schema(name: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from jsonschema.exceptions import best_match
 from .errors import SchemaError
 from .paths import schema_dir
 
-KINDS = ("task", "manifest", "trajectory", "findings", "run")
+KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary")
 
 
 def inline_defs(node: Any, defs: dict[str, Any], inside: tuple[str, ...] = ()) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.canon import canonical_json
 from ..core.errors import ArenaGenError
-from ..core.records import FindingsLine
+from ..core.records import FindingsLine, Summary
 from ..core.schema import validate_doc
 from ..core.suite_io import read_suite
 from ..core.task import Task
@@ -276,6 +276,7 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
     summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
                                        if a.score is None]
     summary["curves"] = curves(records)
+    summary = Summary.model_validate(summary).to_json_dict()  # the typed record, as written
     _write(rundir.path / "findings.jsonl", "".join(canonical_json(x) + "\n" for x in lines))
     _write(rundir.path / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     _write(rundir.path / "summary.csv", summary_csv(summary))
