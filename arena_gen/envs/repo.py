@@ -327,6 +327,43 @@ class RepoFacts(Facts):
     run_ok: bool
 
 
+def script_checks(paths: tuple[str, ...] | list[str], run_ok: bool,
+                  scripts: dict[str, bool]) -> list[Check]:
+    """The repo rubric (every version): ``run_ok`` and one pass/fail item per script."""
+    passed = sum(bool(scripts.get(p)) for p in paths)
+    out = [Check("run_ok", run_ok,
+                 f"python run.py {'succeeded' if run_ok else 'did not succeed'}; "
+                 f"{passed}/{len(paths)} scripts pass in the final state")]
+    for p in paths:
+        ok = bool(scripts.get(p))
+        out.append(Check(item_id(p), ok, f"{p} {'passes' if ok else 'fails'} at the end"))
+    return out
+
+
+def random_command(public: dict[str, Any], rng: np.random.Generator,
+                   read_only: tuple[str, ...]) -> str:
+    """The random agent's command for a repo task: mostly installs, some uninstalls, a few
+    read-only commands (``read_only``, ``{name}`` filled in) and runs."""
+    packages = public["packages"]
+    roll = float(rng.random())
+    name = str(rng.choice(sorted(packages)))
+    if roll < 0.45:
+        versions = packages[name]
+        return f"pip install {name}=={versions[int(rng.integers(len(versions)))]}"
+    if roll < 0.55:
+        return f"pip install {name}"
+    if roll < 0.65:
+        pythons = public["pythons"]
+        return f"pip install python=={pythons[int(rng.integers(len(pythons)))]}"
+    if roll < 0.72:
+        return f"pip uninstall {name}"
+    if roll < 0.8:
+        return str(rng.choice([c.format(name=name) for c in read_only]))
+    if roll < 0.9:
+        return f"python {public['scripts'][int(rng.integers(len(public['scripts'])))]}"
+    return "python run.py"
+
+
 def item_id(path: str) -> str:
     """The rubric item of a script: ``data/check_io.py`` -> ``script_check_io_ok``."""
     return f"script_{path.rsplit('/', 1)[-1].removesuffix('.py')}_ok"
@@ -500,35 +537,11 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
             run_ok=state.run_ok)
 
     def checks(self, facts: RepoFacts) -> list[Check]:
-        paths = self.rules.script_paths
-        passed = sum(bool(facts.scripts.get(p)) for p in paths)
-        out = [Check("run_ok", facts.run_ok,
-                     f"python run.py {'succeeded' if facts.run_ok else 'did not succeed'}; "
-                     f"{passed}/{len(paths)} scripts pass in the final state")]
-        for p in paths:
-            ok = bool(facts.scripts.get(p))
-            out.append(Check(item_id(p), ok, f"{p} {'passes' if ok else 'fails'} at the end"))
-        return out
+        return script_checks(self.rules.script_paths, facts.run_ok, facts.scripts)
 
     def render(self, state: Repo) -> str:
         return ""
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
-        packages = public["packages"]
-        roll = float(rng.random())
-        name = str(rng.choice(sorted(packages)))
-        if roll < 0.45:
-            versions = packages[name]
-            return f"pip install {name}=={versions[int(rng.integers(len(versions)))]}"
-        if roll < 0.55:
-            return f"pip install {name}"
-        if roll < 0.65:
-            return f"pip install python=={public['pythons'][int(rng.integers(4))]}"
-        if roll < 0.72:
-            return f"pip uninstall {name}"
-        if roll < 0.8:
-            return str(rng.choice(["pip list", f"pip show {name}", "repo tree"]))
-        if roll < 0.9:
-            return f"python {public['scripts'][int(rng.integers(len(public['scripts'])))]}"
-        return "python run.py"
+        return random_command(public, rng, ("pip list", "pip show {name}", "repo tree"))

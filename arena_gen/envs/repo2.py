@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from .repo import random_command, script_checks
 
 Version = tuple[int, int]
 Clause = tuple[str, Version]
@@ -363,11 +364,6 @@ class RepoV2Facts(Facts):
     run_ok: bool
 
 
-def item_id(path: str) -> str:
-    """The rubric item of a script: ``data/check_io.py`` -> ``script_check_io_ok``."""
-    return f"script_{path.rsplit('/', 1)[-1].removesuffix('.py')}_ok"
-
-
 class InstallFailure(Exception):
     """An install error: the command is rolled back."""
 
@@ -688,36 +684,11 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             run_ok=state.run_ok)
 
     def checks(self, facts: RepoV2Facts) -> list[Check]:
-        paths = self.rules.entrypoints
-        passed = sum(bool(facts.scripts.get(p)) for p in paths)
-        out = [Check("run_ok", facts.run_ok,
-                     f"python run.py {'succeeded' if facts.run_ok else 'did not succeed'}; "
-                     f"{passed}/{len(paths)} scripts pass in the final state")]
-        for p in paths:
-            ok = bool(facts.scripts.get(p))
-            out.append(Check(item_id(p), ok, f"{p} {'passes' if ok else 'fails'} at the end"))
-        return out
+        return script_checks(self.rules.entrypoints, facts.run_ok, facts.scripts)
 
     def render(self, state: RepoV2) -> str:
         return ""
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
-        packages = public["packages"]
-        roll = float(rng.random())
-        name = str(rng.choice(sorted(packages)))
-        if roll < 0.45:
-            versions = packages[name]
-            return f"pip install {name}=={versions[int(rng.integers(len(versions)))]}"
-        if roll < 0.55:
-            return f"pip install {name}"
-        if roll < 0.65:
-            pys = public["pythons"]
-            return f"pip install python=={pys[int(rng.integers(len(pys)))]}"
-        if roll < 0.72:
-            return f"pip uninstall {name}"
-        if roll < 0.8:
-            return str(rng.choice(["pip list", "repo tree"]))
-        if roll < 0.9:
-            return f"python {public['scripts'][int(rng.integers(len(public['scripts'])))]}"
-        return "python run.py"
+        return random_command(public, rng, ("pip list", "repo tree"))  # no pip show in v2

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.task import Certificate, Draft, RubricItem
-from ..envs.repo2 import item_id
+from ..envs.repo import item_id
 from .repo import PRESETS as V1_PRESETS
 from .repo import sample as sample_v1
 
