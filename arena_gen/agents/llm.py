@@ -17,6 +17,10 @@ action played and replayed in later prompts at ``max_action_chars``; what was cu
 the turn as ``truncated`` (characters dropped per field). The history window follows the
 context policy of :mod:`.llm_context` (``max_prompt_tokens`` up front, and fewer turns after a
 context-length error); a turn whose prompt lost turns to it records ``context``.
+
+``harness`` picks the protocol (:mod:`.harness`): ``arena-gen`` (the above) or ``odyssey`` (the
+OdysseyArena reference: per-env history shapes and windows, ``stop: ["</action>"]``, the first
+tag counts); the episode reads ``agent.harness`` for the env side of the protocol.
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from ..core.protocol import DEFAULT_HARNESS, check_harness
 from ..core.redact import scrub
 from .base import MODES, Reply, TaskView
+from .harness import get_harness
 from .llm_client import ChatClient, Completion, ContextLengthError
 from .llm_context import approx_tokens, fit_window, shrink
-from .llm_parse import cap, cap_action, extract_action, split_reasoning
-from .llm_prompts import Turn, build_messages
+from .llm_parse import cap, cap_action, split_reasoning
+from .llm_prompts import Turn
 
 #: Default caps: characters of a reply (and of its reasoning) recorded, of an action played.
 MAX_REPLY_CHARS = 65536
@@ -50,11 +56,17 @@ class LLMAgent:
                  backoff: float = 1.0, backoff_max: float = 60.0, api_key: str | None = None,
                  client: ChatClient | None = None, max_prompt_tokens: int | None = None,
                  max_reply_chars: int = MAX_REPLY_CHARS,
-                 max_action_chars: int = MAX_ACTION_CHARS) -> None:
+                 max_action_chars: int = MAX_ACTION_CHARS,
+                 harness: str = DEFAULT_HARNESS) -> None:
         if not model:
             raise ValueError("the llm agent needs a model name (--model)")
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
+        self.harness = check_harness(harness)
+        if history is not None and self.harness != DEFAULT_HARNESS:
+            raise ValueError(f"history does not apply to the {harness} harness (its history "
+                             f"windows are fixed per env)")
+        self._harness = get_harness(self.harness)
         if max_prompt_tokens is not None and max_prompt_tokens < 1:
             raise ValueError("max_prompt_tokens must be >= 1 (or None for no limit)")
         if max_reply_chars < 1 or max_action_chars < 1:
@@ -92,9 +104,11 @@ class LLMAgent:
         self._context_cap = None
 
     def _wanted(self) -> int:
-        """Past turns the ``history`` window shows (all of them for None)."""
-        done = len(self._turns)
-        return done if self.history_window is None else min(done, self.history_window)
+        """History entries the harness's window shows (all of them for None)."""
+        done = self._harness.entries(self._turns)
+        env = self._view.env if self._view is not None else ""
+        window = self._harness.window(env, self.history_window)
+        return done if window is None else min(done, window)
 
     def window(self, observation: str) -> int:
         """Past turns the next prompt carries under the history window and the context policy."""
@@ -111,10 +125,8 @@ class LLMAgent:
             raise RuntimeError("reset() must be called before act()")
         if window is None:
             window = self.window(observation)
-        return build_messages(env=view.env, public=view.public,
-                              rules_text=view.rules_text if self._mode == "with-rules" else None,
-                              history=self._turns, observation=observation,
-                              window=window, budget=view.budget)
+        rules = view.rules_text if self._mode == "with-rules" else None
+        return self._harness.messages(view, rules, self._turns, observation, window)
 
     def payload(self, observation: str, window: int | None = None) -> dict[str, Any]:
         """The request body for the next turn."""
@@ -123,6 +135,8 @@ class LLMAgent:
                                 "temperature": self.temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
+        if self._harness.stop:
+            body["stop"] = list(self._harness.stop)
         return body
 
     async def _complete(self, observation: str) -> tuple[Completion, int, int]:
@@ -149,10 +163,12 @@ class LLMAgent:
         done, shown, errors = await self._complete(observation)
         answer, think = split_reasoning(done.content)
         reasoning = "\n\n".join(r for r in (done.reasoning, think) if r) or None
-        action = extract_action(answer)
+        action = self._harness.extract(answer)
         truncated: dict[str, int] = {}
         if action is not None:
             action, truncated["action"] = cap_action(action, self.max_action_chars)
+        assert self._view is not None
+        play = self._harness.play(self._view, action, self._turns)
         raw, truncated["raw"] = cap(done.content, self.max_reply_chars)
         if reasoning is not None:
             reasoning, truncated["reasoning"] = cap(reasoning, self.max_reply_chars)
@@ -161,6 +177,8 @@ class LLMAgent:
             extra["finish_reason"] = done.finish_reason
         if action is None:
             extra["no_action_tag"] = True
+        if play.replayed:
+            extra["replayed_previous"] = True
         if any(truncated.values()):
             extra["truncated"] = {k: v for k, v in truncated.items() if v}
         wanted = self._wanted()
@@ -169,8 +187,9 @@ class LLMAgent:
                                 "context_errors": errors}
         secret = getattr(self.client, "secret", None)  # the client redacted; this is the net
         action = scrub(action, secret)
-        self._turns.append(Turn(observation, action))
-        return Reply(action=action if action is not None else "", raw=scrub(raw, secret),
+        played = scrub(play.action, secret)
+        self._turns.append(Turn(observation, action, play.kept))
+        return Reply(action=played, raw=scrub(raw, secret),
                      tokens=done.usage, reasoning=scrub(reasoning, secret),
                      extra=scrub(extra, secret))
 

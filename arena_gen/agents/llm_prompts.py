@@ -32,10 +32,12 @@ NO_ACTION = "(none: your reply had no <action>...</action> tag)"
 
 @dataclass(frozen=True)
 class Turn:
-    """One past turn as the prompt shows it: what was observed, then what was done."""
+    """One past turn as the prompt shows it: what was observed, then what was done (``kept``:
+    whether a harness that drops some turns from its history keeps this one)."""
 
     observation: str
     action: str | None
+    kept: bool = True
 
 
 def _lights(public: dict[str, Any]) -> list[str]:

@@ -47,6 +47,13 @@ from .options import display_option, split_list, user_errors
               help="llm: sampling temperature.")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None,
               help="llm: completion token limit per turn (default: the server's).")
+@click.option("--harness", type=click.Choice(["arena-gen", "odyssey"]), default="arena-gen",
+              show_default=True,
+              help="llm: the protocol. arena-gen: arena-gen's prompts, the last <action> tag "
+                   "counts, the task's budget. odyssey: the OdysseyArena paper's harness (its "
+                   "per-env history windows and step budgets, stop at </action> so the first "
+                   "tag counts, no turns-left line); use it with --suite odyssey-lite to "
+                   "reproduce the paper.")
 @click.option("--history", type=click.IntRange(min=0), default=None,
               help="llm: past turns shown in each prompt (default: all).")
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
@@ -64,7 +71,7 @@ from .options import display_option, split_list, user_errors
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
-            temperature: float, max_tokens: int | None, history: int | None,
+            temperature: float, max_tokens: int | None, harness: str, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
             backoff: float, display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
@@ -88,6 +95,13 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                         or DEFAULT_BASE_URL}
         if max_prompt_tokens is not None:  # absent when unset: older runs still --resume
             agent_config["max_prompt_tokens"] = max_prompt_tokens
+        if harness != "arena-gen":  # likewise absent for the default protocol
+            if history is not None:
+                raise click.UsageError("--history does not apply to --harness odyssey (its "
+                                       "history windows are fixed per env)")
+            agent_config["harness"] = harness
+    elif harness != "arena-gen":
+        raise click.UsageError("--harness applies to --agent llm only")
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
@@ -109,5 +123,5 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
             for env, c in sorted(summarize(rundir.records()).items())]
-    ui.table(f"Run {agent} on {suite} -> {out}",
+    ui.table(f"Run {agent} on {suite} (harness {harness}) -> {out}",
              ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)

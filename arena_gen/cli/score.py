@@ -33,7 +33,9 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             title = f"Scores of {findings_file}"
         elif run_dir is not None:
             summary = score_run(run_dir, suite)
-            title = f"Scores of {run_dir} (written to summary.json, summary.csv, findings.jsonl)"
+            harness = (summary.get("run") or {}).get("harness", "arena-gen")
+            title = (f"Scores of {run_dir}, harness {harness} (written to summary.json, "
+                     f"summary.csv, findings.jsonl)")
         else:
             raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
     ui.table(title, TERMINAL_COLUMNS, terminal_rows(summary))

@@ -125,6 +125,8 @@ class RunMeta(_Record):
     budgets: dict[str, int]
     executor: str = "local"
     jobs: int = 1
+    harness: Literal["arena-gen", "odyssey"] = Field(
+        "arena-gen", description="the agent's protocol (--harness); older runs: arena-gen")
     package_versions: dict[str, str] = Field(default_factory=dict)
     git_revision: str | None = None
     started: str | None = None

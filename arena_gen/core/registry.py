@@ -88,9 +88,11 @@ class EnvSpec:
         """Compile the task's game (the rules of this env version)."""
         return self.load("game")(task)
 
-    def make(self, task: Any, render_mode: str | None = None) -> Any:
-        """The text env for ``task``: the generic env around the task's game."""
-        return self.load("env")(self.make_game(task), render_mode=render_mode)
+    def make(self, task: Any, render_mode: str | None = None, protocol: Any = None) -> Any:
+        """The text env for ``task``: the generic env around the task's game (a harness
+        ``protocol`` only when one is given, so custom env classes keep working)."""
+        extra = {} if protocol is None else {"protocol": protocol}
+        return self.load("env")(self.make_game(task), render_mode=render_mode, **extra)
 
 
 _REGISTRY: dict[tuple[str, int], EnvSpec] = {}
@@ -154,9 +156,10 @@ def for_task(task: Any) -> EnvSpec:
     return get(task.env, task.env_version)
 
 
-def make_env(task: Any) -> Any:
-    """The text env for a task, built by the spec of the task's env version."""
-    return for_task(task).make(task)
+def make_env(task: Any, protocol: Any = None) -> Any:
+    """The text env for a task, built by the spec of the task's env version (and a harness
+    :class:`~arena_gen.core.protocol.Protocol`, if any)."""
+    return for_task(task).make(task, protocol=protocol)
 
 
 def make_game(task: Any) -> Any:

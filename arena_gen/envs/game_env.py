@@ -5,6 +5,8 @@ The game owns the rules; this class owns what every env shares: turn counting, t
 never an exception) and the ``info`` keys every log relies on (``valid``, ``turn``,
 ``turns_left``, ``success``, ``feedback`` and the game's typed facts). Only the game's
 :class:`~arena_gen.core.game.ActionError` becomes agent feedback: a bug inside the rules raises.
+A harness :class:`~arena_gen.core.protocol.Protocol` may override the budget and hide the
+turns-left and feedback lines of observations; it never touches the rules.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core.game import Event, Game, TaskLike
+from ..core.protocol import Protocol
 
 MAX_TEXT = 100_000
 
@@ -26,10 +29,13 @@ class GameEnv(gym.Env[str, str]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
 
-    def __init__(self, game: Game[Any, Any, Any], render_mode: str | None = None) -> None:
+    def __init__(self, game: Game[Any, Any, Any], render_mode: str | None = None,
+                 protocol: Protocol | None = None) -> None:
         self.game = game
         self.task: TaskLike = game.task
-        self.budget = int(self.task.budget)
+        self.protocol = protocol or Protocol()
+        self.budget = int(self.task.budget if self.protocol.budget is None
+                          else self.protocol.budget)
         self.render_mode = render_mode
         charset = string.printable + "…→←·–—×"
         self.action_space = spaces.Text(max_length=MAX_TEXT, charset=charset)
@@ -51,8 +57,10 @@ class GameEnv(gym.Env[str, str]):
     def observe(self, feedback: str | None = None) -> str:
         """Feedback (or the intro at reset), the rendered state and the turns left."""
         head = self.game.intro() if feedback is None else feedback
+        if feedback is not None and not self.protocol.show_feedback:
+            head = ""
         parts = [head, self.game.render(self.state)]
-        if self.game.shows_turns_left:
+        if self.game.shows_turns_left and self.protocol.show_turns_left:
             parts.append(f"Turns left: {self.budget - self.turn}")
         text = "\n".join(p for p in parts if p)
         return text.strip() if feedback is None else text

@@ -8,7 +8,10 @@ the task's game by the runner's :class:`~arena_gen.runner.episode.Episode`, whic
 the trajectory exactly as ``arena-gen run`` writes it. Model errors are left to inspect (the
 sample errors and is retried or excluded, never scored 0), as infra errors are in arena-gen.
 ``state.messages`` keeps a readable dialogue (observations and replies); what each call really
-sent is in the transcript's model events.
+sent is in the transcript's model events. ``harness="odyssey"`` plays the OdysseyArena
+reference protocol instead (:mod:`~arena_gen.agents.harness`): the same prompt builder and reply
+handling as ``arena-gen run --harness odyssey``, ``</action>`` sent as a stop sequence, and the
+episode's budget and observations set by the harness's protocol.
 """
 
 from __future__ import annotations
@@ -22,15 +25,18 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    GenerateConfig,
     Model,
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..agents.base import Reply, TaskView
-from ..agents.llm_parse import cap_action, extract_action, split_reasoning
-from ..agents.llm_prompts import Turn, build_messages
+from ..agents.harness import get_harness
+from ..agents.llm_parse import cap_action, split_reasoning
+from ..agents.llm_prompts import Turn
 from ..agents.registry import make_agent
+from ..core.protocol import DEFAULT_HARNESS, check_harness
 from ..runner.episode import Episode
 from .dataset import MODE_KEY, sample_task
 
@@ -54,9 +60,14 @@ class ModelAgent:
     privileged = False
 
     def __init__(self, model: Model, *, history: int | None = None,
-                 max_action_chars: int = MAX_ACTION_CHARS) -> None:
+                 max_action_chars: int = MAX_ACTION_CHARS,
+                 harness: str = DEFAULT_HARNESS) -> None:
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
+        self.harness = check_harness(harness)
+        if history is not None and self.harness != DEFAULT_HARNESS:
+            raise ValueError(f"history does not apply to the {harness} harness")
+        self._harness = get_harness(self.harness)
         self.model, self.history, self.max_action_chars = model, history, max_action_chars
         self.name = f"inspect:{model}"
         self._view: TaskView | None = None
@@ -71,18 +82,23 @@ class ModelAgent:
         view = self._view
         if view is None:
             raise RuntimeError("reset() must be called before act()")
-        return build_messages(env=view.env, public=view.public,
-                              rules_text=view.rules_text if self._mode == "with-rules" else None,
-                              history=self._turns, observation=observation,
-                              window=self.history, budget=view.budget)
+        rules = view.rules_text if self._mode == "with-rules" else None
+        return self._harness.messages(view, rules, self._turns, observation,
+                                      self._harness.window(view.env, self.history))
+
+    def config(self) -> GenerateConfig:
+        """Generation settings the harness needs (the odyssey stop sequence)."""
+        stop = self._harness.stop
+        return GenerateConfig(stop_seqs=list(stop)) if stop else GenerateConfig()
 
     async def aact(self, observation: str) -> Reply:
-        """One turn: one model call, the last ``<action>`` of its answer (or no action)."""
-        output = await self.model.generate(chat(self.messages(observation)))
+        """One turn: one model call, the harness's tag of its answer (or no action)."""
+        output = await self.model.generate(chat(self.messages(observation)),
+                                           config=self.config())
         content = output.completion
         answer, think = split_reasoning(content)
         reasoning = "\n\n".join(r for r in (_reasoning_of(output), think) if r) or None
-        action = extract_action(answer)
+        action = self._harness.extract(answer)
         extra: dict[str, Any] = {}
         if action is None:
             extra["no_action_tag"] = True
@@ -92,12 +108,16 @@ class ModelAgent:
                 extra["truncated"] = {"action": cut}
         if output.stop_reason:
             extra["finish_reason"] = output.stop_reason
-        self._turns.append(Turn(observation, action))
+        assert self._view is not None
+        play = self._harness.play(self._view, action, self._turns)
+        if play.replayed:
+            extra["replayed_previous"] = True
+        self._turns.append(Turn(observation, action, play.kept))
         usage = output.usage
         tokens = None if usage is None else {"prompt_tokens": usage.input_tokens,
                                              "completion_tokens": usage.output_tokens,
                                              "total_tokens": usage.total_tokens}
-        return Reply(action=action if action is not None else "", raw=content, tokens=tokens,
+        return Reply(action=play.action, raw=content, tokens=tokens,
                      reasoning=reasoning, extra=extra)
 
 
@@ -142,12 +162,16 @@ async def play(state: TaskState, agent: Any) -> TaskState:
 
 
 @solver
-def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS) -> Solver:
-    """Play each sample with the eval's model, one call per turn (``history``: turns shown)."""
+def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS,
+                harness: str = DEFAULT_HARNESS) -> Solver:
+    """Play each sample with the eval's model, one call per turn (``history``: turns shown;
+    ``harness``: ``arena-gen`` or ``odyssey``)."""
+    check_harness(harness)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await play(state, ModelAgent(get_model(), history=history,
-                                            max_action_chars=max_action_chars))
+                                            max_action_chars=max_action_chars,
+                                            harness=harness))
 
     return solve
 

@@ -2,7 +2,8 @@
 
 Task arguments (``-T name=value``): ``env`` (one env or a comma-separated list; default all),
 ``mode`` (``inductive`` or ``with-rules``), ``tasks`` (comma-separated task ids), ``history``
-(past turns each prompt shows; default all) and, for ``suite``, ``path``. Epochs keep the
+(past turns each prompt shows; default all), ``harness`` (``arena-gen`` or ``odyssey``, the
+OdysseyArena paper's protocol) and, for ``suite``, ``path``. Epochs keep the
 ``mean`` and ``max`` reducers (see :mod:`.scorer`): ``--epochs 4`` reports Avg@4 and Pass@4.
 """
 
@@ -27,33 +28,38 @@ def _names(value: str | list[str] | None) -> list[str] | None:
 
 
 def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "inductive",
-               tasks: str | list[str] | None = None, history: int | None = None) -> Task:
+               tasks: str | list[str] | None = None, history: int | None = None,
+               harness: str = "arena-gen") -> Task:
     """An inspect task over a suite (released name or folder), played by the eval's model."""
     read = read_suite(resolve_suite(suite))
     dataset = suite_dataset(read, envs=_names(env), tasks=_names(tasks), mode=mode)
-    return Task(dataset=dataset, solver=model_agent(history=history), scorer=judge_scorer(),
+    return Task(dataset=dataset, solver=model_agent(history=history, harness=harness),
+                scorer=judge_scorer(),
                 epochs=Epochs(1, REDUCERS),
-                metadata={"suite": read.manifest.get("suite"), "mode": mode,
+                metadata={"suite": read.manifest.get("suite"), "mode": mode, "harness": harness,
                           "suite_sha256": read.manifest.get("suite_sha256"),
                           "arena_gen_version": read.manifest.get("arena_gen_version")})
 
 
 @task
 def lite(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-         history: int | None = None) -> Task:
+         history: int | None = None, harness: str = "arena-gen") -> Task:
     """The released Lite suite (30 tasks per env)."""
-    return suite_task("lite", env=env, mode=mode, tasks=tasks, history=history)
+    return suite_task("lite", env=env, mode=mode, tasks=tasks, history=history,
+                      harness=harness)
 
 
 @task
 def challenge(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-              history: int | None = None) -> Task:
+              history: int | None = None, harness: str = "arena-gen") -> Task:
     """The released Challenge suite (10 tasks per env)."""
-    return suite_task("challenge", env=env, mode=mode, tasks=tasks, history=history)
+    return suite_task("challenge", env=env, mode=mode, tasks=tasks, history=history,
+                      harness=harness)
 
 
 @task
 def suite(path: str, env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-          history: int | None = None) -> Task:
+          history: int | None = None, harness: str = "arena-gen") -> Task:
     """Any suite folder built with ``arena-gen build`` (or a released suite's name)."""
-    return suite_task(path, env=env, mode=mode, tasks=tasks, history=history)
+    return suite_task(path, env=env, mode=mode, tasks=tasks, history=history,
+                      harness=harness)

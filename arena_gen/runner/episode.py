@@ -3,6 +3,11 @@
 One turn is one agent call and one ``env.step``. The agent's errors never escape: an
 :class:`InfraError` (endpoint down after retries) ends the attempt as ``infra_error``; any other
 exception from the agent ends it as ``agent_error``. Both are recorded, not raised.
+
+The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
+:class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
+A trajectory played under another harness than arena-gen's records it (``harness``), and its
+``budget`` is the protocol's.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import InfraError, Reply, TaskView
+from ..core.protocol import DEFAULT_HARNESS, protocol_for
 from ..core.records import Trajectory
 from ..core.registry import make_env
 from ..core.task import Task
@@ -34,7 +40,9 @@ class Episode:
                  run_seed: int = 0) -> None:
         self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
         self.seed = agent_seed(run_seed, task, attempt)
-        self.env = make_env(task)
+        self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
+        self.protocol = protocol_for(self.harness, task)
+        self.env = make_env(task, self.protocol if self.harness != DEFAULT_HARNESS else None)
         self.obs, self.info = self.env.reset(seed=None)
         self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
         self.turns: list[dict[str, Any]] = []
@@ -92,9 +100,11 @@ class Episode:
             "success": bool(self.env.success), "end_reason": self.end_reason,
             "final_info": self.info,
             "start_state": self.start_state, "turns": self.turns,
-            "min_steps": self.task.certificate.min_steps, "budget": self.task.budget,
+            "min_steps": self.task.certificate.min_steps, "budget": self.env.budget,
             "seconds": round(time.perf_counter() - self.started, 6),
         }
+        if self.harness != DEFAULT_HARNESS:
+            result["harness"] = self.harness
         if self.error is not None:
             result["error"] = self.error
         return Trajectory.model_validate(result).to_json_dict()

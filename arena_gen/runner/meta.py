@@ -64,7 +64,7 @@ def public_config(config: dict[str, Any] | None) -> dict[str, Any]:
 def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[Task], *,
              agent: str, agent_config: dict[str, Any] | None = None, mode: str = "inductive",
              attempts: int = 1, seed: int = 0, executor: str = "local",
-             jobs: int = 1) -> dict[str, Any]:
+             jobs: int = 1, harness: str = "arena-gen") -> dict[str, Any]:
     """The ``run.json`` fields of a run over ``tasks`` of one suite (without start/end times),
     built as a typed record."""
     return RunMeta.model_validate({
@@ -74,6 +74,6 @@ def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[T
         "mode": mode, "attempts": attempts, "seed": seed,
         "envs": sorted({t.env for t in tasks}), "tasks": [t.id for t in tasks],
         "budgets": {t.id: t.budget for t in tasks},
-        "executor": executor, "jobs": jobs,
+        "executor": executor, "jobs": jobs, "harness": harness,
         "package_versions": package_versions(), "git_revision": git_revision(),
     }).to_json_dict()

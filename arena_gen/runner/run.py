@@ -9,6 +9,7 @@ from typing import Any
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
 from ..core.parallel import EXECUTORS, map_unordered
+from ..core.protocol import DEFAULT_HARNESS
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
@@ -68,13 +69,15 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
-                    seed=cfg.seed, executor=cfg.executor, jobs=cfg.jobs)
+                    seed=cfg.seed, executor=cfg.executor, jobs=cfg.jobs,
+                    harness=str((cfg.agent_config or {}).get("harness", DEFAULT_HARNESS)))
     if rundir.exists():
         if not cfg.resume:
             raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
                                 f"it or choose another --out")
         old = rundir.read_meta()
-        for key in ("suite_sha256", "agent", "mode", "attempts", "seed", "tasks"):
+        old.setdefault("harness", DEFAULT_HARNESS)
+        for key in ("suite_sha256", "agent", "mode", "attempts", "seed", "tasks", "harness"):
             if _comparable(key, old.get(key)) != _comparable(key, meta[key]):
                 raise ArenaGenError(f"--resume: {key} differs from the run in {rundir.path} "
                                     f"({old.get(key)!r} vs {meta[key]!r})")

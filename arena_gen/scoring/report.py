@@ -182,7 +182,9 @@ def build_report(run_dirs: Sequence[str | Path]) -> str:
         f"<figure><img class='plot' alt='{html.escape(t)}' src='data:image/png;base64,{b}'>"
         f"<figcaption>{html.escape(t)}</figcaption></figure>" for t, b in plots)
     run_list = "".join(f"<li>{html.escape(label)}: suite {html.escape(str(s['run'].get('suite')))}"
-                       f", mode {html.escape(str(s['run'].get('mode')))}</li>"
+                       f", mode {html.escape(str(s['run'].get('mode')))}"
+                       f", harness {html.escape(str(s['run'].get('harness', 'arena-gen')))}"
+                       f"</li>"
                        for label, s in runs)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>arena-gen report</title>

@@ -272,7 +272,8 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
     summary = aggregate(attempts, int(meta.get("attempts", 1)), missing)
     summary["run"] = {"path": str(rundir.path), "agent": meta.get("agent"),
                       "mode": meta.get("mode"), "suite": meta.get("suite"),
-                      "suite_sha256": meta.get("suite_sha256")}
+                      "suite_sha256": meta.get("suite_sha256"),
+                      "harness": meta.get("harness", "arena-gen")}
     summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
                                        if a.score is None]
     summary["curves"] = curves(records)

@@ -1,0 +1,75 @@
+"""Drive the LLM agent through real episodes with a scripted in-process client (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena_gen.agents.llm import LLMAgent
+from arena_gen.agents.llm_client import Completion
+from arena_gen.core.suite_io import read_suite
+from arena_gen.core.task import Task
+from arena_gen.runner.async_exec import run_episode_async
+
+GOLDEN = Path(__file__).parent / "data" / "arena_gen_prompts.json"
+
+
+class ScriptedClient:
+    """Answers each request with the next scripted reply and keeps every request body."""
+
+    def __init__(self, replies: Sequence[str], finish: str | None = None) -> None:
+        self.replies, self.finish = list(replies), finish
+        self.payloads: list[dict[str, Any]] = []
+
+    async def complete(self, payload: dict[str, Any], rng: np.random.Generator) -> Completion:
+        self.payloads.append(json.loads(json.dumps(payload)))
+        text = self.replies[min(len(self.payloads), len(self.replies)) - 1]
+        return Completion(text, None, None, self.finish, 0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def lite_task(env: str) -> Task:
+    """The first task of one env in the released lite suite (a fixed task for golden prompts)."""
+    return read_suite("lite").tasks[env][0]
+
+
+def drive(task: Task, replies: Sequence[str], *, mode: str = "inductive",
+          **agent_args: Any) -> tuple[ScriptedClient, dict[str, Any]]:
+    """Play one episode of ``task`` answering ``replies`` in order: (client, trajectory)."""
+    client = ScriptedClient(replies, agent_args.pop("finish", None))
+    agent = LLMAgent(model="m", client=client, **agent_args)  # type: ignore[arg-type]
+    record = asyncio.run(run_episode_async(task, agent, mode=mode))
+    return client, record
+
+
+#: Fixed replies per env for the golden arena-gen prompts (a malformed reply in each).
+GOLDEN_REPLIES: dict[str, list[str]] = {
+    "lights": ["<action>0</action>", "<action>1</action>", "no tag", "<action>2</action>",
+               "<action>0</action>", "<action>3</action>"],
+    "trading": ['<action>{"buy": {"S0": 10}}</action>', "<action>oops</action>",
+                "<action>{}</action>", '<action>{"sell": {"S0": 5}}</action>'],
+    "energy": ['<action>{"thermal": 250, "wind": 120, "solar": 80, "battery": 0}</action>',
+               "<action>{bad</action>", "nothing",
+               '<action>{"thermal": 240, "wind": 130, "solar": 90, "battery": -10}</action>'],
+    "repo": ["<action>repo tree</action>", "<action>pip list</action>", "hmm",
+             "<action>python run.py</action>"],
+}
+
+
+def golden_prompts(turns: int = 4) -> dict[str, list[dict[str, Any]]]:
+    """The request bodies of the first ``turns`` turns of each env's fixed task and replies."""
+    out = {}
+    for env, replies in GOLDEN_REPLIES.items():
+        task = lite_task(env)
+        cut = dataclasses.replace(task, budget=turns)
+        client, _ = drive(cut, replies)
+        out[env] = client.payloads[:turns]
+    return out
