@@ -30,6 +30,7 @@ class Play:
     valid: list[bool]
     success: bool
     turns: int
+    run_states: list[str]  # the installed packages at each ``python run.py`` (env info)
 
 
 def play(task: Task, seed: int = 0) -> Play:
@@ -40,15 +41,17 @@ def play(task: Task, seed: int = 0) -> Play:
     obs, _ = env.reset()
     agent = RepoV2HeuristicAgent()
     agent.reset(view, "inductive", np.random.default_rng(seed))
-    actions, valid = [], []
+    actions, valid, states = [], [], []
     for _ in range(task.budget):
         action = agent.act(obs)
         obs, _, terminated, truncated, info = env.step(action)
         actions.append(action)
         valid.append(bool(info["valid"]))
+        if action == "python run.py":
+            states.append(",".join(f"{k}={v}" for k, v in sorted(info["installed"].items())))
         if terminated or truncated:
             break
-    return Play(actions, valid, env.success, env.turn)
+    return Play(actions, valid, env.success, env.turn, states)
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +93,12 @@ def test_pinned_success_on_odyssey_lite_repo(plays: list[Play]) -> None:
     turns = sum(p.turns for p in plays)
     assert (wins, turns) == (PINNED_WINS, PINNED_TURNS)
     assert 0 < wins < len(plays)  # a baseline that discriminates: it fails some tasks
+
+
+def test_failures_explore_rather_than_loop(plays: list[Play]) -> None:
+    for p in plays:
+        if not p.success:  # most runs of a failed episode try a package set not tried before
+            assert len(p.run_states) >= 50 and len(set(p.run_states)) >= 0.75 * len(p.run_states)
 
 
 def test_deterministic(tasks: list[Task], plays: list[Play]) -> None:
