@@ -148,3 +148,25 @@ def test_reads_v2_messages() -> None:
     # a bare install of an installed package only reports it installed
     agent.act("pkg1 0.2 is installed already.")
     assert agent.installed["pkg1"] == "0.2"
+
+
+def test_never_crashes_on_any_v2_message(tasks: list[Task]) -> None:
+    """Half the commands are random (uninstalls, listings, bad versions, other scripts): the
+    agent reads whatever comes back and keeps answering with commands."""
+    rng = np.random.default_rng(5)
+    kinds: set[str] = set()
+    for task in tasks[:12]:
+        env = registry.make_env(task)
+        obs, _ = env.reset()
+        agent = RepoV2HeuristicAgent()
+        agent.reset(TaskView.of(task, "inductive"), "inductive", np.random.default_rng(0))
+        for _ in range(task.budget):
+            action = agent.act(obs)
+            assert isinstance(action, str) and action.startswith(("pip install ", "python "))
+            if rng.random() < 0.5:
+                action = env.sample_action(rng)
+            obs, _, terminated, truncated, _ = env.step(action)
+            kinds.add(obs.split()[0])
+            if terminated or truncated:
+                break
+    assert {"ERROR:", "Installed", "Removed", "Python:", "Scripts:"} <= kinds
