@@ -65,6 +65,7 @@ register(EnvSpec(
     accept="arena_gen.generator.repo2:accept",
     verifier="arena_gen.verifiers.repo2:verify",
     oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent",
     importer="arena_gen.generator.repo2_import:importer",
     preview=True,  # the reference-faithful game; presets are calibrated in a later release
 ))
