@@ -37,4 +37,5 @@ def test_gym_ids_register_whichever_is_imported_first() -> None:
                              capture_output=True, text=True, check=True, timeout=60)
         assert out.stdout.strip() == str(["arena_gen/TurnOnLights-v1", "arena_gen/AITrading-v1",
                                           "arena_gen/EnergyDispatch-v1",
-                                          "arena_gen/RepoSystem-v1"]), (first, out.stderr)
+                                          "arena_gen/RepoSystem-v1",
+                                          "arena_gen/RepoSystem-v2"]), (first, out.stderr)
