@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .build import jobs_option
@@ -30,7 +32,7 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
         env_of: dict[str, str] = {}  # filled as tasks start, before their checks end
         per_task = {env: EXPECTED_VERIFY_SECONDS.get((env, manifest["suite"]), 1.0)
                     for env in counts}
-        with ui.work(f"verify {suite} ({jobs} jobs)", counts, jobs=jobs,
+        with ui.work(f"verify {Path(suite).name or suite} ({jobs} jobs)", counts, jobs=jobs,
                      reject_word="failed") as work:
             work.plan({env: per_task[env] * n for env, n in counts.items()})
 
