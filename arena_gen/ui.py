@@ -201,12 +201,12 @@ class Reporter:
 
         bar = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(bar_width=16),
                           rp.MofNCompleteColumn(), rp.TextColumn("{task.fields[note]}"),
-                          rp.TimeElapsedColumn(), rp.TextColumn("eta {task.fields[eta]}"),
+                          rp.TimeElapsedColumn(), rp.TextColumn("{task.fields[eta]}"),
                           console=self.console, transient=False, refresh_per_second=4)
         width = max([len(g) for g in work.totals] + [5]) + 2
         self.line(label)
         with bar:
-            total_row = bar.add_task("total".ljust(width), total=work.total, note="", eta="?")
+            total_row = bar.add_task("total".ljust(width), total=work.total, note="", eta="eta ?")
             rows = {g: bar.add_task(f"  {g}".ljust(width), total=n, note="", eta="")
                     for g, n in work.totals.items()}
 
@@ -220,7 +220,7 @@ class Reporter:
                     mark = ">" if g in working else " "
                     bar.update(handle, completed=work.done[g], note=" ".join(notes)[:16],
                                description=f"{mark} {g}".ljust(width))
-                bar.update(total_row, completed=work.finished_count, eta=clock(work.eta()))
+                bar.update(total_row, completed=work.finished_count, eta=f"eta {clock(work.eta())}")
 
             work.on_change = refresh
             yield work
