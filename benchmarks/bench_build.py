@@ -92,12 +92,16 @@ def main() -> None:
             return
         cache = root / "cache-resume"
         start = time.perf_counter()
+        # A shell's background job starts with SIGINT ignored, and Python then keeps ignoring
+        # it: restore the default so the build sees a Ctrl-C.
         proc = subprocess.Popen(_command(args, root / "resumed", cache),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         while proc.poll() is None and time.perf_counter() - start < cold / 2:
             time.sleep(0.2)
         proc.send_signal(signal.SIGINT)
-        proc.wait()
+        if proc.wait() == 0:
+            print("note: the build finished before the interrupt reached it")
         interrupted = time.perf_counter() - start
         kept = len(_entries(cache))
         start = time.perf_counter()
