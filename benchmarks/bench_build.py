@@ -1,7 +1,7 @@
 """Wall time of ``arena-gen build`` with its default options, seconds per verified task by size
 per env, and how long a build takes to resume from the cache after an interruption at ~50 %.
 
-    python benchmarks/bench_build.py [--suite challenge] [--seed 7] [--jobs N]
+    python benchmarks/bench_build.py [--suite challenge] [--seed 7] [--jobs N] [--quick]
 
 Three runs of the real command, each into a fresh temporary cache (``--cache``, so no earlier
 build helps): (1) a cold build, timed; (2) the same build, interrupted with SIGINT (what Ctrl-C
@@ -75,7 +75,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=None, help="default: the build's default")
     parser.add_argument("--skip-resume", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="the Lite suite (benchmarks/run.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.suite = "lite"
     root = Path(tempfile.mkdtemp(prefix="bench-build-"))
     try:
         total = _total(args)

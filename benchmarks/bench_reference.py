@@ -100,7 +100,10 @@ def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="one repeat (benchmarks/run.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     checkout = os.environ.get(ENV_VAR)
     if not checkout:
         print(f"skipped: set {ENV_VAR} to a local checkout of the public OdysseyArena "
