@@ -6,11 +6,117 @@ rich is imported on first use, so importing this module (for ``DISPLAYS``) costs
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+import textwrap
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 DISPLAYS = ("rich", "plain", "none")
+
+#: Plain lines never run wider than this (a terminal's or a CI log's usual width).
+WIDTH = 80
+
+
+def clock(seconds: float | None) -> str:
+    """``h:mm:ss`` (``?`` while unknown), the form ``rich`` uses for elapsed time."""
+    if seconds is None:
+        return "?"
+    whole = int(round(max(0.0, seconds)))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+class Work:
+    """What a build or verify is doing: done/total, rejections and cache hits per group (env),
+    which groups are running, elapsed time and a cost-weighted ETA.
+
+    The ETA divides the elapsed time by the expected cost already finished, so a build that
+    starts with a few slow repo tasks does not promise to end soon; groups count as running
+    when one of their items is among the oldest ``jobs`` handed out (a pool runs them in that
+    order).
+    """
+
+    def __init__(self, totals: dict[str, int], jobs: int = 1,
+                 clock_fn: Callable[[], float] = time.monotonic,
+                 reject_word: str = "rej") -> None:
+        self.totals = dict(totals)
+        self.reject_word = reject_word
+        self.jobs = max(1, jobs)
+        self.done = {g: 0 for g in totals}
+        self.rejected = {g: 0 for g in totals}
+        self.cached = {g: 0 for g in totals}
+        self.cost_left = {g: float(n) for g, n in totals.items()}
+        self.cost_done = 0.0
+        self.in_flight: list[str] = []
+        self._clock = clock_fn
+        self.start = clock_fn()
+        #: Called with (this, event, group) after each ``started`` / ``finished``.
+        self.on_change: Callable[[Work, str, str], None] | None = None
+
+    def plan(self, costs: dict[str, float]) -> None:
+        """Replace the default (one unit per item) with each group's expected total cost."""
+        self.cost_left = {g: float(costs.get(g, 0.0)) for g in self.totals}
+
+    def started(self, group: str) -> None:
+        """One item of ``group`` was handed to a worker."""
+        self.in_flight.append(group)
+        if self.on_change:
+            self.on_change(self, "started", group)
+
+    def finished(self, group: str, *, rejected: int = 0, cached: bool = False,
+                 cost: float = 1.0) -> None:
+        """One item of ``group`` finished (``cost``: its share of the planned cost)."""
+        if group in self.in_flight:
+            self.in_flight.remove(group)
+        self.done[group] += 1
+        self.rejected[group] += rejected
+        self.cached[group] += int(cached)
+        spent = min(cost, self.cost_left[group])
+        self.cost_left[group] -= spent
+        self.cost_done += spent
+        if self.on_change:
+            self.on_change(self, "finished", group)
+
+    @property
+    def total(self) -> int:
+        return sum(self.totals.values())
+
+    @property
+    def finished_count(self) -> int:
+        return sum(self.done.values())
+
+    def elapsed(self) -> float:
+        return self._clock() - self.start
+
+    def eta(self) -> float | None:
+        """Seconds left, or None before anything measurable finished."""
+        left = sum(self.cost_left.values())
+        if self.finished_count >= self.total:
+            return 0.0
+        if self.cost_done <= 0.0:
+            return None
+        return self.elapsed() * left / self.cost_done
+
+    def working(self) -> list[str]:
+        return list(dict.fromkeys(self.in_flight[: self.jobs]))
+
+    def group_text(self, group: str) -> str:
+        parts = [f"{group} {self.done[group]}/{self.totals[group]}"]
+        if self.rejected[group]:
+            parts.append(f"{self.rejected[group]} {self.reject_word}")
+        if self.cached[group]:
+            parts.append(f"{self.cached[group]} cached")
+        if group in self.working():
+            parts.append("working")
+        return ", ".join(parts)
+
+    def plain_lines(self, label: str) -> list[str]:
+        """A header and the per-group state, wrapped to :data:`WIDTH` columns."""
+        head = (f"{label}: {self.finished_count}/{self.total}, {clock(self.elapsed())} elapsed, "
+                f"eta {clock(self.eta())}")
+        groups = "; ".join(self.group_text(g) for g in self.totals)
+        return [*textwrap.wrap(head, WIDTH, subsequent_indent="  "),
+                *textwrap.wrap(groups, WIDTH, initial_indent="  ", subsequent_indent="  ")]
 
 
 def resolve_display(display: str | None) -> str:
@@ -60,6 +166,65 @@ class Reporter:
                 print(f"{label}: {done}/{total}" + (f" ({desc})" if desc else ""), flush=True)
 
         yield advance_plain
+
+    @contextmanager
+    def work(self, label: str, totals: dict[str, int], *, jobs: int = 1,
+             heartbeat: float = 30.0, reject_word: str = "rej") -> Iterator[Work]:
+        """Yield a :class:`Work` to feed; a row per group on a TTY, plain lines otherwise (at
+        each ~10 %, each finished group, and at least every ``heartbeat`` seconds)."""
+        work = Work(totals, jobs, reject_word=reject_word)
+        if self.mode == "rich":
+            yield from self._rich_work(work, label)
+            return
+        if self.mode == "none":
+            yield work
+            return
+        step = max(1, work.total // 10)
+        last = [time.monotonic()]
+
+        def changed(work: Work, event: str, group: str) -> None:
+            if event != "finished":
+                return
+            n = work.finished_count
+            due = (n % step == 0 or n == work.total or work.done[group] == work.totals[group]
+                   or time.monotonic() - last[0] >= heartbeat)
+            if due:
+                last[0] = time.monotonic()
+                for text in work.plain_lines(label):
+                    print(text, flush=True)
+
+        work.on_change = changed
+        yield work
+
+    def _rich_work(self, work: Work, label: str) -> Iterator[Work]:
+        from rich import progress as rp
+
+        bar = rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(bar_width=16),
+                          rp.MofNCompleteColumn(), rp.TextColumn("{task.fields[note]}"),
+                          rp.TimeElapsedColumn(), rp.TextColumn("{task.fields[eta]}"),
+                          console=self.console, transient=False, refresh_per_second=4)
+        width = max([len(g) for g in work.totals] + [5]) + 2
+        self.line(label)
+        with bar:
+            total_row = bar.add_task("total".ljust(width), total=work.total, note="", eta="eta ?")
+            rows = {g: bar.add_task(f"  {g}".ljust(width), total=n, note="", eta="")
+                    for g, n in work.totals.items()}
+
+            def refresh(*_: Any) -> None:
+                working = work.working()
+                for g, handle in rows.items():
+                    notes = ([f"{work.rejected[g]} {work.reject_word}"] if work.rejected[g]
+                             else [])
+                    if work.cached[g]:
+                        notes.append(f"{work.cached[g]} cached")
+                    mark = ">" if g in working else " "
+                    bar.update(handle, completed=work.done[g], note=" ".join(notes)[:16],
+                               description=f"{mark} {g}".ljust(width))
+                bar.update(total_row, completed=work.finished_count, eta=f"eta {clock(work.eta())}")
+
+            work.on_change = refresh
+            yield work
+            refresh()
 
     def table(self, title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         if self.mode == "none":

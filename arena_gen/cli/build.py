@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from .options import display_option, env_list, user_errors
+
+#: ``--jobs`` for build and verify: unset means every core this process may use.
+jobs_option = click.option(
+    "--jobs", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: the cores this process may use); the output does not "
+         "depend on it.")
 
 
 @click.command(name="build")
@@ -17,8 +22,12 @@ from .options import display_option, env_list, user_errors
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: ./out/<suite>-<seed>).")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes; the output bytes do not depend on it.")
+@jobs_option
+@click.option("--cache", "cache_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Build cache folder, so an interrupted or repeated build "
+              "resumes (default: $XDG_CACHE_HOME/arena-gen, else ~/.cache/arena-gen); the "
+              "output bytes do not depend on it.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor fill the build cache.")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="Where tasks are generated; bytes do not depend on it.")
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
@@ -27,32 +36,48 @@ from .options import display_option, env_list, user_errors
               help="Replace an existing suite in --out (a folder arena-gen did not write is "
                    "never replaced).")
 @display_option
-def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int, executor: str,
-            ray_address: str | None, force: bool, display: str | None) -> None:
+def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int | None,
+            cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
+            force: bool, display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
     from ..core import registry
+    from ..core.parallel import default_jobs
     from ..core.suite_io import check_output_folder, write_suite
-    from ..generator.build import build_suite
+    from ..generator.build import Generated, Job, build_suite
+    from ..generator.cache import BuildCache, default_cache_dir
     from ..generator.suites import preset
-    from ..ui import Reporter
+    from ..ui import Reporter, clock
 
     ui = Reporter(display)
+    jobs = jobs or default_jobs()
     with user_errors():
         env_names = env_list(envs) or registry.names()
         want = {e: int(preset(suite, e)["count"]) for e in env_names}
         out = out or Path("out") / f"{suite}-{seed}"
         check_output_folder(out, force=force)  # before any work: never replace a user's folder
-        done = {e: 0 for e in env_names}
-        rejected = {e: 0 for e in env_names}
-        with ui.progress(sum(want.values()), f"build {suite} seed {seed}") as advance:
-            def on_task(g: Any) -> None:
-                done[g.task.env] += 1
-                rejected[g.task.env] += sum(g.rejections.values())
-                advance(", ".join(f"{e} {done[e]}/{want[e]} ({rejected[e]} rejected)"
-                                  for e in env_names))
+        cache = None if no_cache else BuildCache(cache_dir or default_cache_dir())
+        cost: dict[tuple[str, int], float] = {}
+        with ui.work(f"build {suite} seed {seed} ({jobs} jobs)", want, jobs=jobs) as work:
+            def on_plan(plan: list[Job]) -> None:
+                cost.update({(j.env, j.index): j.cost for j in plan})
+                work.plan({e: sum(c for (env, _), c in cost.items() if env == e)
+                           for e in env_names})
 
-            result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
-                                 ray_address=ray_address, on_task=on_task)
+            def on_task(g: Generated) -> None:
+                work.finished(g.task.env, rejected=sum(g.rejections.values()),
+                              cached=g.cached,
+                              cost=cost.get((g.task.env, int(g.task.seed_path[3])), 1.0))
+
+            try:
+                result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
+                                     ray_address=ray_address, on_task=on_task,
+                                     on_start=work.started, on_plan=on_plan, cache=cache)
+            except KeyboardInterrupt:
+                if cache is not None:
+                    ui.line(f"interrupted after {work.finished_count} of {work.total} tasks "
+                            f"({clock(work.elapsed())}); the finished ones are cached: run "
+                            f"the same command to resume")
+                raise
         write_suite(out, result.manifest, result.tasks, force=force)
     rows = []
     for env in env_names:
@@ -64,7 +89,11 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
         if bounded:
             spread += f" (+{bounded} with bounds only)"
         rej = sum(sum(g.rejections.values()) for g in gens)
-        rows.append([env, len(gens), spread, rej, f"{result.per_env_seconds[env]:.2f}"])
+        rows.append([env, len(gens), spread, rej, sum(g.cached for g in gens),
+                     f"{result.per_env_seconds[env]:.2f}"])
     ui.table(f"Suite {suite} (seed {seed}) -> {out}",
-             ["env", "tasks", "min_steps", "rejected", "seconds"], rows)
-    ui.line(f"suite sha256 {result.manifest['suite_sha256']}  ({result.seconds:.2f} s)")
+             ["env", "tasks", "min_steps", "rejected", "cached", "seconds"], rows)
+    ui.line(f"suite sha256 {result.manifest['suite_sha256']}")
+    hits = sum(g.cached for gens in result.generated.values() for g in gens)
+    ui.line(f"built in {result.seconds:.2f} s with {jobs} jobs"
+            + (f", {hits} tasks from the cache {cache.root}" if cache is not None and hits else ""))

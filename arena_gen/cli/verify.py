@@ -2,28 +2,50 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from .build import jobs_option
 from .options import display_option, user_errors
 
 
 @click.command(name="verify")
 @click.argument("suite")
-@click.option("--rebuild", is_flag=True, help="Also regenerate from the seed and compare bytes.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--rebuild", is_flag=True, help="Also regenerate from the seed and compare bytes "
+              "(never from the build cache).")
+@jobs_option
 @display_option
-def command(suite: str, rebuild: bool, jobs: int, display: str | None) -> None:
+def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) -> None:
     """Re-prove a suite: schemas, hashes, certificates and witness replays."""
+    from ..core.parallel import default_jobs
     from ..core.suite_io import read_manifest
+    from ..core.task import Task
     from ..ui import Reporter
-    from ..verifiers.suite_check import verify_suite
+    from ..verifiers.suite_check import EXPECTED_VERIFY_SECONDS, TaskCheck, verify_suite
 
     ui = Reporter(display)
+    jobs = jobs or default_jobs()
     with user_errors():
-        total = sum(read_manifest(suite)[1]["counts"].values())
-        with ui.progress(total, f"verify {suite}") as advance:
-            report = verify_suite(suite, rebuild=rebuild, jobs=jobs,
-                                  on_check=lambda c: advance(c.task_id))
+        manifest = read_manifest(suite)[1]
+        counts = {env: int(n) for env, n in sorted(manifest["counts"].items())}
+        env_of: dict[str, str] = {}  # filled as tasks start, before their checks end
+        per_task = {env: EXPECTED_VERIFY_SECONDS.get((env, manifest["suite"]), 1.0)
+                    for env in counts}
+        with ui.work(f"verify {Path(suite).name or suite} ({jobs} jobs)", counts, jobs=jobs,
+                     reject_word="failed") as work:
+            work.plan({env: per_task[env] * n for env, n in counts.items()})
+
+            def on_start(task: Task) -> None:
+                env_of[task.id] = task.env
+                work.started(task.env)
+
+            def on_check(check: TaskCheck) -> None:
+                env = env_of[check.task_id]
+                work.finished(env, rejected=int(not check.ok), cost=per_task[env])
+
+            report = verify_suite(suite, rebuild=rebuild, jobs=jobs, on_start=on_start,
+                                  on_check=on_check)
     failures = [c for c in report.checks if not c.ok]
     for check in failures:
         ui.line(f"FAIL {check.task_id}: {check.problem}")

@@ -19,6 +19,18 @@ from .errors import ArenaGenError
 EXECUTORS = ("local", "ray")
 
 
+def default_jobs() -> int:
+    """The cores this process may use (its affinity mask, not the machine's count), so that
+    ``--jobs`` fills a container's or a ``taskset``'s share and no more."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if count is not None:
+        return max(1, count() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def init_ray(jobs: int, address: str | None = None) -> Any:
     """Import and initialise Ray once, with a clear error when the extra is missing."""
     try:
@@ -60,29 +72,45 @@ def map_ordered(fn: Callable[[Any], Any], items: Sequence[Any], *, jobs: int = 1
 
 
 def map_unordered(fn: Callable[[Any], Any], items: Sequence[Any], *, jobs: int = 1,
-                  executor: str = "local", ray_address: str | None = None) -> Iterator[Any]:
-    """Yield ``fn(item)`` for every item as each finishes (at most ``2 x jobs`` queued locally)."""
+                  executor: str = "local", ray_address: str | None = None,
+                  on_submit: Callable[[Any], None] | None = None) -> Iterator[Any]:
+    """Yield ``fn(item)`` for every item as each finishes, starting items in the given order
+    (at most ``2 x jobs`` queued locally), so a caller that lists the longest first keeps every
+    worker busy to the end; ``on_submit(item)`` is called as each item is handed out."""
     _check(executor)
     if not items:
         return
+    notify = on_submit or (lambda item: None)
     if executor == "ray":
         ray = init_ray(jobs, ray_address)
         remote = ray.remote(fn)
-        refs = [remote.remote(item) for item in items]
+        refs = []
+        for item in items:
+            notify(item)
+            refs.append(remote.remote(item))
         while refs:
             done, refs = ray.wait(refs, num_returns=1)
             yield ray.get(done[0])
         return
     if jobs <= 1 or len(items) <= 1:
-        yield from map(fn, items)
+        for item in items:
+            notify(item)
+            yield fn(item)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         queue = list(items)
         queue.reverse()
         running: set[Future[Any]] = set()
         while queue or running:
             while queue and len(running) < 2 * jobs:
-                running.add(pool.submit(fn, queue.pop()))
+                item = queue.pop()
+                notify(item)
+                running.add(pool.submit(fn, item))
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
                 yield fut.result()
+    finally:
+        # An interrupted caller (Ctrl-C, an error, a closed generator) does not wait for the
+        # queued items: only the ones already running finish.
+        pool.shutdown(wait=True, cancel_futures=True)

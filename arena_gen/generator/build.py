@@ -1,11 +1,16 @@
 """Build a frozen suite: sample, verify, accept or resample, replay every witness, freeze.
 
 Every task is generated from its own seed stream, independently of the others, so tasks can be
-built in any order, by any number of workers, and still give the same bytes.
+built in any order, by any number of workers, and still give the same bytes. The builder uses
+that freedom twice: it starts the longest tasks first (repo first, then by an expected cost per
+env and preset) so no core idles at the end while one slow task finishes, then puts the results
+back in canonical order; and it can take accepted tasks from a :class:`~.cache.BuildCache`, so
+an interrupted or repeated build resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -15,12 +20,32 @@ from typing import Any
 from .. import __version__
 from ..core import registry
 from ..core.errors import GenerationError
-from ..core.parallel import map_ordered
+from ..core.parallel import map_unordered
 from ..core.seeds import attempt_seed, seed_path, task_seed
 from ..core.suite_io import suite_hash
 from ..core.task import Task
 from ..verifiers.replay import check_witness
+from .cache import BuildCache, code_fingerprint, entry_key, warn_ignored
 from .suites import SUITE_VERSION, preset
+
+#: Seconds one accepted task is expected to take, rejections included, per (env, preset):
+#: the means measured in benchmarks/README.md. Only the order in which tasks start depends on
+#: them (never the bytes); an env or preset not listed counts as 1 s.
+EXPECTED_SECONDS: dict[tuple[str, str], float] = {
+    ("repo", "lite"): 0.25, ("energy", "lite"): 0.5, ("trading", "lite"): 0.03,
+    ("lights", "lite"): 0.003,
+    ("repo", "challenge"): 46.0, ("energy", "challenge"): 11.0, ("trading", "challenge"): 0.6,
+    ("lights", "challenge"): 0.8,
+}
+
+#: Envs whose tasks start before all others: repo's per-task time has by far the widest spread
+#: (one Challenge world can take 48 s, another 2 s), so its tail must not come last.
+FIRST: tuple[str, ...] = ("repo",)
+
+
+def expected_seconds(env: str, suite: str) -> float:
+    """The expected cost of one task of ``env`` in ``suite`` (a scheduling estimate only)."""
+    return EXPECTED_SECONDS.get((env, suite), 1.0)
 
 
 def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
@@ -30,13 +55,15 @@ def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
 
 @dataclass
 class Generated:
-    """One accepted task and what it took to get it."""
+    """One accepted task and what it took to get it (``cached``: read back, not generated)."""
 
     task: Task
     attempts: int
     rejections: dict[str, int]
     seconds: float
     verify_seconds: float
+    cached: bool = False
+    cache_problem: str | None = None
 
 
 def _reason_kind(reason: str) -> str:
@@ -77,9 +104,44 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
                           f"{config.get('max_attempts', 100)} attempts ({dict(rejections)})")
 
 
-def _job(args: tuple[str, str, int, int, int]) -> Generated:
-    env, suite, suite_seed, index, version = args
-    return generate_task(env, suite, suite_seed, index, version=version)
+@dataclass(frozen=True)
+class Job:
+    """One task to build, as handed to a worker (picklable: plain values only)."""
+
+    env: str
+    suite: str
+    suite_seed: int
+    index: int
+    version: int
+    key: dict[str, Any] | None = None
+    cache_dir: str | None = None
+    cost: float = 1.0
+
+
+def schedule(jobs: list[Job]) -> list[Job]:
+    """The order tasks start in: likely-cached last, ``FIRST`` envs first, then longest first
+    (ties in canonical order). Output bytes never depend on it; the tests shuffle it."""
+    return sorted(jobs, key=lambda j: (j.cost == 0.0, j.env not in FIRST, -j.cost, j.env,
+                                       j.index))
+
+
+def _job(job: Job) -> Generated:
+    problem = None
+    if job.cache_dir is not None and job.key is not None:
+        start = time.perf_counter()
+        cached, problem = BuildCache(job.cache_dir).lookup(
+            job.key, task_id(job.env, job.suite, job.suite_seed, job.index))
+        if cached is not None:
+            return Generated(task=cached.task, attempts=cached.attempts,
+                             rejections=cached.rejections, seconds=time.perf_counter() - start,
+                             verify_seconds=0.0, cached=True)
+    gen = generate_task(job.env, job.suite, job.suite_seed, job.index, version=job.version)
+    gen.cache_problem = problem
+    return gen
+
+
+def _index(gen: Generated) -> int:
+    return int(gen.task.seed_path[3])
 
 
 @dataclass
@@ -96,23 +158,51 @@ class BuildResult:
 def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, *,
                 jobs: int = 1, counts: dict[str, int] | None = None,
                 on_task: Callable[[Generated], None] | None = None,
+                on_start: Callable[[str], None] | None = None,
+                on_plan: Callable[[list[Job]], None] | None = None,
                 executor: str = "local", ray_address: str | None = None,
-                versions: dict[str, int] | None = None) -> BuildResult:
-    """Generate every task of a suite (each env at ``versions[env]``, default the newest); the
-    result depends on neither ``jobs`` nor executor."""
+                versions: dict[str, int] | None = None,
+                cache: BuildCache | str | os.PathLike[str] | None = None) -> BuildResult:
+    """Generate every task of a suite (each env at ``versions[env]``, default the newest),
+    reusing and filling ``cache`` when given; the result depends on neither ``jobs``, executor,
+    schedule nor cache. ``on_start(env)`` fires as each task is handed to a worker and
+    ``on_task`` as each finishes (in finishing order); ``on_plan`` sees the schedule first."""
     start = time.perf_counter()
     envs = list(envs) if envs else registry.names()
     version = {env: registry.get(env, (versions or {}).get(env)).version for env in envs}
     configs = {env: preset(suite, env, version[env]) for env in envs}
     want = {env: int((counts or {}).get(env, configs[env]["count"])) for env in envs}
-    jobs_list = [(env, suite, suite_seed, i, version[env]) for env in envs
-                 for i in range(want[env])]
+    store = cache if isinstance(cache, BuildCache) or cache is None else BuildCache(cache)
+    todo: list[Job] = []
+    for env in envs:
+        spec = registry.get(env, version[env])
+        fingerprint = code_fingerprint(spec) if store is not None else None
+        for i in range(want[env]):
+            key = (entry_key(spec, suite, suite_seed, i, configs[env], fingerprint)
+                   if store is not None else None)
+            hit = store is not None and key is not None and store.has(key)
+            todo.append(Job(env, suite, suite_seed, i, version[env], key=key,
+                            cache_dir=str(store.root) if store is not None else None,
+                            cost=0.0 if hit else expected_seconds(env, suite)))
+    keys = {(j.env, j.index): j.key for j in todo}
+    todo = schedule(todo)
+    if on_plan:
+        on_plan(todo)
     results: list[Generated] = []
-    for gen in map_ordered(_job, jobs_list, jobs=jobs, executor=executor,
-                           ray_address=ray_address):
+    started = (lambda job: on_start(job.env)) if on_start else None
+    for gen in map_unordered(_job, todo, jobs=jobs, executor=executor,
+                             ray_address=ray_address, on_submit=started):
+        if gen.cache_problem is not None:
+            warn_ignored(gen.cache_problem)
+        key = keys[(gen.task.env, _index(gen))]
+        if store is not None and key is not None and not gen.cached:
+            store.store(key, gen.task, attempts=gen.attempts, rejections=gen.rejections,
+                        seconds=gen.seconds, verify_seconds=gen.verify_seconds)
         results.append(gen)
         if on_task:
             on_task(gen)
+    rank = {env: n for n, env in enumerate(envs)}
+    results.sort(key=lambda g: (rank[g.task.env], _index(g)))
     by_env: dict[str, list[Generated]] = {env: [] for env in envs}
     for gen in results:
         by_env[gen.task.env].append(gen)

@@ -1,0 +1,110 @@
+"""``arena-gen build`` / ``verify`` as a user sees them: plain progress within 80 columns,
+the cache options, and the progress model (ETA, working envs) on a fake clock."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena_gen.cli import main
+from arena_gen.ui import WIDTH, Work, clock
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False, env=env)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "arena-gen"
+
+
+def _build(tmp_path: Path, *extra: str, jobs: int = 1) -> tuple[int, str]:
+    return run("build", "--suite", "lite", "--seed", "7", "--env", "lights,trading",
+               "--out", str(tmp_path / "out"), "--display", "plain", "--jobs", str(jobs),
+               *extra)
+
+
+def test_plain_build_progress_fits_80_columns_and_names_each_env(tmp_path: Path,
+                                                                  private_cache: Path) -> None:
+    code, text = _build(tmp_path, jobs=2)
+    assert code == 0, text
+    lines = text.splitlines()
+    ours = [line for line in lines if str(tmp_path) not in line]  # a user's path may be long
+    assert all(len(line) <= WIDTH for line in ours), max(ours, key=len)
+    heads = [line for line in lines if line.startswith("build lite seed 7 (2 jobs): ")]
+    assert len(heads) >= 10
+    assert re.fullmatch(r"build lite seed 7 \(2 jobs\): 60/60, \d:\d\d:\d\d elapsed, "
+                        r"eta 0:00:00", heads[-1])
+    final = lines[lines.index(heads[-1]) + 1]
+    assert re.fullmatch(r"  lights 30/30, \d+ rej; trading 30/30", final), final
+    assert any(", working" in line for line in lines[:-3])  # two workers: always one busy
+    assert "built in" in text and "from the cache" not in text
+    assert len(list((private_cache / "tasks" / "lights").glob("*.json"))) == 30
+
+
+def test_a_second_build_comes_from_the_cache_with_the_same_bytes(tmp_path: Path) -> None:
+    cache = tmp_path / "mycache"
+    assert _build(tmp_path, "--cache", str(cache))[0] == 0
+    first = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    code, text = _build(tmp_path, "--cache", str(cache))
+    assert code == 0, text
+    assert f"60 tasks from the cache {cache}" in text
+    assert "lights 30/30, " in text and "30 cached" in text
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == first
+
+
+def test_no_cache_leaves_no_cache(tmp_path: Path, private_cache: Path) -> None:
+    code, text = _build(tmp_path, "--no-cache")
+    assert code == 0, text
+    assert not private_cache.exists()
+
+
+def test_plain_verify_progress(tmp_path: Path) -> None:
+    assert _build(tmp_path)[0] == 0
+    code, text = run("verify", str(tmp_path / "out"), "--display", "plain", "--jobs", "2")
+    assert code == 0, text
+    lines = text.splitlines()
+    assert all(len(line) <= WIDTH for line in lines if str(tmp_path) not in line)
+    assert any(re.fullmatch(r"verify out \(2 jobs\): 60/60, .*eta 0:00:00", line)
+               for line in lines)
+    assert "  lights 30/30; trading 30/30" in lines
+    assert "all certificates hold" in text
+
+
+def test_jobs_default_is_the_cores_available(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena_gen.core.parallel.default_jobs", lambda: 3)
+    code, text = run("build", "--suite", "lite", "--seed", "7", "--env", "lights",
+                     "--out", str(tmp_path / "out"), "--display", "plain")
+    assert code == 0, text
+    assert "build lite seed 7 (3 jobs): 30/30" in text and "with 3 jobs" in text
+
+
+def test_work_eta_is_cost_weighted_and_working_is_the_oldest_jobs() -> None:
+    now = [100.0]
+    work = Work({"repo": 2, "lights": 4}, jobs=2, clock_fn=lambda: now[0])
+    work.plan({"repo": 40.0, "lights": 4.0})
+    assert work.eta() is None
+    for group in ["repo", "repo", "lights", "lights"]:
+        work.started(group)
+    assert work.working() == ["repo"]
+    now[0] = 120.0
+    work.finished("repo", rejected=2, cost=20.0)
+    assert work.working() == ["repo", "lights"]
+    assert work.eta() == pytest.approx(20.0 * 24.0 / 20.0)
+    assert work.group_text("repo") == "repo 1/2, 2 rej, working"
+    assert work.group_text("lights") == "lights 0/4, working"
+    assert work.plain_lines("build x") == ["build x: 1/6, 0:00:20 elapsed, eta 0:00:24",
+                                           "  repo 1/2, 2 rej, working; lights 0/4, working"]
+
+
+def test_clock() -> None:
+    assert clock(None) == "?"
+    assert clock(3725.4) == "1:02:05"
+    assert clock(-1) == "0:00:00"
