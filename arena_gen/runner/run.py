@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
 from ..core.parallel import EXECUTORS, map_unordered
+from ..core.registry import make_game
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
@@ -53,6 +55,19 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
     return tasks
 
 
+def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
+    """Compile every task's game before anything is written: a schema-valid task that its env
+    cannot build (a lights condition reading bulb 99 of 10) fails here, naming the suite file,
+    the task and the reason, instead of crashing the run and leaving a run.json behind."""
+    for task in tasks:
+        try:
+            make_game(task)
+        except Exception as exc:  # any failure to compile the task's rules is the task's fault
+            reason = str(exc) if isinstance(exc, ArenaGenError) else f"{type(exc).__name__}: {exc}"
+            raise ArenaGenError(f"{Path(suite_path) / f'{task.env}.jsonl'}: task {task.id}: "
+                                f"its {task.env} game cannot be built: {reason}") from None
+
+
 def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
     task, agent_name, agent_config, mode, attempt, seed = args
     agent = make_agent(agent_name, task.env, agent_config, task.env_version)
@@ -65,6 +80,7 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
     suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
+    check_playable(tasks, suite.path)
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,

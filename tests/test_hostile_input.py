@@ -1,0 +1,58 @@
+"""Hostile or damaged input on every surface fails with the project's error, naming the file
+(and line, task and JSON path where there is one), never with a traceback (#16 M5)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena_gen.cli import main
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.suite_io import read_suite, suite_hash, write_suite
+from arena_gen.core.task import Task
+
+LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
+
+
+def one_task_suite(out: Path, edit: Any = None, env: str = "lights") -> Path:
+    """A one-task suite copied from the released lite suite, its task edited by ``edit`` and
+    re-hashed, so it is schema- and hash-valid whatever the edit did to its rules."""
+    suite = read_suite(LITE)
+    body = suite.tasks[env][0].to_dict()
+    body.pop("sha256")
+    if edit is not None:
+        edit(body)
+    task = Task.from_dict(body, check_hash=False)
+    manifest = dict(suite.manifest, counts={env: 1}, tasks={task.id: task.sha256},
+                    suite_sha256=suite_hash({task.id: task.sha256}))
+    shutil.rmtree(out, ignore_errors=True)
+    return write_suite(out, manifest, {env: [task]})
+
+
+def bulb_99(body: dict[str, Any]) -> None:
+    body["world"]["conditions"][1] = {"var": 99}
+
+
+def test_run_refuses_a_task_its_env_cannot_build_before_writing_anything(tmp_path: Path) -> None:
+    suite = one_task_suite(tmp_path / "bad", bulb_99)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--suite", str(suite), "--agent", "random",
+                                       "--out", str(out), "--display", "none"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert str(suite / "lights.jsonl") in result.output
+    assert "lights-lite-7-0000" in result.output and "99" in result.output
+    assert not out.exists()
+
+
+def test_play_refuses_a_task_its_env_cannot_build(tmp_path: Path) -> None:
+    suite = one_task_suite(tmp_path / "bad", bulb_99)
+    out = tmp_path / "play"
+    result = CliRunner().invoke(main, ["play", "lights-lite-7-0000", "--suite", str(suite),
+                                       "--out", str(out)], input=":quit\n")
+    assert result.exit_code == 1 and "cannot be built" in result.output
+    assert not out.exists()
