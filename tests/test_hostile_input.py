@@ -12,7 +12,6 @@ import pytest
 from click.testing import CliRunner
 
 from arena_gen.cli import main
-from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite, suite_hash, write_suite
 from arena_gen.core.task import Task
 
@@ -56,3 +55,31 @@ def test_play_refuses_a_task_its_env_cannot_build(tmp_path: Path) -> None:
                                        "--out", str(out)], input=":quit\n")
     assert result.exit_code == 1 and "cannot be built" in result.output
     assert not out.exists()
+
+
+HOSTILE_IMPORTS = {
+    "deep JSON": "[" * 5000 + "]" * 5000,
+    "1e400": '[{"x": 1e400}]',
+    "5000-digit int": '[{"x": ' + "9" * 5000 + "}]",
+    "not x 100000": json.dumps([{"idx": 0, "level": 2, "custom_logic": {
+        "B0": "True", "B1": "not " * 100_000 + "B0"}}]),
+    "parentheses x 100000": json.dumps([{"idx": 0, "level": 2, "custom_logic": {
+        "B0": "True", "B1": "(" * 100_000 + "B0" + ")" * 100_000}}]),
+    "not utf-8": b'[{"idx": "\xff"}]',
+}
+
+
+@pytest.mark.parametrize("env", [None, "lights", "trading", "energy", "repo"])
+@pytest.mark.parametrize("name", sorted(HOSTILE_IMPORTS))
+def test_hostile_released_files_fail_naming_the_file(tmp_path: Path, name: str,
+                                                    env: str | None) -> None:
+    path = tmp_path / "released.json"
+    data = HOSTILE_IMPORTS[name]
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    args = ["import", "odyssey-arena", str(path), "--out", str(tmp_path / "out"),
+            "--display", "none", *(["--env", env] if env else [])]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert str(path) in result.output and "Traceback" not in result.output

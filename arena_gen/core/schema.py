@@ -96,6 +96,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # 1e400: past float range, not a number
+        raise ValueError(f"{text[:40]} is out of float range (numbers must be finite)")
+    return value
+
+
 def _depth(obj: Any) -> int:
     """Nesting depth of a decoded document, without recursion."""
     deepest, stack = 0, [(obj, 1)]
@@ -117,7 +124,7 @@ def loads(text: str | bytes, *, file: str | None = None, line: int | None = None
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except UnicodeDecodeError as exc:
         raise SchemaError(f"not UTF-8 (byte {exc.start})", file=file, line=line) from None
     except json.JSONDecodeError as exc:
