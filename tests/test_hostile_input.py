@@ -83,3 +83,68 @@ def test_hostile_released_files_fail_naming_the_file(tmp_path: Path, name: str,
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         repr(result.exception)
     assert str(path) in result.output and "Traceback" not in result.output
+
+
+GOOD_FINDING = {"task_id": "t1", "attempt": 0, "flags": {},
+                "findings": [{"item": "a", "status": "met", "evidence": "e"}]}
+BAD_FINDINGS = {
+    "NaN": (b'{"task_id": "t1", "attempt": NaN}', 2),
+    "not utf-8": (b'{"task_id": "\xff"}', 2),
+    "deep": (b"[" * 5000 + b"]" * 5000, 2),
+    "torn": (b'{"task_id": "t1", "att', 2),
+    "wrong shape": (b'{"task_id": 5}', 2),
+    "no rubric": (json.dumps({**GOOD_FINDING, "task_id": "t9"}).encode(), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FINDINGS))
+def test_score_findings_names_the_file_and_line(tmp_path: Path, name: str) -> None:
+    bad, line = BAD_FINDINGS[name]
+    findings = tmp_path / "findings.jsonl"
+    findings.write_bytes(json.dumps(GOOD_FINDING).encode() + b"\n" + bad + b"\n")
+    rubrics = tmp_path / "rubrics.json"
+    rubrics.write_text(json.dumps({"t1": ["a"]}))
+    result = CliRunner().invoke(main, ["score", "--findings", str(findings), "--rubrics",
+                                       str(rubrics), "--display", "none"])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert f"{findings}:{line}" in result.output, result.output
+
+
+BAD_RUBRICS = {
+    "NaN": b'{"t1": NaN}',
+    "deep": b"[" * 5000 + b"]" * 5000,
+    "items not a list": b'{"t1": 5}',
+    "item without id": b'{"t1": [{"text": "x"}]}',
+    "jsonl row without id": b'{"id": "t1", "rubric": ["a"]}\n{"rubric": ["a"]}\n',
+    "jsonl torn line": b'{"id": "t1", "rubric": ["a"]}\n{"id": "t\n',
+    "a bare number": b"5",
+    "a list of numbers": b"[1, 2]",
+    "not utf-8": b'{"t1": ["\xff"]}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RUBRICS))
+def test_score_rubrics_names_the_file(tmp_path: Path, name: str) -> None:
+    findings = tmp_path / "findings.jsonl"
+    findings.write_text(json.dumps(GOOD_FINDING) + "\n")
+    rubrics = tmp_path / "rubrics.jsonl"
+    rubrics.write_bytes(BAD_RUBRICS[name])
+    result = CliRunner().invoke(main, ["score", "--findings", str(findings), "--rubrics",
+                                       str(rubrics), "--display", "none"])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert str(rubrics) in result.output and "Traceback" not in result.output
+
+
+def test_jsonl_rubrics_still_read_line_by_line(tmp_path: Path) -> None:
+    from arena_gen.scoring.score import load_rubrics
+
+    rubrics = tmp_path / "rubrics.jsonl"
+    rubrics.write_text('{"id": "t1", "rubric": [{"id": "a", "text": "x"}]}\n\n'
+                       '{"task_id": "t2", "rubric": ["b"]}\n')
+    assert load_rubrics(rubrics) == {"t1": ["a"], "t2": ["b"]}
+    rubrics.write_text('{"id": "t1", "rubric": ["a"]}\n')
+    assert load_rubrics(rubrics) == {"t1": ["a"]}
