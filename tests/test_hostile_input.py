@@ -148,3 +148,69 @@ def test_jsonl_rubrics_still_read_line_by_line(tmp_path: Path) -> None:
     assert load_rubrics(rubrics) == {"t1": ["a"], "t2": ["b"]}
     rubrics.write_text('{"id": "t1", "rubric": ["a"]}\n')
     assert load_rubrics(rubrics) == {"t1": ["a"]}
+
+
+_SCORED: list[Path] = []
+
+
+def scored_run(tmp_path: Path) -> Path:
+    """A scored one-episode run (made once, copied per test) beside its suite."""
+    if not _SCORED:
+        import tempfile
+
+        base = Path(tempfile.mkdtemp(prefix="scored-"))
+        suite = one_task_suite(base / "suite")
+        for args in (["run", "--suite", str(suite), "--agent", "random", "--out",
+                      str(base / "run")], ["score", str(base / "run")]):
+            result = CliRunner().invoke(main, [*args, "--display", "none"])
+            assert result.exit_code == 0, result.output
+        _SCORED.append(base)
+    shutil.copytree(_SCORED[0] / "suite", tmp_path / "suite")
+    shutil.copytree(_SCORED[0] / "run", tmp_path / "run")
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    meta["suite_path"] = str(tmp_path / "suite")
+    (tmp_path / "run" / "run.json").write_text(json.dumps(meta))
+    return tmp_path / "run"
+
+
+DAMAGED_SUMMARIES = {
+    "truncated": lambda text: text[: len(text) // 2],
+    "NaN": lambda text: text.replace('"k": 1', '"k": NaN'),
+    "envs a number": lambda text: json.dumps({**json.loads(text), "envs": 5}),
+    "run a string": lambda text: json.dumps({**json.loads(text), "run": "x"}),
+    "metric a list": lambda text: json.dumps({**json.loads(text), "overall": {"success_rate": []}}),
+    "curve of text": lambda text: json.dumps({**json.loads(text),
+                                              "curves": {"lights": {"evolution": ["a"]}}}),
+    "deep": lambda text: "[" * 5000 + "]" * 5000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGED_SUMMARIES))
+def test_report_names_a_damaged_summary(tmp_path: Path, name: str) -> None:
+    pytest.importorskip("matplotlib")
+    run = scored_run(tmp_path)
+    summary = run / "summary.json"
+    summary.write_text(DAMAGED_SUMMARIES[name](summary.read_text()))
+    result = CliRunner().invoke(main, ["report", str(run), "--html", str(tmp_path / "r.html")])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert str(summary) in result.output
+
+
+@pytest.mark.parametrize("command", ["score", "run"])
+def test_a_damaged_run_json_is_named(tmp_path: Path, command: str) -> None:
+    run = scored_run(tmp_path)
+    (run / "run.json").write_text('{"suite": "lite", "tasks": [')
+    args = (["score", str(run)] if command == "score" else
+            ["run", "--suite", str(tmp_path / "suite"), "--agent", "random", "--out", str(run),
+             "--resume"])
+    result = CliRunner().invoke(main, [*args, "--display", "none"])
+    assert result.exit_code == 1 and f"{run / 'run.json'}:" in result.output, result.output
+
+
+def test_a_damaged_manifest_in_the_output_folder_is_not_ours(tmp_path: Path) -> None:
+    from arena_gen.core.suite_io import is_our_suite
+
+    (tmp_path / "manifest.json").write_text("[" * 5000 + "]" * 5000)
+    assert not is_our_suite(tmp_path)

@@ -8,7 +8,6 @@ A read validates and hashes each task once; :func:`read_task` reads one task wit
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -81,9 +80,9 @@ def is_our_suite(folder: Path) -> bool:
     """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest and the
     JSONL files of the envs it counts (nothing a user put there)."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = loads((folder / MANIFEST).read_bytes(), file=str(folder / MANIFEST))
         envs = set(manifest["counts"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ArenaGenError, KeyError, TypeError):
         return False
     ours = {MANIFEST} | {f"{env}.jsonl" for env in envs if isinstance(env, str)}
     return all(p.name in ours and p.is_file() for p in folder.iterdir())
