@@ -214,3 +214,39 @@ def test_a_damaged_manifest_in_the_output_folder_is_not_ours(tmp_path: Path) -> 
 
     (tmp_path / "manifest.json").write_text("[" * 5000 + "]" * 5000)
     assert not is_our_suite(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["run", "play", "report", "build", "import"])
+def test_an_output_path_under_a_file_is_a_clear_error(tmp_path: Path, command: str) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    out = blocker / "sub" / "out"
+    lite = str(LITE)
+    args = {
+        "run": ["run", "--suite", lite, "--agent", "random", "--out", str(out), "--env",
+                "lights", "--display", "none"],
+        "play": ["play", "lights-lite-7-0000", "--suite", lite, "--out", str(out)],
+        "report": ["report", str(tmp_path), "--html", str(out / "r.html")],
+        "build": ["build", "--suite", "lite", "--seed", "7", "--env", "lights", "--out",
+                  str(out), "--display", "none"],
+        "import": ["import", "odyssey-arena", str(blocker), "--out", str(out),
+                   "--display", "none"],
+    }[command]
+    if command == "report":
+        pytest.importorskip("matplotlib")
+        args[1] = str(scored_run(tmp_path))
+    result = CliRunner().invoke(main, args, input=":quit\n")
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        repr(result.exception)
+    assert "is a file, not a folder" in result.output and str(blocker) in result.output
+
+
+def test_user_errors_turn_an_os_error_into_a_clean_message() -> None:
+    import click
+
+    from arena_gen.cli.options import user_errors
+
+    with pytest.raises(click.ClickException, match="/x/y: No space left on device"):
+        with user_errors():
+            raise OSError(28, "No space left on device", "/x/y")

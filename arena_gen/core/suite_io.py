@@ -17,7 +17,7 @@ from typing import Any
 
 from .canon import canonical_json, sha256_hex, sha256_of
 from .errors import ArenaGenError, HashMismatchError, SchemaError
-from .paths import suites_dir
+from .paths import check_creatable, suites_dir
 from .schema import loads, read_json, read_jsonl, validate_doc
 from .task import Task
 
@@ -90,7 +90,8 @@ def is_our_suite(folder: Path) -> bool:
 
 def check_output_folder(out: Path, *, force: bool = False) -> None:
     """Refuse to replace a folder arena-gen did not write; replace a suite of ours only with
-    ``force``. An absent or empty folder is always fine."""
+    ``force``. An absent or empty folder is fine when it can be created and written."""
+    check_creatable(out, "--out")
     if not out.exists():
         return
     if not out.is_dir():

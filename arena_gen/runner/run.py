@@ -10,6 +10,7 @@ from typing import Any
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
 from ..core.parallel import EXECUTORS, map_unordered
+from ..core.paths import check_creatable
 from ..core.registry import make_game
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
@@ -81,6 +82,7 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
     check_playable(tasks, suite.path)
+    check_creatable(cfg.out, "--out")
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,

@@ -23,6 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..core.errors import ArenaGenError  # noqa: E402
+from ..core.paths import check_creatable  # noqa: E402
 from ..core.schema import read_json  # noqa: E402
 from .definitions import CONVENTIONS, definition_of, fmt, heading  # noqa: E402
 
@@ -213,7 +214,11 @@ left out of that metric. Standard errors are over tasks (summary.json, summary.c
 
 def write_report(run_dirs: Sequence[str | Path], out: str | Path) -> Path:
     """Write the report HTML to ``out``."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_report(run_dirs), encoding="utf-8")
+    out = check_creatable(out, "--html")
+    text = build_report(run_dirs)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ArenaGenError(f"--html {out}: cannot write: {exc.strerror}") from None
     return out

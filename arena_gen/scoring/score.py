@@ -421,5 +421,8 @@ def summary_csv(summary: dict[str, Any]) -> str:
 
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
