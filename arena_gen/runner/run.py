@@ -100,17 +100,25 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
         meta["resumed"] = [*old.get("resumed", []), now()]
     else:
         meta["started"] = now()
-    rundir.write_meta(meta)
-    rundir.repair()
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     done = rundir.finished()
     by_id = {t.id: t for t in tasks}
     pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed)
                for tid, a in order if (tid, a) not in done]
+    # run.json is written when the first episode is recorded, not before: a run that fails
+    # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
+    # the retry needs no --resume.
+    written = False
     for record in _execute(pending, cfg):
+        if not written:
+            rundir.write_meta(meta)
+            rundir.repair()
+            written = True
         rundir.append(record)
         if on_episode:
             on_episode(record)
+    if not written:  # nothing was pending (a finished run resumed): refresh its record
+        rundir.write_meta(meta)
     rundir.finalize(order)
     meta["ended"] = now()
     rundir.write_meta(meta)
