@@ -36,6 +36,13 @@ class RunConfig:
     seed: int = 0
     agent_config: dict[str, Any] | None = None
     ray_address: str | None = None
+    #: Stop when this many episodes in a row end in infra errors before any other has finished
+    #: (an unreachable endpoint would otherwise spend its retries on every episode); 0: never.
+    abort_after_infra_errors: int = 3
+
+
+class InfraAbort(ArenaGenError):
+    """The run stopped early: its first episodes all ended in infra errors."""
 
 
 def select_tasks(suite: Suite, envs: Sequence[str] | None,
@@ -109,7 +116,9 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
     # the retry needs no --resume.
     written = False
-    for record in _execute(pending, cfg):
+    leading_infra: int | None = 0
+    episodes = _execute(pending, cfg)
+    for record in episodes:
         if not written:
             rundir.write_meta(meta)
             rundir.repair()
@@ -117,6 +126,17 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
         rundir.append(record)
         if on_episode:
             on_episode(record)
+        if leading_infra is not None and record["end_reason"] == "infra_error":
+            leading_infra += 1
+            if leading_infra >= cfg.abort_after_infra_errors > 0:
+                episodes.close()  # cancels the episodes in flight; the finished ones are kept
+                raise InfraAbort(
+                    f"stopping the run: its first {leading_infra} episodes all ended in infra "
+                    f"errors (last: {record.get('error', 'no detail')}). Check the endpoint "
+                    f"(--base-url, the API key); the episodes so far are kept in {rundir.path}, "
+                    f"continue with --resume")
+        else:
+            leading_infra = None  # something works: later infra errors are the endpoint's hiccups
     if not written:  # nothing was pending (a finished run resumed): refresh its record
         rundir.write_meta(meta)
     rundir.finalize(order)
