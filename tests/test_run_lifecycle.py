@@ -73,3 +73,57 @@ def test_infra_errors_after_a_finished_episode_do_not_stop_the_run(
     rundir = run_suite(RunConfig(suite=str(suite), agent="random", out=str(tmp_path / "r"),
                                  attempts=5))
     assert [r["end_reason"] == "infra_error" for r in rundir.records()] == [False] + [True] * 4
+
+
+WORKER_SCRIPT = """
+import os, sys, time
+from pathlib import Path
+from arena_gen.core.parallel import map_unordered
+
+def work(i):
+    Path(sys.argv[1], f"{i}.pid").write_text(str(os.getpid()))
+    time.sleep(60)
+    return i
+
+if __name__ == "__main__":
+    for _ in map_unordered(work, [0, 1], jobs=2):
+        pass
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process still runs (a zombie that nobody reaped has exited)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_pool_workers_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(WORKER_SCRIPT)
+    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 30
+        while len(list(tmp_path.glob("*.pid"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pids = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+        assert len(pids) == 2
+    finally:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in pids if _alive(p)]
+    for pid in left:  # do not leave them behind even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their parent"
