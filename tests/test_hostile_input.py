@@ -250,3 +250,13 @@ def test_user_errors_turn_an_os_error_into_a_clean_message() -> None:
     with pytest.raises(click.ClickException, match="/x/y: No space left on device"):
         with user_errors():
             raise OSError(28, "No space left on device", "/x/y")
+
+
+def test_verify_names_the_failing_task_even_with_display_none(tmp_path: Path) -> None:
+    def wrong_minimum(body: dict[str, Any]) -> None:
+        body["certificate"]["min_steps"] -= 1
+
+    suite = one_task_suite(tmp_path / "bad", wrong_minimum)
+    result = CliRunner().invoke(main, ["verify", str(suite), "--display", "none"])
+    assert result.exit_code == 1
+    assert "FAIL lights-lite-7-0000" in result.output, result.output
