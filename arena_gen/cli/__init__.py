@@ -22,4 +22,28 @@ def main() -> None:
 for _module in (build, verify, show, run, play, score, report, import_):
     main.add_command(_module.command)
 
+
+def envvar_name(command: str, option: click.Option) -> str:
+    """``ARENA_GEN_<COMMAND>_<OPTION>``: the option's longest ``--name``, upper-cased, dashes as
+    underscores (not its Python name: ``--env`` stores into ``envs``)."""
+    longest = max((o for o in option.opts if o.startswith("--")), key=len)
+    return f"ARENA_GEN_{command}_{longest[2:]}".upper().replace("-", "_")
+
+
+def _follow_the_envvar_rule(group: click.Group) -> None:
+    """Give every option the variable the documented rule names. click derives one from the
+    Python name, which differs when an option stores elsewhere (``--html`` into ``html_out``);
+    an option's own variable (``RAY_ADDRESS``) is kept as a fallback."""
+    for name, command in group.commands.items():
+        for param in command.params:
+            if not isinstance(param, click.Option) or not any(
+                    o.startswith("--") for o in param.opts):
+                continue
+            wanted = envvar_name(name, param)
+            own = [param.envvar] if isinstance(param.envvar, str) else list(param.envvar or [])
+            param.envvar = [wanted, *(v for v in own if v != wanted)]
+
+
+_follow_the_envvar_rule(main)
+
 __all__ = ["main"]
