@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -12,16 +13,22 @@ import pytest
 from click.testing import CliRunner
 
 from arena_gen.cli import main
+from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite, suite_hash, write_suite
 from arena_gen.core.task import Task
 
 LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
 
 
+@functools.cache
+def _lite() -> Any:
+    return read_suite(LITE)
+
+
 def one_task_suite(out: Path, edit: Any = None, env: str = "lights") -> Path:
     """A one-task suite copied from the released lite suite, its task edited by ``edit`` and
     re-hashed, so it is schema- and hash-valid whatever the edit did to its rules."""
-    suite = read_suite(LITE)
+    suite = _lite()
     body = suite.tasks[env][0].to_dict()
     body.pop("sha256")
     if edit is not None:
@@ -260,3 +267,21 @@ def test_verify_names_the_failing_task_even_with_display_none(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["verify", str(suite), "--display", "none"])
     assert result.exit_code == 1
     assert "FAIL lights-lite-7-0000" in result.output, result.output
+
+
+@pytest.mark.parametrize("env", ["../outside", "Lights", "a.b", "/etc/x", "lights/../lights",
+                                 ""])
+def test_manifest_env_names_cannot_name_files_outside_the_suite(tmp_path: Path,
+                                                               env: str) -> None:
+    from arena_gen.core import suite_io
+
+    suite = one_task_suite(tmp_path / "s")
+    (tmp_path / "outside.jsonl").write_text((suite / "lights.jsonl").read_text())
+    manifest = json.loads((suite / "manifest.json").read_text())
+    manifest["counts"] = {env: 1}
+    (suite / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArenaGenError, match=r"counts"):
+        suite_io.read_suite(suite)
+    with pytest.raises(ArenaGenError, match="counts"):
+        suite_io._env_file(suite, env)
+    assert not suite_io.is_our_suite(suite)

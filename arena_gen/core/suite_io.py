@@ -9,6 +9,7 @@ A read validates and hashes each task once; :func:`read_task` reads one task wit
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -22,6 +23,9 @@ from .schema import loads, read_json, read_jsonl, validate_doc
 from .task import Task
 
 MANIFEST = "manifest.json"
+#: What an env name in a manifest may be: it names a file (``<env>.jsonl``) in the suite
+#: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
+ENV_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass
@@ -84,7 +88,8 @@ def is_our_suite(folder: Path) -> bool:
         envs = set(manifest["counts"])
     except (OSError, ArenaGenError, KeyError, TypeError):
         return False
-    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs if isinstance(env, str)}
+    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs
+                         if isinstance(env, str) and ENV_NAME.fullmatch(env)}
     return all(p.name in ours and p.is_file() for p in folder.iterdir())
 
 
@@ -172,6 +177,9 @@ def _task_of_line(obj: Any, file: Path, lineno: int, env: str, listed: dict[str,
 
 
 def _env_file(root: Path, env: str) -> Path:
+    if not ENV_NAME.fullmatch(env):  # the schema checks it too; this guards every caller
+        raise SchemaError(f"env name {env!r} is not [a-z][a-z0-9_]*", file=str(root / MANIFEST),
+                          json_path="$.counts")
     file = root / f"{env}.jsonl"
     if not file.is_file():
         raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
