@@ -285,3 +285,29 @@ def test_manifest_env_names_cannot_name_files_outside_the_suite(tmp_path: Path,
     with pytest.raises(ArenaGenError, match="counts"):
         suite_io._env_file(suite, env)
     assert not suite_io.is_our_suite(suite)
+
+
+def test_a_suite_name_the_os_refuses_is_not_found_not_a_crash() -> None:
+    from arena_gen.core.suite_io import resolve_suite
+
+    with pytest.raises(ArenaGenError, match="no suite"):
+        resolve_suite("(" * 5000)
+
+
+def test_an_undecodable_path_from_argv_is_printed_not_a_crash(tmp_path: Path) -> None:
+    import io
+    import sys
+
+    out = str(tmp_path / "caf\udcff")  # what Python makes of the bytes b"caf\xff" in argv
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # strict, like a UTF-8 terminal
+    old = sys.stdout
+    sys.stdout = stdout
+    try:
+        main(["play", "lights-lite-7-0000", "--suite", str(LITE), "--out", out],
+             standalone_mode=False)
+    except Exception as exc:  # noqa: BLE001
+        pytest.fail(f"{type(exc).__name__}: {exc}")
+    finally:
+        sys.stdout = old
+    stdout.flush()
+    assert b"caf\\udcff" in stdout.buffer.getvalue()

@@ -6,6 +6,8 @@ Command modules import the library only inside their command bodies, so ``--help
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from .. import __version__
@@ -17,6 +19,10 @@ from . import build, import_, play, report, run, score, show, verify
 @click.version_option(__version__, prog_name="arena-gen")
 def main() -> None:
     """Generate, verify, freeze, run and score hidden-rule agent benchmarks."""
+    for stream in (sys.stdout, sys.stderr):  # a path from argv may hold undecodable bytes
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 for _module in (build, verify, show, run, play, score, report, import_):

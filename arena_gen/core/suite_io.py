@@ -51,13 +51,21 @@ def suite_hash(task_hashes: dict[str, str]) -> str:
     return sha256_of(dict(sorted(task_hashes.items())))
 
 
+def _is_file(path: Path) -> bool:
+    """``is_file`` that says no to a name the OS refuses (too long, a NUL byte)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_suite(name_or_dir: str | os.PathLike[str]) -> Path:
     """Accept a suite folder or the name of a released suite (``lite``, ``challenge``)."""
     path = Path(name_or_dir)
-    if (path / MANIFEST).is_file():
+    if _is_file(path / MANIFEST):
         return path
     released = suites_dir() / str(name_or_dir)
-    if (released / MANIFEST).is_file():
+    if _is_file(released / MANIFEST):
         return released
     raise ArenaGenError(f"no suite at {str(name_or_dir)!r} (neither a folder with {MANIFEST} "
                         f"nor a released suite name)")
