@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_gen.core.errors import SchemaError
 from arena_gen.core.task import Task
 from arena_gen.generator.energy_import import importer
 from arena_gen.generator.importer import import_tasks
@@ -68,7 +69,7 @@ def test_wrong_format_names_the_file(shared_dir: Path, tmp_path: Path) -> None:
         importer(trade)
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
-    with pytest.raises(ValueError, match="broken.json: cannot read as JSON"):
+    with pytest.raises(SchemaError, match="broken.json:1, at \\$: invalid JSON"):
         importer(bad)
     cfg = json.loads((shared_dir / RELEASED).read_text())[0]
     cfg["demand"] = cfg["demand"][:10]

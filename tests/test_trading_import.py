@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_gen.core.errors import ArenaGenError
 from arena_gen.generator.importer import import_tasks
 from arena_gen.generator.trading_import import importer
 from arena_gen.verifiers.trading import verify
@@ -72,7 +73,7 @@ def test_other_formats_are_rejected_naming_the_file(shared_dir: Path, tmp_path: 
     for name, text in cases.items():
         path = tmp_path / name
         path.write_text(text)
-        with pytest.raises(ValueError, match=name):
+        with pytest.raises((ValueError, ArenaGenError), match=name):
             importer(path)
     with pytest.raises(ValueError, match="missing.json"):
         importer(tmp_path / "missing.json")

@@ -68,3 +68,18 @@ def test_a_claimed_huge_budget_does_not_blow_up_the_curves() -> None:
     tracemalloc.stop()
     assert out["lights"]["evolution"] == [0.0, 0.0, 0.5, 0.5, 0.5]
     assert peak < 1_000_000
+
+
+def test_a_huge_failing_list_under_any_of_keeps_a_bounded_context() -> None:
+    """jsonschema's anyOf collects every error of a failing branch: a 100,000-item list took
+    10 s to reject (found by benchmarks/bench_fuzz.py). Each branch now keeps its first few."""
+    from arena_gen.core.schema import BRANCH_ERRORS, validator
+
+    bad = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "object"}]}
+    errors = list(validator("findings").evolve(schema=bad).iter_errors([0] * 100_000))
+    assert len(errors) == 1 and len(errors[0].context) <= 2 * BRANCH_ERRORS  # per branch
+    assert len(errors[0].message) < 300
+    ok = {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+    assert validator("findings").evolve(schema=ok).is_valid(3)
+    both = {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+    assert not validator("findings").evolve(schema=both).is_valid(3)

@@ -20,6 +20,11 @@ class InfraError(Exception):
     """The agent's infrastructure failed (e.g. HTTP errors after every retry)."""
 
 
+class QuitEpisode(Exception):
+    """The player chose to stop (``:quit``, Ctrl-C, end of input): the episode ends as ``quit``,
+    not as an agent error."""
+
+
 @dataclass
 class Reply:
     """An agent turn with more than the action: raw output, tokens, reasoning."""

@@ -1,4 +1,10 @@
-"""A person at the terminal: sees exactly the observation an agent sees and types the action."""
+"""A person at the terminal: sees exactly the observation an agent sees and types the action.
+
+Lines that start with ``:`` are meta-commands, never turns: ``:help`` shows them and the
+task's action format, ``:quit`` ends the episode (recorded as ``quit``). An empty line, and a
+bare ``quit``, ``exit`` or ``help`` (a likely slip for the meta-command), are not turns either:
+they print a hint and ask again. Ctrl-C and the end of input end the episode like ``:quit``.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .base import TaskView
+from .base import QuitEpisode, TaskView
+
+HELP = """Commands (not turns):
+  :help   show this help and the action format
+  :quit   end the episode now (it is saved, ending as 'quit'); Ctrl-C does the same
+Anything else is your action for this turn."""
+#: Bare words that are almost surely meant as the meta-command, so they cost no turn.
+SLIPS = {"quit": ":quit", "exit": ":quit", "q": ":quit", "help": ":help", "?": ":help"}
 
 
 class HumanAgent:
@@ -19,15 +32,36 @@ class HumanAgent:
                  write: Callable[[str], None] | None = None) -> None:
         self._read = read or input
         self._write = write or print
+        self._format = ""
 
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
-        self._write(f"== {view.task_id} ({view.env}), {view.budget} turns ==")
+        self._format = str(view.public.get("action_format", "")) if isinstance(
+            view.public, dict) else ""
+        self._write(f"== {view.task_id} ({view.env}), {view.budget} turns ==  "
+                    f"(:help for commands, :quit to stop)")
         if view.rules_text:
             self._write("Rules:\n" + view.rules_text)
 
     def act(self, observation: str) -> str:
         self._write("\n" + observation)
-        try:
-            return self._read("action> ")
-        except EOFError:
-            return ""
+        while True:
+            try:
+                line = self._read("action> ")
+            except (EOFError, KeyboardInterrupt):
+                raise QuitEpisode("the player stopped") from None
+            command = line.strip()
+            if command in (":quit", ":q"):
+                raise QuitEpisode("the player typed :quit")
+            if command == ":help":
+                self._write(HELP + (f"\nAction format: {self._format}" if self._format else ""))
+                continue
+            if not command:
+                self._write("(empty input is not a turn; :help for commands)")
+                continue
+            if command.lower() in SLIPS:
+                self._write(f"(not a turn: type {SLIPS[command.lower()]} for that)")
+                continue
+            if command.startswith(":"):
+                self._write(f"(unknown command {command}; :help lists them)")
+                continue
+            return line

@@ -6,6 +6,8 @@ Command modules import the library only inside their command bodies, so ``--help
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from .. import __version__
@@ -17,9 +19,37 @@ from . import build, import_, play, report, run, score, show, verify
 @click.version_option(__version__, prog_name="arena-gen")
 def main() -> None:
     """Generate, verify, freeze, run and score hidden-rule agent benchmarks."""
+    for stream in (sys.stdout, sys.stderr):  # a path from argv may hold undecodable bytes
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
 
 
 for _module in (build, verify, show, run, play, score, report, import_):
     main.add_command(_module.command)
+
+
+def envvar_name(command: str, option: click.Option) -> str:
+    """``ARENA_GEN_<COMMAND>_<OPTION>``: the option's longest ``--name``, upper-cased, dashes as
+    underscores (not its Python name: ``--env`` stores into ``envs``)."""
+    longest = max((o for o in option.opts if o.startswith("--")), key=len)
+    return f"ARENA_GEN_{command}_{longest[2:]}".upper().replace("-", "_")
+
+
+def _follow_the_envvar_rule(group: click.Group) -> None:
+    """Give every option the variable the documented rule names. click derives one from the
+    Python name, which differs when an option stores elsewhere (``--html`` into ``html_out``);
+    an option's own variable (``RAY_ADDRESS``) is kept as a fallback."""
+    for name, command in group.commands.items():
+        for param in command.params:
+            if not isinstance(param, click.Option) or not any(
+                    o.startswith("--") for o in param.opts):
+                continue
+            wanted = envvar_name(name, param)
+            own = [param.envvar] if isinstance(param.envvar, str) else list(param.envvar or [])
+            param.envvar = [wanted, *(v for v in own if v != wanted)]
+
+
+_follow_the_envvar_rule(main)
 
 __all__ = ["main"]

@@ -18,11 +18,15 @@ display_option: Callable[[Any], Any] = click.option(
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn an :class:`ArenaGenError` into a clean one-line click error (exit code 1)."""
+    """Turn an :class:`ArenaGenError` into a clean one-line click error (exit code 1); so is
+    an OSError (a disk full, a folder made read-only mid-run), naming its file."""
     try:
         yield
     except ArenaGenError as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise click.ClickException(f"{where}{exc.strerror or exc}") from None
 
 
 def split_list(value: str | None) -> list[str] | None:

@@ -9,6 +9,14 @@ import click
 from .options import user_errors
 
 
+def _read(prompt: str) -> str:
+    """One line from the terminal; Ctrl-C arrives as KeyboardInterrupt (click says Abort)."""
+    try:
+        return str(click.prompt(prompt, default="", show_default=False, prompt_suffix=""))
+    except click.Abort:
+        raise KeyboardInterrupt from None
+
+
 @click.command(name="play")
 @click.argument("task_id")
 @click.option("--suite", default=None, help="Suite folder or released name to search.")
@@ -25,8 +33,7 @@ def command(task_id: str, suite: str | None, mode: str, out: Path) -> None:
 
     with user_errors():
         found = find_task(task_id, suite)
-        agent = HumanAgent(read=lambda p: click.prompt(p, default="", show_default=False),
-                           write=click.echo)
+        agent = HumanAgent(read=_read, write=click.echo)
         rundir, record = play_task(found.task, agent, manifest=found.manifest,
                                    suite_path=found.suite_path, out=out, mode=mode)
     min_steps = found.task.certificate.min_steps

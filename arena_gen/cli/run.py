@@ -67,13 +67,17 @@ from .options import display_option, split_list, user_errors
               help="llm: retries per request (backoff with jitter) before infra_error.")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="llm: base backoff delay in seconds (doubles per retry).")
+@click.option("--abort-after-infra-errors", type=click.IntRange(min=0), default=3,
+              show_default=True,
+              help="Stop the run (exit 1, episodes kept) when this many episodes in a row end "
+                   "in infra errors before any other finishes: an unreachable endpoint. 0: never.")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
             temperature: float, max_tokens: int | None, harness: str, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
-            backoff: float, display: str | None) -> None:
+            backoff: float, abort_after_infra_errors: int, display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
@@ -105,7 +109,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
-                    ray_address=ray_address)
+                    ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors)
     with user_errors():
         suite_obj = read_suite(suite)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)

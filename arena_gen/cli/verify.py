@@ -47,10 +47,12 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
             report = verify_suite(suite, rebuild=rebuild, jobs=jobs, on_start=on_start,
                                   on_check=on_check)
     failures = [c for c in report.checks if not c.ok]
+    # failures are printed whatever the display (to stderr under --display none)
+    say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
     for check in failures:
-        ui.line(f"FAIL {check.task_id}: {check.problem}")
+        say(f"FAIL {check.task_id}: {check.problem}")
     for problem in report.rebuild_problems:
-        ui.line(f"FAIL rebuild: {problem}")
+        say(f"FAIL rebuild: {problem}")
     rows = []
     for env, tasks in sorted(report.suite.tasks.items()):
         ids = {t.id for t in tasks}

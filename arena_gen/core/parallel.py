@@ -10,6 +10,8 @@ either take :func:`map_ordered` or order the results themselves.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -17,6 +19,26 @@ from typing import Any
 from .errors import ArenaGenError
 
 EXECUTORS = ("local", "ray")
+#: Seconds between a pool worker's checks that its parent is still alive.
+PARENT_POLL_SECONDS = 0.5
+
+
+def _exit_with_parent(parent: int, poll: float) -> None:
+    """Pool-worker initializer: a daemon thread ends this worker once its parent is gone (a
+    SIGKILLed ``run --jobs 2`` must not leave workers behind). Portable: it polls
+    ``os.getppid()``, which changes when the parent dies and the worker is re-parented."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def local_pool(jobs: int) -> ProcessPoolExecutor:
+    """A process pool whose workers exit when this process dies."""
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_exit_with_parent,
+                               initargs=(os.getpid(), PARENT_POLL_SECONDS))
 
 
 def default_jobs() -> int:
@@ -67,7 +89,7 @@ def map_ordered(fn: Callable[[Any], Any], items: Sequence[Any], *, jobs: int = 1
     elif jobs <= 1 or len(items) <= 1:
         yield from map(fn, items)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with local_pool(jobs) as pool:
             yield from pool.map(fn, items)
 
 
@@ -97,7 +119,7 @@ def map_unordered(fn: Callable[[Any], Any], items: Sequence[Any], *, jobs: int =
             notify(item)
             yield fn(item)
         return
-    pool = ProcessPoolExecutor(max_workers=jobs)
+    pool = local_pool(jobs)
     try:
         queue = list(items)
         queue.reverse()

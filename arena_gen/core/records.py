@@ -59,7 +59,7 @@ class Trajectory(_Record):
     agent_seed: list[int] | None = None
     steps: int = Field(ge=0, le=MAX_TURNS)
     success: bool = Field(description="the game's success on the final state")
-    end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error"]
+    end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error", "quit"]
     final_info: dict[str, Any] = Field(default_factory=dict)
     start_state: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn]

@@ -8,8 +8,8 @@ A read validates and hashes each task once; :func:`read_task` reads one task wit
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -18,11 +18,14 @@ from typing import Any
 
 from .canon import canonical_json, sha256_hex, sha256_of
 from .errors import ArenaGenError, HashMismatchError, SchemaError
-from .paths import suites_dir
+from .paths import check_creatable, suites_dir
 from .schema import loads, read_json, read_jsonl, validate_doc
 from .task import Task
 
 MANIFEST = "manifest.json"
+#: What an env name in a manifest may be: it names a file (``<env>.jsonl``) in the suite
+#: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
+ENV_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass
@@ -48,13 +51,21 @@ def suite_hash(task_hashes: dict[str, str]) -> str:
     return sha256_of(dict(sorted(task_hashes.items())))
 
 
+def _is_file(path: Path) -> bool:
+    """``is_file`` that says no to a name the OS refuses (too long, a NUL byte)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_suite(name_or_dir: str | os.PathLike[str]) -> Path:
     """Accept a suite folder or the name of a released suite (``lite``, ``challenge``)."""
     path = Path(name_or_dir)
-    if (path / MANIFEST).is_file():
+    if _is_file(path / MANIFEST):
         return path
     released = suites_dir() / str(name_or_dir)
-    if (released / MANIFEST).is_file():
+    if _is_file(released / MANIFEST):
         return released
     raise ArenaGenError(f"no suite at {str(name_or_dir)!r} (neither a folder with {MANIFEST} "
                         f"nor a released suite name)")
@@ -81,17 +92,19 @@ def is_our_suite(folder: Path) -> bool:
     """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest and the
     JSONL files of the envs it counts (nothing a user put there)."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = loads((folder / MANIFEST).read_bytes(), file=str(folder / MANIFEST))
         envs = set(manifest["counts"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ArenaGenError, KeyError, TypeError):
         return False
-    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs if isinstance(env, str)}
+    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs
+                         if isinstance(env, str) and ENV_NAME.fullmatch(env)}
     return all(p.name in ours and p.is_file() for p in folder.iterdir())
 
 
 def check_output_folder(out: Path, *, force: bool = False) -> None:
     """Refuse to replace a folder arena-gen did not write; replace a suite of ours only with
-    ``force``. An absent or empty folder is always fine."""
+    ``force``. An absent or empty folder is fine when it can be created and written."""
+    check_creatable(out, "--out")
     if not out.exists():
         return
     if not out.is_dir():
@@ -172,6 +185,9 @@ def _task_of_line(obj: Any, file: Path, lineno: int, env: str, listed: dict[str,
 
 
 def _env_file(root: Path, env: str) -> Path:
+    if not ENV_NAME.fullmatch(env):  # the schema checks it too; this guards every caller
+        raise SchemaError(f"env name {env!r} is not [a-z][a-z0-9_]*", file=str(root / MANIFEST),
+                          json_path="$.counts")
     file = root / f"{env}.jsonl"
     if not file.is_file():
         raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")

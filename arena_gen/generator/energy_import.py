@@ -7,11 +7,11 @@ released (no rounding), so the imported world plays exactly like the released on
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.energy import GENERATORS
 from .energy import CAPACITY, PRICES, RANGES, make_draft
@@ -24,8 +24,8 @@ def importer(path: Path) -> list[Draft]:
     """Parse a released energy file into one Draft per config, or raise a clear ValueError."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads(path.read_bytes(), file=str(path))
+    except OSError as exc:
         raise ValueError(f"{path}: cannot read as JSON ({exc})") from None
     if not isinstance(data, list) or not data or not all(isinstance(c, dict) for c in data):
         raise ValueError(f"{path}: not an energy config file (expected a non-empty JSON list "

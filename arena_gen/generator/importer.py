@@ -8,9 +8,10 @@ freezes the lot like any other suite (suite name ``import``, seed 0).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import __version__
 from ..core import registry
@@ -22,6 +23,29 @@ from ..verifiers.replay import check_witness
 from .suites import SUITE_VERSION
 
 SUITE = "import"
+T = TypeVar("T")
+
+
+class ImportFileError(ArenaGenError):
+    """A released data file cannot be imported (malformed, hostile or of another format)."""
+
+
+def _guarded(path: str | os.PathLike[str], what: str, fn: Callable[[], T]) -> T:
+    """Run one importer or verifier step on a file's content; anything it raises on hostile
+    input (a RecursionError from a formula nested 10,000 deep, an OverflowError from a number
+    past float range, a ValueError of the importer) becomes an error naming the file."""
+    try:
+        return fn()
+    except ArenaGenError:
+        raise
+    except (MemoryError, RecursionError, OverflowError) as exc:
+        raise ImportFileError(f"{path}: cannot {what}: {type(exc).__name__} (the file is too "
+                              f"large or too deeply nested)") from None
+    except Exception as exc:  # the importers' ValueErrors, and whatever hostile data triggers
+        text = str(exc)[:300]
+        if not text.startswith(str(path)):
+            text = f"{path}: cannot {what}: {type(exc).__name__}: {text}"
+        raise ImportFileError(text) from None
 
 
 def detect_env(path: str | os.PathLike[str]) -> str:
@@ -32,9 +56,10 @@ def detect_env(path: str | os.PathLike[str]) -> str:
             spec = registry.newest_with(name, "importer")
         except ArenaGenError:
             continue
+        load = spec.load("importer")
         try:
-            spec.load("importer")(Path(path))
-        except (ArenaGenError, ValueError, KeyError, TypeError) as exc:
+            _guarded(path, f"read it as {spec.name}", partial(load, Path(path)))
+        except ArenaGenError as exc:
             problems.append(f"{spec.name}: {exc}")
             continue
         return spec.name
@@ -47,9 +72,10 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
     load, verify = spec.load("importer"), spec.load("verifier")
     tasks: list[Task] = []
     for path in paths:
-        for draft in load(Path(path)):
+        drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
+        for pos, draft in enumerate(drafts):
             index = len(tasks)
-            cert = verify(draft)
+            cert = _guarded(path, f"verify entry {pos}", partial(verify, draft))
             cert.seconds = None
             task = Task(id=f"{env}-{SUITE}-0-{index:04d}", env=env, env_version=spec.version,
                         suite=SUITE, seed_path=seed_path(0, SUITE, spec.code, index, 0),
@@ -57,7 +83,7 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
                         world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
                         certificate=cert)
             if cert.solvable:
-                check_witness(task)
+                _guarded(path, f"replay the witness of entry {pos}", partial(check_witness, task))
             tasks.append(task)
     return tasks
 

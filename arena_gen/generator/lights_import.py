@@ -8,11 +8,11 @@ recording the source index and level, and the Lite budget of 200 turns.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaGenError
+from ..core.schema import loads
 from ..core.task import Draft, Task
 from ..envs.lights_formula import FormulaError, parse, variables
 from .lights import RUBRIC, public_view, rules_text
@@ -65,8 +65,8 @@ def _entry(item: Any, where: str) -> Draft:
 def importer(path: Path) -> list[Draft]:
     """Parse one released lights file into drafts, in file order."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads(Path(path).read_bytes(), file=str(path))
+    except OSError as exc:
         raise ImportFormatError(f"{path}: cannot read JSON ({exc})") from None
     if not isinstance(data, list) or not data:
         raise ImportFormatError(f"{path}: not a lights file (expected a non-empty JSON list)")

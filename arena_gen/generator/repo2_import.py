@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.game import WorldView
+from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.repo2 import RepoGameV2
 from .repo2 import WORLD_KEYS, make_draft
@@ -28,8 +29,8 @@ def importer(path: Path) -> list[Draft]:
     """Parse a released repo file into one Draft per task, or raise a clear ValueError."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads(path.read_bytes(), file=str(path))
+    except OSError as exc:
         raise ValueError(f"{path}: cannot read as JSON ({exc})") from None
     if not isinstance(data, list) or not data or not all(isinstance(t, dict) for t in data):
         raise ValueError(f"{path}: not a repo task file (expected a non-empty JSON list of "

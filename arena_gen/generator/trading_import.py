@@ -11,11 +11,11 @@ env draws noise at run time, which no stored world can reproduce.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.trading import NEWS_ITEM, news_text
 from .trading import make_draft
@@ -104,7 +104,7 @@ def importer(path: Path) -> list[Draft]:
     """Parse one released trading config file into a one-draft list (ValueError names the file)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = loads(path.read_bytes(), file=str(path))
+    except OSError as exc:
         raise _fail(path, f"unreadable JSON ({str(exc)[:80]})") from None
     return [parse_config(path, data)]

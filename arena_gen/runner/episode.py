@@ -2,7 +2,8 @@
 
 One turn is one agent call and one ``env.step``. The agent's errors never escape: an
 :class:`InfraError` (endpoint down after retries) ends the attempt as ``infra_error``; any other
-exception from the agent ends it as ``agent_error``. Both are recorded, not raised.
+exception from the agent ends it as ``agent_error``; a :class:`QuitEpisode` (a person who
+typed ``:quit`` or pressed Ctrl-C) ends it as ``quit``. All are recorded, not raised.
 
 The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
 :class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import InfraError, Reply, TaskView
+from ..agents.base import InfraError, QuitEpisode, Reply, TaskView
 from ..core.protocol import DEFAULT_HARNESS, protocol_for
 from ..core.records import Trajectory
 from ..core.registry import make_env
@@ -63,7 +64,9 @@ class Episode:
 
     def fail(self, exc: Exception) -> None:
         """End the attempt on an agent failure: infra errors and agent bugs are recorded."""
-        if isinstance(exc, InfraError):
+        if isinstance(exc, QuitEpisode):
+            self.end_reason = "quit"
+        elif isinstance(exc, InfraError):
             self.end_reason, self.error = "infra_error", str(exc)
         else:
             self.end_reason, self.error = "agent_error", f"{type(exc).__name__}: {exc}"

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ArenaGenError
+from ..core.paths import check_creatable
 from ..core.task import Task
 from .episode import run_episode
 from .meta import now, run_meta
+from .run import check_playable
 from .rundir import RunDir
 
 
@@ -22,6 +24,8 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
               out: str | os.PathLike[str],
               mode: str = "inductive") -> tuple[RunDir, dict[str, Any]]:
     """Play the next attempt of ``task`` and append it to the run directory ``out``."""
+    check_playable([task], suite_path)
+    check_creatable(out, "--out")
     rundir = RunDir(out)
     name = getattr(agent, "name", type(agent).__name__)
     old = rundir.read_meta() if rundir.exists() else None

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..agents.registry import make_agent
 from ..core.errors import ArenaGenError
 from ..core.parallel import EXECUTORS, map_unordered
+from ..core.paths import check_creatable
 from ..core.protocol import DEFAULT_HARNESS
+from ..core.registry import make_game
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
@@ -34,6 +37,13 @@ class RunConfig:
     seed: int = 0
     agent_config: dict[str, Any] | None = None
     ray_address: str | None = None
+    #: Stop when this many episodes in a row end in infra errors before any other has finished
+    #: (an unreachable endpoint would otherwise spend its retries on every episode); 0: never.
+    abort_after_infra_errors: int = 3
+
+
+class InfraAbort(ArenaGenError):
+    """The run stopped early: its first episodes all ended in infra errors."""
 
 
 def select_tasks(suite: Suite, envs: Sequence[str] | None,
@@ -54,6 +64,19 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
     return tasks
 
 
+def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
+    """Compile every task's game before anything is written: a schema-valid task that its env
+    cannot build (a lights condition reading bulb 99 of 10) fails here, naming the suite file,
+    the task and the reason, instead of crashing the run and leaving a run.json behind."""
+    for task in tasks:
+        try:
+            make_game(task)
+        except Exception as exc:  # any failure to compile the task's rules is the task's fault
+            reason = str(exc) if isinstance(exc, ArenaGenError) else f"{type(exc).__name__}: {exc}"
+            raise ArenaGenError(f"{Path(suite_path) / f'{task.env}.jsonl'}: task {task.id}: "
+                                f"its {task.env} game cannot be built: {reason}") from None
+
+
 def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
     task, agent_name, agent_config, mode, attempt, seed = args
     agent = make_agent(agent_name, task.env, agent_config, task.env_version)
@@ -66,6 +89,8 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
     suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
+    check_playable(tasks, suite.path)
+    check_creatable(cfg.out, "--out")
     rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
@@ -85,17 +110,38 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
         meta["resumed"] = [*old.get("resumed", []), now()]
     else:
         meta["started"] = now()
-    rundir.write_meta(meta)
-    rundir.repair()
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     done = rundir.finished()
     by_id = {t.id: t for t in tasks}
     pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed)
                for tid, a in order if (tid, a) not in done]
-    for record in _execute(pending, cfg):
+    # run.json is written when the first episode is recorded, not before: a run that fails
+    # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
+    # the retry needs no --resume.
+    written = False
+    leading_infra: int | None = 0
+    episodes = _execute(pending, cfg)
+    for record in episodes:
+        if not written:
+            rundir.write_meta(meta)
+            rundir.repair()
+            written = True
         rundir.append(record)
         if on_episode:
             on_episode(record)
+        if leading_infra is not None and record["end_reason"] == "infra_error":
+            leading_infra += 1
+            if leading_infra >= cfg.abort_after_infra_errors > 0:
+                episodes.close()  # cancels the episodes in flight; the finished ones are kept
+                raise InfraAbort(
+                    f"stopping the run: its first {leading_infra} episodes all ended in infra "
+                    f"errors (last: {record.get('error', 'no detail')}). Check the endpoint "
+                    f"(--base-url, the API key); the episodes so far are kept in {rundir.path}, "
+                    f"continue with --resume")
+        else:
+            leading_infra = None  # something works: later infra errors are the endpoint's hiccups
+    if not written:  # nothing was pending (a finished run resumed): refresh its record
+        rundir.write_meta(meta)
     rundir.finalize(order)
     meta["ended"] = now()
     rundir.write_meta(meta)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..core.errors import ArenaGenError  # noqa: E402
+from ..core.paths import check_creatable  # noqa: E402
+from ..core.schema import read_json  # noqa: E402
 from .definitions import CONVENTIONS, definition_of, fmt, heading  # noqa: E402
 
 #: The metrics table's columns (definitions and units from ``definitions.METRICS``).
@@ -38,7 +39,7 @@ def load_summary(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / "summary.json"
     if not path.is_file():
         raise ArenaGenError(f"{run_dir}: no summary.json; run `arena-gen score {run_dir}` first")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path, "summary")
 
 
 def run_label(summary: dict[str, Any], path: str | Path) -> str:
@@ -215,7 +216,11 @@ left out of that metric. Standard errors are over tasks (summary.json, summary.c
 
 def write_report(run_dirs: Sequence[str | Path], out: str | Path) -> Path:
     """Write the report HTML to ``out``."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(build_report(run_dirs), encoding="utf-8")
+    out = check_creatable(out, "--html")
+    text = build_report(run_dirs)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ArenaGenError(f"--html {out}: cannot write: {exc.strerror}") from None
     return out

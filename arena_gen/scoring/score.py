@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.canon import canonical_json
-from ..core.errors import ArenaGenError
+from ..core.errors import ArenaGenError, SchemaError
 from ..core.records import FindingsLine, Summary
-from ..core.schema import validate_doc
+from ..core.schema import loads, validate_doc
 from ..core.suite_io import read_suite
 from ..core.task import Task
 from ..runner.rundir import RunDir
@@ -285,40 +285,80 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
 
 
 def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[str, Any]:
-    """Apply the policy to findings produced elsewhere; rubrics map task id -> item ids."""
+    """Apply the policy to findings produced elsewhere; rubrics map task id -> item ids.
+    Both files are untrusted: any problem is a :class:`SchemaError` naming file and line."""
     rubrics = load_rubrics(Path(rubrics_file))
     attempts = []
-    with open(findings_file, encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            line = json.loads(text)
-            validate_doc(line, "findings", file=str(findings_file), line=lineno)
-            rubric = rubrics.get(line["task_id"])
-            if rubric is None:
-                raise ArenaGenError(f"{findings_file}:{lineno}: no rubric for task "
-                                    f"{line['task_id']!r} in {rubrics_file}")
-            attempts.append(Attempt(task_id=line["task_id"], env=line.get("env", "all"),
-                                    level=str(line.get("level", "all")),
-                                    attempt=int(line["attempt"]),
-                                    score=attempt_score(line, rubric),
-                                    perfect=is_perfect(line["findings"], rubric)))
+    for lineno, raw in _lines(Path(findings_file)):
+        line = loads(raw, file=str(findings_file), line=lineno)
+        validate_doc(line, "findings", file=str(findings_file), line=lineno)
+        rubric = rubrics.get(line["task_id"])
+        if rubric is None:
+            raise SchemaError(f"no rubric for task {line['task_id']!r} in {rubrics_file}",
+                              file=str(findings_file), line=lineno, task_id=line["task_id"],
+                              json_path="$.task_id")
+        attempts.append(Attempt(task_id=line["task_id"], env=line.get("env", "all"),
+                                level=str(line.get("level", "all")),
+                                attempt=int(line["attempt"]),
+                                score=attempt_score(line, rubric),
+                                perfect=is_perfect(line["findings"], rubric)))
     k = max((a.attempt + 1 for a in attempts), default=1)
     return aggregate(attempts, k)
 
 
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise SchemaError(f"cannot read: {exc.strerror}", file=str(path)) from None
+
+
+def _lines(path: Path, data: bytes | None = None) -> list[tuple[int, bytes]]:
+    """The non-blank lines of a JSONL file with their numbers (an unreadable file is named)."""
+    data = _read(path) if data is None else data
+    return [(n, raw) for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+
+
+def _rubric_items(items: Any, file: str, line: int | None, where: str) -> list[str]:
+    """A rubric's item ids: a list of ids, or of ``{"id": ...}`` objects."""
+    if not isinstance(items, list):
+        raise SchemaError("a rubric must be a list of item ids or {id, text} objects",
+                          file=file, line=line, json_path=where)
+    out = []
+    for i, item in enumerate(items):
+        item_id = item.get("id") if isinstance(item, dict) else item
+        if not isinstance(item_id, str):
+            raise SchemaError("a rubric item must be an id string or an object with a string "
+                              "id", file=file, line=line, json_path=f"{where}[{i}]")
+        out.append(item_id)
+    return out
+
+
 def load_rubrics(path: Path) -> dict[str, list[str]]:
     """Read ``{task_id: [item ids]}`` (JSON) or task lines with a ``rubric`` list (JSONL)."""
-    text = path.read_text(encoding="utf-8")
+    file = str(path)
+    raw_data = _read(path)
+    lines = _lines(path, raw_data)
+    rows: list[tuple[int | None, Any]]
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if isinstance(data, dict):
-        return {tid: [i if isinstance(i, str) else i["id"] for i in items]
-                for tid, items in data.items()}
-    return {row["id"] if "id" in row else row["task_id"]:
-            [i if isinstance(i, str) else i["id"] for i in row["rubric"]] for row in data}
+        data = loads(raw_data, file=file)
+        if isinstance(data, dict) and not ("rubric" in data and ("id" in data
+                                                                 or "task_id" in data)):
+            return {str(tid): _rubric_items(items, file, None, f"$[{json.dumps(tid)}]")
+                    for tid, items in data.items()}
+        rows = [(None, row) for row in data] if isinstance(data, list) else [(1, data)]
+    except SchemaError:
+        if len(lines) < 2:
+            raise
+        rows = [(n, loads(raw, file=file, line=n)) for n, raw in lines]
+    out: dict[str, list[str]] = {}
+    for n, row in rows:
+        task_id = row.get("id", row.get("task_id")) if isinstance(row, dict) else None
+        if not isinstance(task_id, str):
+            raise SchemaError("a rubric row must be an object with a string id (or task_id)",
+                              file=file, line=n)
+        out[task_id] = _rubric_items(row.get("rubric"), file, n, "$.rubric")
+    return out
 
 
 CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "missing",
@@ -383,5 +423,8 @@ def summary_csv(summary: dict[str, Any]) -> str:
 
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None

@@ -1,0 +1,179 @@
+"""Mutation-fuzz every input surface: N cases each (default 10,000), counting tracebacks (any
+exception but the project's ArenaGenError), hangs (a case over 5 s) and, separately, the peak
+memory of ``arena-gen score`` on adversarial files (a subprocess each, its max RSS).
+
+    python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--seed 0]
+
+Every case is seeded (``random.Random(seed * 1_000_003 + case)``) so a traceback it prints is
+reproducible with ``--seed S --first-case C --cases 1``. Figures: benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+from fuzz_surfaces import RELEASED_FILES, SURFACES, _base_run, _lite_tasks, dumps  # noqa: E402
+
+HANG_SECONDS = 5
+#: Cases slower than this are named on stderr (a hang is over HANG_SECONDS).
+SLOW_SECONDS = 1.0
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise Hang
+
+
+def run_surface(name: str, cases: int, seed: int, first: int, show: int) -> dict[str, Any]:
+    fn = SURFACES[name]
+    counts = {"ok": 0, "error": 0, "traceback": 0, "hang": 0}
+    slowest, shown = 0.0, 0
+    kinds: dict[str, int] = {}
+    start = time.perf_counter()
+    signal.signal(signal.SIGALRM, _alarm)
+    for case in range(first, first + cases):
+        rng = random.Random(seed * 1_000_003 + case)
+        work = Path(tempfile.mkdtemp(prefix="fuzz-"))
+        t0 = time.perf_counter()
+        signal.alarm(HANG_SECONDS)
+        try:
+            counts[fn(work, rng)] += 1
+        except Hang:
+            counts["hang"] += 1
+            print(f"HANG {name} case {case}", file=sys.stderr)
+        except BaseException as exc:  # noqa: BLE001 - this is what the benchmark counts
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            counts["traceback"] += 1
+            kind = f"{type(exc).__name__}"
+            kinds[kind] = kinds.get(kind, 0) + 1
+            if shown < show:
+                shown += 1
+                print(f"--- TRACEBACK {name} seed {seed} case {case}", file=sys.stderr)
+                traceback.print_exc(limit=-8, file=sys.stderr)
+        finally:
+            signal.alarm(0)
+            took = time.perf_counter() - t0
+            slowest = max(slowest, took)
+            if took > SLOW_SECONDS:
+                print(f"slow: {name} seed {seed} case {case}: {took:.1f} s", file=sys.stderr)
+            shutil.rmtree(work, ignore_errors=True)
+    return {"surface": name, "cases": cases, **counts, "traceback_kinds": kinds,
+            "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1)}
+
+
+def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
+    """Run dirs and findings files built to make ``score`` allocate: many turns, huge claimed
+    budgets, a 100k-line findings file, deep and wide JSON, one 50 MB line."""
+    from fuzz_surfaces import GOOD_FINDING, write_suite_dir
+
+    base = _lite_tasks()["lights"]
+    suite = write_suite_dir(folder / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    trajectories, run_json = _base_run()
+    record = json.loads(trajectories)
+    meta = json.loads(run_json)
+    meta["suite_path"] = str(suite)
+    out = []
+
+    def run_dir(name: str, lines: list[bytes]) -> None:
+        run = folder / name
+        run.mkdir()
+        (run / "run.json").write_text(json.dumps(meta))
+        with open(run / "trajectories.jsonl", "wb") as fh:
+            for line in lines:
+                fh.write(line + b"\n")
+        out.append((name, ["score", str(run), "--display", "none"]))
+
+    turn = record["turns"][0]
+    long_episode = {**record, "budget": 10**9, "steps": 200_000,
+                    "turns": [dict(turn, turn=i + 1) for i in range(200_000)]}
+    run_dir("200k turns, budget 1e9", [dumps(long_episode)])
+    run_dir("50 MB raw reply", [dumps({**record, "turns": [dict(turn, raw="x" * 50_000_000)]})])
+    run_dir("100k torn lines", [b'{"task_id": "' + b"x" * 200] * 100_000)
+    run_dir("deep and wide", [b"[" * 100_000 + b"]" * 100_000, dumps([[0] * 1000] * 1000)])
+    findings = folder / "findings.jsonl"
+    with open(findings, "wb") as fh:
+        for i in range(100_000):
+            fh.write(dumps({**GOOD_FINDING, "attempt": i}) + b"\n")
+    rubrics = folder / "rubrics.json"
+    rubrics.write_bytes(dumps({"t1": ["a", "b"]}))
+    out.append(("findings, 100k attempts", ["score", "--findings", str(findings), "--rubrics",
+                                            str(rubrics), "--display", "none"]))
+    big_rubrics = folder / "big-rubrics.json"
+    big_rubrics.write_bytes(dumps({f"t{i}": ["a"] * 50 for i in range(200_000)}))
+    out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
+                                        str(big_rubrics), "--display", "none"]))
+    return out
+
+
+def peak_memory(folder: Path) -> list[dict[str, Any]]:
+    rows = []
+    for name, args in adversarial_score_files(folder):
+        code = ("import resource, sys\nfrom arena_gen.cli import main\n"
+                "try:\n    main(sys.argv[1:], standalone_mode=True)\nfinally:\n"
+                "    print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+                " file=sys.stderr)\n")
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, timeout=600)
+        rss = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("MAXRSS")]
+        lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("MAXRSS")]
+        rows.append({"file": name, "exit": proc.returncode, "peak_mb": round(rss[0] / 1024, 1)
+                     if rss else None, "seconds": round(time.perf_counter() - t0, 1),
+                     "traceback": "Traceback" in proc.stderr,
+                     "message": (lines or [""])[-1][:120]})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--first-case", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--surface", action="append", choices=sorted(SURFACES))
+    parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
+    parser.add_argument("--no-memory", action="store_true")
+    args = parser.parse_args()
+    if not all(p.is_file() for p in RELEASED_FILES.values()):
+        print("note: ../shared/reference-data is absent; the importer surfaces will fail")
+    rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show)
+            for name in (args.surface or SURFACES)]
+    print(f"{'surface':28} {'cases':>7} {'ok':>7} {'error':>7} {'tracebk':>7} {'hang':>5} "
+          f"{'slowest s':>9} {'seconds':>8}")
+    for r in rows:
+        print(f"{r['surface']:28} {r['cases']:7d} {r['ok']:7d} {r['error']:7d} "
+              f"{r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} {r['seconds']:8.1f}"
+              + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
+    if not args.no_memory:
+        with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
+            mem = peak_memory(Path(tmp))
+        print(f"\n{'score on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} traceback")
+        for m in mem:
+            print(f"{m['file']:28} {m['exit']:4d} {m['peak_mb']!s:>8} {m['seconds']:8.1f} "
+                  f"{m['traceback']}  {m['message']}")
+    print(f"\npeak RSS of this process: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    bad = sum(r["traceback"] + r["hang"] for r in rows)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""``arena-gen play``: meta-commands are not turns, and quitting is not an agent error (#16)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from arena_gen.agents.human import HumanAgent
+from arena_gen.cli import main
+from arena_gen.cli import play as play_cli
+from arena_gen.core.suite_io import read_task
+from arena_gen.runner.episode import run_episode
+
+LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
+TASK = "lights-lite-7-0000"
+
+
+def play(tmp_path: Path, typed: str) -> dict:
+    out = tmp_path / "play"
+    result = CliRunner().invoke(main, ["play", TASK, "--suite", str(LITE), "--out", str(out)],
+                                input=typed)
+    assert result.exit_code == 0, result.output
+    lines = (out / "trajectories.jsonl").read_text().splitlines()
+    return {"record": json.loads(lines[-1]), "output": result.output}
+
+
+def test_help_empty_and_slips_are_not_turns_and_quit_ends_the_episode(tmp_path: Path) -> None:
+    got = play(tmp_path, "5\n\nhelp\nquit\n:help\n:nope\n2\n:quit\n")
+    record = got["record"]
+    assert record["end_reason"] == "quit" and record["steps"] == 2
+    assert [t["action"] for t in record["turns"]] == ["5", "2"]
+    assert "error" not in record
+    assert ":quit" in got["output"] and "Action format" in got["output"]
+    assert "quit: 2 turns" in got["output"]
+
+
+def test_end_of_input_ends_the_episode_as_quit(tmp_path: Path) -> None:
+    assert play(tmp_path, "5\n")["record"]["end_reason"] == "quit"
+
+
+def test_ctrl_c_ends_the_episode_as_quit_not_as_an_agent_error() -> None:
+    task = read_task(LITE, TASK)
+
+    def interrupted(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    record = run_episode(task, HumanAgent(read=interrupted, write=lambda text: None))
+    assert record["end_reason"] == "quit" and record["steps"] == 0
+
+
+def test_the_cli_reader_turns_click_abort_into_keyboard_interrupt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def abort(*args: object, **kwargs: object) -> str:
+        raise click.Abort
+
+    monkeypatch.setattr(click, "prompt", abort)
+    with pytest.raises(KeyboardInterrupt):
+        play_cli._read("action> ")
+
+
+def test_a_quit_episode_is_scored_not_excluded(tmp_path: Path) -> None:
+    play(tmp_path, "5\n:quit\n")
+    result = CliRunner().invoke(main, ["score", str(tmp_path / "play"), "--display", "none"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "play" / "summary.json").read_text())
+    assert summary["overall"]["scored"] == 1 and summary["overall"]["infra_errors"] == 0
