@@ -49,3 +49,11 @@ def built_tasks(env: str, suite: str = "lite", count: int = 3, seed: int = 7) ->
 def env_name(request: pytest.FixtureRequest) -> str:
     """Every registered env, for registry-wide tests."""
     return str(request.param)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Builds in tests cache into a temporary folder, never the user's ~/.cache/arena-gen."""
+    import os
+
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))

@@ -161,6 +161,14 @@ class EnvMetrics(GroupMetrics):
     levels: dict[str, GroupMetrics] = Field(default_factory=dict)
 
 
+class Curves(_Record):
+    """What the report plots for one env: the evolution curve, step counts, loop ratios."""
+
+    evolution: list[int | float] = Field(default_factory=list)
+    steps: list[int | float] = Field(default_factory=list)
+    loop_ratio: list[int | float] = Field(default_factory=list)
+
+
 class Summary(_Record):
     """``summary.json``: metrics per env and level and overall, with their definitions."""
 
@@ -172,7 +180,7 @@ class Summary(_Record):
     metric_definitions: dict[str, dict[str, Any]] = Field(default_factory=dict)
     run: dict[str, Any] | None = None
     infra_error_attempts: list[str] = Field(default_factory=list)
-    curves: dict[str, Any] = Field(default_factory=dict)
+    curves: dict[str, Curves] = Field(default_factory=dict)
 
 
 #: Schema file stem -> the model it is generated from.
