@@ -83,3 +83,24 @@ def test_a_huge_failing_list_under_any_of_keeps_a_bounded_context() -> None:
     assert validator("findings").evolve(schema=ok).is_valid(3)
     both = {"oneOf": [{"type": "integer"}, {"type": "number"}]}
     assert not validator("findings").evolve(schema=both).is_valid(3)
+
+
+def test_a_document_with_100k_wrong_items_is_judged_on_its_first_errors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """100,000 failing items gave 100,000 errors to rank (5 s); the best match is now chosen
+    from the first MAX_ERRORS, and still names a bad item."""
+    from arena_gen.core import schema
+
+    real = schema.validator("envs/lights.world")
+    consumed = []
+
+    class Counting:
+        def iter_errors(self, instance: object) -> object:
+            for error in real.iter_errors(instance):
+                consumed.append(error)
+                yield error
+
+    monkeypatch.setattr(schema, "validator", lambda name: Counting())
+    with pytest.raises(SchemaError, match=r"at \$\.conditions\[\d+\]"):
+        schema.validate({"n": 2, "conditions": [0] * 100_000}, "envs/lights.world")
+    assert len(consumed) <= 100

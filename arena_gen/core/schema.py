@@ -40,6 +40,9 @@ def inline_defs(node: Any, defs: dict[str, Any], inside: tuple[str, ...] = ()) -
 #: Errors of one ``anyOf``/``oneOf`` branch kept as context. jsonschema collects them all, so a
 #: hostile 100,000-item list under an ``anyOf`` took 10 s to reject; its first few suffice.
 BRANCH_ERRORS = 20
+#: Errors of one document the best match is chosen from (a 100,000-item list of wrong items
+#: yields 100,000 errors; the first hundred name the problem as well).
+MAX_ERRORS = 100
 
 
 def _short(instance: Any) -> str:
@@ -110,7 +113,7 @@ def validate(
     prefix: str = "$",
 ) -> None:
     """Validate a document against a named schema; raise SchemaError on the best match."""
-    error = best_match(validator(name).iter_errors(instance))
+    error = best_match(islice(validator(name).iter_errors(instance), MAX_ERRORS))
     if error is not None:
         raise SchemaError(error.message, file=file, line=line, task_id=task_id,
                           json_path=_join(prefix, error.json_path))
