@@ -321,7 +321,7 @@ def rundir_case(work: Path, rng: random.Random) -> str:
     folder = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
     trajectories, run_json = _base_run()
     meta = json.loads(run_json)
-    meta["suite_path"] = str(folder)
+    meta["suite_path"] = meta["suite"] = str(folder)  # not the released "lite" (120 tasks)
     run = work / "run"
     run.mkdir(parents=True, exist_ok=True)
     if rng.random() < 0.7:

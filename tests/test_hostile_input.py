@@ -311,3 +311,25 @@ def test_an_undecodable_path_from_argv_is_printed_not_a_crash(tmp_path: Path) ->
         sys.stdout = old
     stdout.flush()
     assert b"caf\\udcff" in stdout.buffer.getvalue()
+
+
+def short_trading_changes(body: dict[str, Any]) -> None:
+    body["world"]["changes"][0] = body["world"]["changes"][0][:-1]
+
+
+def test_a_trading_world_with_short_rows_is_refused_before_playing(tmp_path: Path) -> None:
+    suite = one_task_suite(tmp_path / "bad", short_trading_changes, env="trading")
+    result = CliRunner().invoke(main, ["run", "--suite", str(suite), "--agent", "random",
+                                       "--out", str(tmp_path / "run"), "--display", "none"])
+    assert result.exit_code == 1 and "world.changes" in result.output, result.output
+    assert str(suite / "trading.jsonl") in result.output and not (tmp_path / "run").exists()
+
+
+def test_findings_with_a_null_env_are_scored(tmp_path: Path) -> None:
+    from arena_gen.scoring.score import score_findings
+
+    findings, rubrics = tmp_path / "f.jsonl", tmp_path / "r.json"
+    findings.write_text(json.dumps({**GOOD_FINDING, "env": None}) + "\n"
+                        + json.dumps({**GOOD_FINDING, "attempt": 1}) + "\n")
+    rubrics.write_text(json.dumps({"t1": ["a"]}))
+    assert score_findings(findings, rubrics)["overall"]["attempts"] == 2

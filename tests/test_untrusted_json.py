@@ -22,6 +22,9 @@ BAD = {
     "deep": b"[" * 5000 + b"]" * 5000,
     "deep but parseable": b"[" * 300 + b"]" * 300,
     "torn": b'{"id": "lights-lite-7-0000", "env": ',
+    "lone surrogate": b'{"id": "lights-\\ud800"}',
+    "lone surrogate key": b'{"\\udfff": 1}',
+    "60,000 items": b"[" + b"0," * 60_000 + b"0]",
 }
 
 
@@ -83,3 +86,35 @@ def test_a_huge_failing_list_under_any_of_keeps_a_bounded_context() -> None:
     assert validator("findings").evolve(schema=ok).is_valid(3)
     both = {"oneOf": [{"type": "integer"}, {"type": "number"}]}
     assert not validator("findings").evolve(schema=both).is_valid(3)
+
+
+def test_a_document_with_100k_wrong_items_is_judged_on_its_first_errors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """100,000 failing items gave 100,000 errors to rank (5 s); the best match is now chosen
+    from the first MAX_ERRORS, and still names a bad item."""
+    from arena_gen.core import schema
+
+    real = schema.validator("envs/lights.world")
+    consumed = []
+
+    class Counting:
+        def iter_errors(self, instance: object) -> object:
+            for error in real.iter_errors(instance):
+                consumed.append(error)
+                yield error
+
+    monkeypatch.setattr(schema, "validator", lambda name: Counting())
+    with pytest.raises(SchemaError, match=r"at \$\.conditions\[\d+\]"):
+        schema.validate({"n": 2, "conditions": [0] * 100_000}, "envs/lights.world")
+    assert len(consumed) <= 100
+
+
+def test_surrogate_pairs_are_still_text() -> None:
+    assert loads(b'{"a": "\\ud83d\\ude00"}') == {"a": "\U0001f600"}
+
+
+@pytest.mark.parametrize("text", [b'{"a": "\\ud800"}', b'{"\\udfff": 1}',
+                                  b"[" + b"0," * 60_000 + b"0]"])
+def test_loads_refuses_lone_surrogates_and_huge_containers(text: bytes) -> None:
+    with pytest.raises(SchemaError, match="f:3, at \\$: refused"):
+        loads(text, file="f", line=3)

@@ -7,6 +7,7 @@ files are untrusted input and a user must be able to find the broken fact at onc
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from itertools import islice
@@ -40,6 +41,9 @@ def inline_defs(node: Any, defs: dict[str, Any], inside: tuple[str, ...] = ()) -
 #: Errors of one ``anyOf``/``oneOf`` branch kept as context. jsonschema collects them all, so a
 #: hostile 100,000-item list under an ``anyOf`` took 10 s to reject; its first few suffice.
 BRANCH_ERRORS = 20
+#: Errors of one document the best match is chosen from (a 100,000-item list of wrong items
+#: yields 100,000 errors; the first hundred name the problem as well).
+MAX_ERRORS = 100
 
 
 def _short(instance: Any) -> str:
@@ -110,7 +114,7 @@ def validate(
     prefix: str = "$",
 ) -> None:
     """Validate a document against a named schema; raise SchemaError on the best match."""
-    error = best_match(validator(name).iter_errors(instance))
+    error = best_match(islice(validator(name).iter_errors(instance), MAX_ERRORS))
     if error is not None:
         raise SchemaError(error.message, file=file, line=line, task_id=task_id,
                           json_path=_join(prefix, error.json_path))
@@ -139,6 +143,9 @@ def validate_doc(obj: Any, kind: str, *, file: str | None = None, line: int | No
 
 #: Deepest nesting accepted in any document we read (tasks nest a few dozen levels at most).
 MAX_DEPTH = 100
+#: Most items in one list or object: arena-gen's own documents stay far below (a budget of
+#: 1,000 turns), and validating a hostile 100,000-item list took seconds.
+MAX_ITEMS = 50_000
 
 
 def _reject_constant(name: str) -> Any:
@@ -153,18 +160,43 @@ def _finite_float(text: str) -> float:
 
 
 def _depth(obj: Any) -> int:
-    """Nesting depth of a decoded document, without recursion."""
+    """Nesting depth of a decoded document, without recursion (MAX_DEPTH + 1 when too deep);
+    a container of more than MAX_ITEMS items raises SchemaError (the caller names the file)."""
     deepest, stack = 0, [(obj, 1)]
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
         if depth > MAX_DEPTH:
             return depth
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+        if isinstance(node, dict | list):
+            if len(node) > MAX_ITEMS:
+                raise SchemaError(f"refused: a list or object of {len(node)} items (at most "
+                                  f"{MAX_ITEMS})")
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((v, depth + 1) for v in children)
     return deepest
+
+
+def _lone_surrogate(obj: Any) -> bool:
+    """Whether any string (key or value) holds a lone UTF-16 surrogate (``"\\ud800"``): no
+    UTF-8 file can hold one, and hashing such a task raised UnicodeEncodeError."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def loads(text: str | bytes, *, file: str | None = None, line: int | None = None) -> Any:
@@ -184,8 +216,15 @@ def loads(text: str | bytes, *, file: str | None = None, line: int | None = None
                           line=line) from None
     except ValueError as exc:  # NaN / Infinity, or an integer with too many digits
         raise SchemaError(f"invalid JSON: {str(exc)[:80]}", file=file, line=line) from None
-    if _depth(obj) > MAX_DEPTH:
+    try:
+        too_deep = _depth(obj) > MAX_DEPTH
+    except SchemaError as exc:
+        raise SchemaError(exc.reason, file=file, line=line) from None
+    if too_deep:
         raise SchemaError(f"JSON nested deeper than {MAX_DEPTH} levels", file=file, line=line)
+    if _ESCAPED_SURROGATE.search(text) and _lone_surrogate(obj):  # text is str by now
+        raise SchemaError("refused: a string holding a lone UTF-16 surrogate (not Unicode "
+                          "text)", file=file, line=line)
     return obj
 
 

@@ -311,6 +311,10 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         self.initial_cash = float(world["initial_cash"])
         self.changes: list[list[float]] = world["changes"]
         self.news: list[str] | None = world.get("news")
+        for name, width in (("changes", len(self.factors)), ("noise", len(self.stocks)),
+                            ("matrix", len(self.factors))):  # a hostile world, named
+            if any(len(row) != width for row in world[name]):
+                raise ValueError(f"world.{name}: every row needs {width} values")
         self.prices, _ = price_path(world)
 
     def parse(self, text: str) -> Order:

@@ -12,7 +12,7 @@ from ..core.errors import ArenaGenError
 from ..core.parallel import EXECUTORS, map_unordered
 from ..core.paths import check_creatable
 from ..core.protocol import DEFAULT_HARNESS
-from ..core.registry import make_game
+from ..core.registry import make_env
 from ..core.suite_io import Suite, read_suite
 from ..core.task import Task
 from .episode import run_episode
@@ -70,7 +70,7 @@ def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
     the task and the reason, instead of crashing the run and leaving a run.json behind."""
     for task in tasks:
         try:
-            make_game(task)
+            make_env(task).reset()  # compiles the game and renders its first observation
         except Exception as exc:  # any failure to compile the task's rules is the task's fault
             reason = str(exc) if isinstance(exc, ArenaGenError) else f"{type(exc).__name__}: {exc}"
             raise ArenaGenError(f"{Path(suite_path) / f'{task.env}.jsonl'}: task {task.id}: "

@@ -297,7 +297,9 @@ def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[
             raise SchemaError(f"no rubric for task {line['task_id']!r} in {rubrics_file}",
                               file=str(findings_file), line=lineno, task_id=line["task_id"],
                               json_path="$.task_id")
-        attempts.append(Attempt(task_id=line["task_id"], env=line.get("env", "all"),
+        env = line.get("env")
+        attempts.append(Attempt(task_id=line["task_id"],
+                                env=env if isinstance(env, str) else "all",
                                 level=str(line.get("level", "all")),
                                 attempt=int(line["attempt"]),
                                 score=attempt_score(line, rubric),
