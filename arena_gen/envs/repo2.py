@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
-from .repo import random_command, script_checks
+from .repo import adjust, random_command, script_checks
 
 Version = tuple[int, int]
 Clause = tuple[str, Version]
@@ -227,17 +227,6 @@ class InstallPlan:
                 if target == q and value != ABSENT and value not in allowed and allowed:
                     value = max(allowed)
         return value, moved
-
-
-def adjust(kind: str, allowed: frozenset[int], old: int) -> int:
-    """One update of a package's version index (``old`` may be ABSENT)."""
-    if kind == "ensure":
-        return old if old in allowed else max(allowed)
-    if kind in ("force_high", "pin"):
-        return max(allowed)
-    if kind == "force_low":
-        return min(allowed)
-    raise ValueError(f"unknown side effect {kind!r}")
 
 
 class Rules:
