@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.game import ActionError, Check, Event, Facts, Game, TaskLike
-from .repo import adjust, random_command, script_checks
+from ..core.game import ActionError, Check, Event, Game, TaskLike
+from .repo import RepoFacts, adjust, random_command, script_checks
 
 Version = tuple[int, int]
 Clause = tuple[str, Version]
@@ -343,14 +343,8 @@ class RunFailure:
     message: str
 
 
-@dataclass(frozen=True)
-class RepoV2Facts(Facts):
-    """What judges and logs know of a v2 repo state."""
-
-    python: str | None
-    installed: dict[str, str]
-    scripts: dict[str, bool]
-    run_ok: bool
+#: A v2 repo state's facts have the same fields as v1's (one definition).
+RepoV2Facts = RepoFacts
 
 
 class InstallFailure(Exception):

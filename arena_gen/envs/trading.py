@@ -296,7 +296,10 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         ``task``: a trading :class:`~arena_gen.core.task.Task`, or a Draft (anything with
         ``world``, ``public`` and ``budget``: the verifier compiles the game from its draft).
     Version History:
-        v1: initial release.
+        v1: initial release. (arena-gen 0.x, Game refactor: the ``success`` flag in ``info``
+        and trajectories is now the rubric verdict, as the scorer always counted it; before,
+        it meant value above initial cash. Dynamics, observations and certificates are
+        unchanged, so the version is not bumped and released suites stay byte-identical.)
     """
 
     shows_turns_left = False
