@@ -35,15 +35,19 @@ jobs_option = click.option(
 @click.option("--force", is_flag=True, default=False,
               help="Replace an existing suite in --out (a folder arena-gen did not write is "
                    "never replaced).")
+@click.option("--allow-uncalibrated", is_flag=True, default=False,
+              help="Write the suite even when its baseline ladder misses a calibration target "
+                   "of the preset (the manifest records what is missed).")
 @display_option
 def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int | None,
             cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
-            force: bool, display: str | None) -> None:
+            force: bool, allow_uncalibrated: bool, display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
     from ..core import registry
+    from ..core.errors import ArenaGenError
     from ..core.parallel import default_jobs
     from ..core.suite_io import check_output_folder, write_suite
-    from ..generator.build import Generated, Job, build_suite
+    from ..generator.build import Generated, Job, build_suite, uncalibrated
     from ..generator.cache import BuildCache, default_cache_dir
     from ..generator.suites import preset
     from ..ui import Reporter, clock
@@ -78,6 +82,12 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
                             f"({clock(work.elapsed())}); the finished ones are cached: run "
                             f"the same command to resume")
                 raise
+        missed = uncalibrated(result.manifest)
+        if missed and not allow_uncalibrated:
+            raise ArenaGenError(
+                "the suite misses calibration targets of its presets, so it was not written "
+                "(its tasks are cached; add --allow-uncalibrated to write it anyway):\n  "
+                + "\n  ".join(missed))
         write_suite(out, result.manifest, result.tasks, force=force)
     rows = []
     for env in env_names:
@@ -93,7 +103,22 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
                      f"{result.per_env_seconds[env]:.2f}"])
     ui.table(f"Suite {suite} (seed {seed}) -> {out}",
              ["env", "tasks", "min_steps", "rejected", "cached", "seconds"], rows)
+    calibration = result.manifest.get("calibration") or {}
+    if calibration:
+        rungs = list(dict.fromkeys(r for row in calibration.values() for r in row["rungs"]))
+        ui.table("Baseline ladder (success rate over attempts, 95 % interval)",
+                 ["env", *rungs],
+                 [[env, *(_rate(row["rungs"].get(r)) for r in rungs)]
+                  for env, row in calibration.items()])
     ui.line(f"suite sha256 {result.manifest['suite_sha256']}")
     hits = sum(g.cached for gens in result.generated.values() for g in gens)
     ui.line(f"built in {result.seconds:.2f} s with {jobs} jobs"
             + (f", {hits} tasks from the cache {cache.root}" if cache is not None and hits else ""))
+
+
+def _rate(row: dict[str, object] | None) -> str:
+    """``40 % [25-57]`` for a ladder rung's suite rate (blank when the env lacks the rung)."""
+    if row is None:
+        return ""
+    lo, hi = row["ci95"]  # type: ignore[misc]
+    return f"{row['rate']:.0%} [{lo:.0%}-{hi:.0%}]"

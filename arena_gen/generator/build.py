@@ -26,6 +26,7 @@ from ..core.suite_io import suite_hash
 from ..core.task import Task
 from ..verifiers.replay import check_witness
 from .cache import BuildCache, code_fingerprint, entry_key, warn_ignored
+from .calibration import calibration_for, climb, rung_rates, suite_problems
 from .suites import SUITE_VERSION, preset
 
 #: Seconds one accepted task is expected to take, rejections included, per (env, preset):
@@ -78,6 +79,7 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
     config = preset(suite, env, version) if config is None else config
     sample, verify = spec.load("sampler"), spec.load("verifier")
     accept = spec.acceptance()
+    cal = calibration_for(spec, suite)
     root = task_seed(suite_seed, suite, spec.code, index)
     start = time.perf_counter()
     rejections: Counter[str] = Counter()
@@ -98,6 +100,13 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
                     world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
                     certificate=cert)
         check_witness(task)
+        if cal is not None:
+            ladder = climb(task, cal)
+            reason = cal.task_problem(ladder)
+            if reason is not None:
+                rejections[_reason_kind(reason)] += 1
+                continue
+            task.certificate.facts["ladder"] = ladder
         return Generated(task=task, attempts=attempt + 1, rejections=dict(rejections),
                          seconds=time.perf_counter() - start, verify_seconds=verify_seconds)
     raise GenerationError(f"{task_id(env, suite, suite_seed, index)}: no acceptable candidate in "
@@ -231,10 +240,33 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         "suite_sha256": suite_hash(hashes),
         "build": build_facts,
     }
+    calibration = _calibration(suite, version, tasks)
+    if calibration:
+        manifest["calibration"] = calibration
     return BuildResult(manifest=manifest, tasks=tasks, seconds=time.perf_counter() - start,
                        per_env_seconds={env: sum(g.seconds for g in gens)
                                         for env, gens in by_env.items()},
                        generated=by_env)
+
+
+def _calibration(suite: str, version: dict[str, int],
+                 tasks: dict[str, list[Task]]) -> dict[str, Any]:
+    """Per calibrated env: its targets, the ladder's rates over the suite, and what is missed."""
+    out = {}
+    for env, env_tasks in tasks.items():
+        cal = calibration_for(registry.get(env, version[env]), suite)
+        if cal is None:
+            continue
+        rates = rung_rates([t.certificate.facts["ladder"] for t in env_tasks])
+        out[env] = {"targets": cal.to_dict(), "rungs": rates,
+                    "missed": suite_problems(cal, rates)}
+    return out
+
+
+def uncalibrated(manifest: dict[str, Any]) -> list[str]:
+    """Each suite-level calibration target a built manifest misses, prefixed by its env."""
+    return [f"{env}: {problem}" for env, row in manifest.get("calibration", {}).items()
+            for problem in row["missed"]]
 
 
 def _spread(values: list[int | None]) -> dict[str, int] | None:

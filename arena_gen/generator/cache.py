@@ -33,6 +33,7 @@ from ..core.errors import ArenaGenError
 from ..core.seeds import seed_path
 from ..core.task import Task
 from ..verifiers.replay import check_witness
+from .calibration import CLIMB
 
 #: Bump when the entry layout changes; older entries then simply miss.
 CACHE_FORMAT = 1
@@ -63,6 +64,11 @@ def code_fingerprint(spec: registry.EnvSpec) -> str:
     """A sha256 over the source of the modules that decide a task's bytes."""
     digest = hashlib.sha256()
     parts = [spec.sampler, spec.verifier, spec.game, spec.accept]
+    if "calibration" in spec.extras:  # the ladder's agents decide bytes too
+        parts += [spec.heuristic, spec.extras.get("planner"), spec.extras["calibration"],
+                  CLIMB, "arena_gen.runner.episode:Episode", "arena_gen.envs.game_env:GameEnv",
+                  "arena_gen.agents.random_agent:RandomAgent",
+                  *dict(spec.extras.get("baselines") or {}).values()]
     for file in sorted({f for f in map(_module_file, [p for p in parts if p is not None]) if f}):
         digest.update(Path(file).name.encode("utf-8") + b"\0")
         try:

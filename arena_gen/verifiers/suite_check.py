@@ -17,6 +17,7 @@ from ..core.errors import ArenaGenError, RegistryError, VerificationError
 from ..core.parallel import map_unordered
 from ..core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from ..core.task import Task
+from ..generator.calibration import calibration_for, climb
 from .derived import derived_problem
 from .replay import check_witness
 
@@ -65,7 +66,25 @@ class SuiteReport:
 
 
 def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in cert.items() if k != "seconds"}
+    return {k: v for k, v in cert.items() if k not in ("seconds", "ladder")}
+
+
+def ladder_problem(task: Task, spec: registry.EnvSpec) -> str | None:
+    """Replay the task's baseline ladder and name the first rung that differs, or None."""
+    stored = task.certificate.facts.get("ladder")
+    cal = calibration_for(spec, task.suite)
+    if stored is None:
+        return (f"certificate has no baseline ladder; {spec.name} v{spec.version} in suite "
+                f"{task.suite!r} is calibrated") if cal is not None else None
+    if cal is None:
+        return (f"certificate has a baseline ladder but {spec.name} v{spec.version} has no "
+                f"calibration for suite {task.suite!r}")
+    fresh = climb(task, cal)
+    for rung in sorted(set(stored) | set(fresh)):
+        if stored.get(rung) != fresh.get(rung):
+            return (f"certificate.ladder.{rung}: stored {_short(stored.get(rung))}, "
+                    f"replayed {_short(fresh.get(rung))}")
+    return cal.task_problem(fresh)
 
 
 def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
@@ -92,6 +111,9 @@ def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
         if reason is not None:
             return TaskCheck(task.id, False, f"no longer acceptable: {reason}")
         check_witness(task)
+        problem = ladder_problem(task, spec)
+        if problem is not None:
+            return TaskCheck(task.id, False, problem)
     except VerificationError as exc:
         return TaskCheck(task.id, False, str(exc))
     return TaskCheck(task.id, True, None, fresh.seconds or 0.0)
