@@ -1,4 +1,5 @@
-"""Agents by name: ``random``, ``oracle``, ``heuristic`` (per env), ``human``, ``llm``, and the
+"""Agents by name: ``random``, ``oracle``, ``heuristic`` and ``planner`` (the with-rules planner
+of the baseline ladder; per env), ``human``, ``llm``, and the
 paper's six scripted trading strategies ``trading-optimal`` .. ``trading-ridge``."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from ..core.errors import ArenaGenError
 #: as literals so naming an agent imports no numpy).
 TRADING_STRATEGY_AGENTS = ("trading-optimal", "trading-conservative", "trading-progressive",
                            "trading-correlation", "trading-rolling", "trading-ridge")
-AGENTS = ("random", "oracle", "heuristic", "llm", "human", *TRADING_STRATEGY_AGENTS)
+AGENTS = ("random", "oracle", "heuristic", "planner", "llm", "human", *TRADING_STRATEGY_AGENTS)
 
 
 def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
@@ -32,6 +33,12 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         if spec.heuristic is None:
             raise ArenaGenError(f"env {env!r} v{spec.version} has no heuristic agent registered")
         return spec.load("heuristic")()
+    if name == "planner":
+        spec = registry.get(env, version)
+        if "planner" not in spec.extras:
+            raise ArenaGenError(f"env {env!r} v{spec.version} has no with-rules planner "
+                                f"registered")
+        return spec.load("planner")()
     if name == "human":
         from .human import HumanAgent
 

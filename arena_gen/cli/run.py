@@ -14,10 +14,12 @@ from .options import display_option, split_list, user_errors
 
 @click.command(name="run")
 @click.option("--suite", required=True, help="Released suite name or suite folder.")
-@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "llm",
-                                           *TRADING_STRATEGY_AGENTS]),
+@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "planner",
+                                           "llm", *TRADING_STRATEGY_AGENTS]),
               required=True,
-              help="Who plays. trading-*: the OdysseyArena paper's scripted trading strategies "
+              help="Who plays. planner: the env's with-rules planner of the baseline ladder "
+                   "(run it with --mode with-rules: it reads the rules text). "
+                   "trading-*: the OdysseyArena paper's scripted trading strategies "
                    "(with --env trading), all trading greedily all-in on their forecast: "
                    "optimal (perfect foresight, privileged), conservative (least squares after "
                    "F+2 days), progressive (least squares from day 3), correlation (per-factor "

@@ -41,5 +41,25 @@ def command(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> Non
         click.echo("\n-- certificate --")
         click.echo(f"solvable={cert.solvable} method={cert.method} min_steps={cert.min_steps}")
         click.echo(f"witness: {' '.join(cert.witness)}")
-        if cert.facts:
-            click.echo(f"facts: {json.dumps(cert.facts, sort_keys=True)}")
+        facts = {k: v for k, v in cert.facts.items() if k != "ladder"}
+        if facts:
+            click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
+        ladder = cert.facts.get("ladder")
+        if ladder:
+            click.echo("\n-- baseline ladder (re-played by verify) --")
+            for line in ladder_lines(ladder):
+                click.echo(line)
+
+
+def ladder_lines(ladder: dict[str, Any]) -> list[str]:
+    """One line per rung: ``heuristic (inductive)  1/1 solved  steps 43  credit 1.00``."""
+    lines = []
+    for rung, row in ladder.items():
+        results = row.get("results", [])
+        steps = "/".join(str(r.get("steps")) for r in results)
+        credit = sum(float(r.get("credit", 0.0)) for r in results) / max(1, len(results))
+        values = [r["value"] for r in results if r.get("value") is not None]
+        value = f"  value {sum(values) / len(values):.4g}" if values else ""
+        lines.append(f"{rung:<12} ({row.get('mode')})  {row.get('successes')}/"
+                     f"{row.get('attempts')} solved  steps {steps}  credit {credit:.2f}{value}")
+    return lines

@@ -1,0 +1,146 @@
+"""Does each suite measure induction? The baseline ladder per env x suite, measured by running.
+
+For every env of every suite, plays each rung of the baseline ladder with ``arena-gen run`` (the
+seeded random agent with 4 attempts, the env's inductive heuristic and any other scripted
+inductive baselines, and the with-rules planner in with-rules mode), prints each rung's success
+rate with a 95 % Wilson interval over tasks, checks that what was measured equals what the
+certificates claim (their ``ladder``), and draws the table as a plot.
+
+Reproduce: ``python benchmarks/bench_validity.py [SUITE ...] [--jobs N] [--plot FILE]`` from the
+repository root (default: ``suites/lite suites/challenge``, plot ``benchmarks/validity.png``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from arena_gen.core import registry
+from arena_gen.core.suite_io import read_suite
+from arena_gen.generator.calibration import PLANNER, RANDOM, wilson
+from arena_gen.runner.run import RunConfig, run_suite
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def rungs_of(tasks: list[Any]) -> list[tuple[str, str, int]]:
+    """(rung, mode, attempts) from the certificates' ladder, else the env's registered parts."""
+    ladder = tasks[0].certificate.facts.get("ladder")
+    if ladder:
+        return [(rung, row["mode"], row["attempts"]) for rung, row in ladder.items()]
+    spec = registry.for_task(tasks[0])
+    out = [(RANDOM, "inductive", 4)]
+    if spec.heuristic is not None:
+        out.append(("heuristic", "inductive", 1))
+    out += [(name, "inductive", 1) for name in sorted(spec.extras.get("baselines") or {})]
+    if "planner" in spec.extras:
+        out.append((PLANNER, "with-rules", 1))
+    return out
+
+
+def measure(suite_path: Path, env: str, rung: str, mode: str, attempts: int,
+            jobs: int) -> dict[str, Any]:
+    """Play one rung over one env of a suite; per-task success shares and the episode count."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(suite=str(suite_path), agent=rung, attempts=attempts, envs=[env],
+                        mode=mode, jobs=jobs, out=str(Path(tmp) / "run"))
+        rundir = run_suite(cfg)
+        records = rundir.records()
+    per_task: dict[str, list[bool]] = {}
+    for record in records:
+        per_task.setdefault(record["task_id"], []).append(bool(record["success"]))
+    return {"per_task": {t: sum(v) for t, v in per_task.items()}, "attempts": attempts,
+            "tasks": len(per_task)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("suites", nargs="*", default=["suites/lite", "suites/challenge"])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--plot", default=str(REPO / "benchmarks" / "validity.png"))
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    mismatches = []
+    start = time.perf_counter()
+    for name in args.suites:
+        suite = read_suite(name)
+        label = suite.manifest["suite"]
+        for env, tasks in suite.tasks.items():
+            for rung, mode, attempts in rungs_of(tasks):
+                t0 = time.perf_counter()
+                got = measure(suite.path, env, rung, mode, attempts, args.jobs)
+                share = [got["per_task"].get(t.id, 0) / attempts for t in tasks]
+                rate = sum(share) / len(share)
+                lo, hi = wilson(round(rate * len(tasks)), len(tasks))
+                claimed = [((t.certificate.facts.get("ladder") or {}).get(rung) or {})
+                           .get("successes") for t in tasks]
+                if any(c is not None for c in claimed):
+                    for t, c in zip(tasks, claimed, strict=True):
+                        if c != got["per_task"].get(t.id, 0):
+                            mismatches.append(f"{t.id} {rung}: certificate {c}, "
+                                              f"measured {got['per_task'].get(t.id, 0)}")
+                rows.append({"suite": label, "env": env, "rung": rung, "mode": mode,
+                             "tasks": len(tasks), "attempts": attempts, "rate": rate,
+                             "lo": lo, "hi": hi, "seconds": time.perf_counter() - t0})
+                print(f"{label:<10} {env:<8} {rung:<22} {rate:6.1%}  [{lo:.0%}-{hi:.0%}]  "
+                      f"({len(tasks)} tasks x {attempts}, {rows[-1]['seconds']:.1f} s)",
+                      flush=True)
+    print()
+    print("| suite | env | rung | mode | tasks x attempts | success | 95 % CI (tasks) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['suite']} | {r['env']} | {r['rung']} | {r['mode']} | "
+              f"{r['tasks']} x {r['attempts']} | {r['rate']:.0%} | "
+              f"{r['lo']:.0%}-{r['hi']:.0%} |")
+    print(f"\nmeasured in {time.perf_counter() - start:.0f} s; "
+          f"{len(mismatches)} ladder mismatches against the certificates")
+    for line in mismatches[:20]:
+        print("  MISMATCH", line)
+    plot(rows, args.plot)
+    return 1 if mismatches else 0
+
+
+def plot(rows: list[dict[str, Any]], path: str) -> None:
+    """Grouped bars: success per rung, one panel per env, one bar group per suite."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(matplotlib not installed: pip install '.[report]' for the plot)")
+        return
+    envs = list(dict.fromkeys(r["env"] for r in rows))
+    suites = list(dict.fromkeys(r["suite"] for r in rows))
+    fig, axes = plt.subplots(1, len(envs), figsize=(3.6 * len(envs), 3.4), sharey=True,
+                             squeeze=False)
+    for ax, env in zip(axes[0], envs, strict=True):
+        mine = [r for r in rows if r["env"] == env]
+        rungs = list(dict.fromkeys(r["rung"] for r in mine))
+        width = 0.8 / max(1, len(suites))
+        for n, suite in enumerate(suites):
+            for i, rung in enumerate(rungs):
+                hit = [r for r in mine if r["suite"] == suite and r["rung"] == rung]
+                if not hit:
+                    continue
+                r = hit[0]
+                ax.bar(i + n * width, 100 * r["rate"], width,
+                       yerr=[[100 * (r["rate"] - r["lo"])], [100 * (r["hi"] - r["rate"])]],
+                       capsize=2, color=f"C{n}", label=suite if i == 0 else None)
+        ax.set_xticks([i + width * (len(suites) - 1) / 2 for i in range(len(rungs))])
+        ax.set_xticklabels(rungs, rotation=40, ha="right", fontsize=7)
+        ax.set_title(env)
+        ax.set_ylim(0, 105)
+    axes[0][0].set_ylabel("success rate, % of tasks (95 % CI)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
