@@ -193,3 +193,14 @@ def test_show_reveal_prints_the_ladder(counter: None, tmp_path: Path) -> None:
     assert "-- baseline ladder (re-played by verify) --" in out.output
     planner = task.certificate.facts["ladder"]["planner"]["results"][0]["steps"]
     assert f"planner      (with-rules)  1/1 solved  steps {planner}  credit 1.00" in out.output
+
+
+def test_verify_fails_a_forged_manifest_calibration(counter: None, tmp_path: Path) -> None:
+    result = build_suite("lite", 7, ["counter"])
+    result.manifest["calibration"]["counter"]["rungs"]["heuristic"]["successes"] += 1
+    write_suite(tmp_path / "s", result.manifest, result.tasks)
+    report = verify_suite(tmp_path / "s")
+    assert all(c.ok for c in report.checks) and not report.ok
+    assert report.manifest_problems == [
+        "manifest calibration.counter differs from the tasks' ladders and the counter "
+        "calibration"]

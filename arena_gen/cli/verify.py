@@ -53,6 +53,8 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
         say(f"FAIL {check.task_id}: {check.problem}")
     for problem in report.rebuild_problems:
         say(f"FAIL rebuild: {problem}")
+    for problem in report.manifest_problems:
+        say(f"FAIL manifest: {problem}")
     rows = []
     for env, tasks in sorted(report.suite.tasks.items()):
         ids = {t.id for t in tasks}
@@ -62,5 +64,7 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
     ui.table(f"Verified {report.suite.path}", ["env", "tasks", "ok", "verifier seconds"], rows)
     if not report.ok:
         raise click.ClickException(f"{len(failures)} task(s) failed"
-                                   + (", rebuild differs" if report.rebuild_problems else ""))
+                                   + (", rebuild differs" if report.rebuild_problems else "")
+                                   + (", manifest differs" if report.manifest_problems
+                                      else ""))
     ui.line("all certificates hold" + (" and the rebuild is byte-identical" if rebuild else ""))

@@ -240,7 +240,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         "suite_sha256": suite_hash(hashes),
         "build": build_facts,
     }
-    calibration = _calibration(suite, version, tasks)
+    calibration = suite_calibration(suite, version, tasks)
     if calibration:
         manifest["calibration"] = calibration
     return BuildResult(manifest=manifest, tasks=tasks, seconds=time.perf_counter() - start,
@@ -249,8 +249,8 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
                        generated=by_env)
 
 
-def _calibration(suite: str, version: dict[str, int],
-                 tasks: dict[str, list[Task]]) -> dict[str, Any]:
+def suite_calibration(suite: str, version: dict[str, int],
+                      tasks: dict[str, list[Task]]) -> dict[str, Any]:
     """Per calibrated env: its targets, the ladder's rates over the suite, and what is missed."""
     out = {}
     for env, env_tasks in tasks.items():

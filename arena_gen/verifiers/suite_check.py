@@ -59,10 +59,12 @@ class SuiteReport:
     suite: Suite
     checks: list[TaskCheck] = field(default_factory=list)
     rebuild_problems: list[str] = field(default_factory=list)
+    manifest_problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return all(c.ok for c in self.checks) and not self.rebuild_problems
+        return (all(c.ok for c in self.checks) and not self.rebuild_problems
+                and not self.manifest_problems)
 
 
 def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
@@ -140,9 +142,27 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
             on_check(check)
     position = {t.id: n for n, t in enumerate(tasks)}
     report.checks.sort(key=lambda c: position[c.task_id])
+    report.manifest_problems = calibration_problems(suite)
     if rebuild:
         report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
     return report
+
+
+def calibration_problems(suite: Suite) -> list[str]:
+    """The manifest's ``calibration`` must be what the tasks' (replayed) ladders and the env
+    versions' calibrations give: a forged rate or target is named."""
+    from ..generator.build import suite_calibration
+
+    manifest = suite.manifest
+    try:
+        expected = suite_calibration(manifest["suite"], manifest.get("env_versions") or {},
+                                     suite.tasks)
+    except (KeyError, RegistryError) as exc:
+        return [f"manifest calibration cannot be recomputed: {exc}"]
+    stored = manifest.get("calibration") or {}
+    return [f"manifest calibration.{env} differs from the tasks' ladders and the "
+            f"{env} calibration" for env in sorted(set(stored) | set(expected))
+            if stored.get(env) != expected.get(env)]
 
 
 def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
