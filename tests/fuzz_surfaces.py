@@ -224,13 +224,14 @@ def _expect_project_error(fn: Callable[[], Any]) -> str:
 # ---------------------------------------------------------------------------------- surfaces
 
 
-def suite_task_case(work: Path, rng: random.Random) -> str:
-    """A damaged task line in a suite: read, compile (check_playable) and play a few turns."""
+def suite_task_case(work: Path, rng: random.Random, env: str | None = None) -> str:
+    """A damaged task line in a suite (of ``env``, else a random env's): read, compile
+    (check_playable) and play a few turns."""
     from arena_gen.core.suite_io import read_suite
     from arena_gen.runner.episode import run_episode
     from arena_gen.runner.run import check_playable
 
-    env = rng.choice(sorted(_lite_tasks()))
+    env = env or rng.choice(sorted(_lite_tasks()))
     base = _lite_tasks()[env]
     data, tree = mutate_doc(base, rng)
     sha = base["sha256"]
@@ -411,6 +412,9 @@ def cli_case(work: Path, rng: random.Random) -> str:
         raise AssertionError(f"exit code {result.exit_code}: {result.output[-300:]}")
     return "ok" if result.exit_code == 0 else "error"
 
+
+#: Surfaces whose case takes ``env=`` (one env's documents only: ``bench_fuzz.py --env``).
+PER_ENV = ("suite task lines", "importers (parse)", "importers (parse + verify)")
 
 SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
     "suite task lines": suite_task_case,
