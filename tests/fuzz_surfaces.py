@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -161,6 +162,8 @@ def mutate_doc(doc: Any, rng: random.Random) -> tuple[bytes, Any]:
 
 # ---------------------------------------------------------------------------------- base data
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 @functools.cache
 def _lite_tasks() -> dict[str, dict[str, Any]]:
@@ -184,6 +187,8 @@ def write_suite_dir(folder: Path, env: str, line: bytes, task_id: Any, sha: Any)
     folder.mkdir(parents=True, exist_ok=True)
     manifest = json.loads((LITE / "manifest.json").read_bytes())
     tid = task_id if isinstance(task_id, str) else "x"
+    if _SURROGATE.search(tid):  # the manifest must hash; the task line itself stays hostile
+        tid = "x"
     manifest.update(counts={env: 1}, tasks={tid: sha if isinstance(sha, str) else "0" * 64})
     manifest["suite_sha256"] = sha256_of(dict(sorted(manifest["tasks"].items())))
     (folder / "manifest.json").write_text(json.dumps(manifest))

@@ -164,3 +164,21 @@ def test_zero_demand_everywhere_verifies() -> None:
     world["demand"] = [0.0] * world["horizon"]
     solvable, _, facts = analyse(world)
     assert solvable and facts["carbon_slack"] is not None
+
+
+@pytest.mark.parametrize(("path", "value", "json_path"), [
+    (("budget",), 2**63, "$.budget"),  # fuzz (energy suite task lines) case 4935
+    (("certificate", "min_steps"), 10**30, "$.certificate.min_steps"),  # case 3353
+])
+def test_turn_counts_past_the_record_bound_are_refused(
+        tmp_path: Path, path: tuple[Any, ...], value: Any, json_path: str) -> None:
+    """A task whose budget or minimum exceeds what a trajectory record may hold (1,000,000
+    turns) was read, then crashed the runner when it built the record."""
+    task = json.loads(json.dumps(_lite_tasks()["energy"]))
+    _set(task, path, value)
+    task["sha256"] = _task_hash(task)
+    folder = write_suite_dir(tmp_path / "suite", "energy", dumps(task), task["id"],
+                             task["sha256"])
+    with pytest.raises(SchemaError) as info:
+        read_suite(folder)
+    assert info.value.json_path == json_path and info.value.task_id == task["id"]
