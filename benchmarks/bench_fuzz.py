@@ -2,7 +2,11 @@
 exception but the project's ArenaGenError), hangs (a case over 5 s) and, separately, the peak
 memory of ``arena-gen score`` on adversarial files (a subprocess each, its max RSS).
 
-    python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--seed 0] [--quick]
+    python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--env ENV] [--seed 0]
+                                    [--clock wall|cpu] [--quick]
+
+``--env energy`` feeds the per-env surfaces (suite task lines, importers) that env's documents
+only, and runs only those surfaces unless ``--surface`` names others.
 
 Every case is seeded (``random.Random(seed * 1_000_003 + case)``) so a traceback it prints is
 reproducible with ``--seed S --first-case C --cases 1``. Figures: benchmarks/README.md.
@@ -11,6 +15,7 @@ reproducible with ``--seed S --first-case C --cases 1``. Figures: benchmarks/REA
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import resource
@@ -27,7 +32,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from fuzz_surfaces import RELEASED_FILES, SURFACES, _base_run, _lite_tasks, dumps  # noqa: E402
+from fuzz_surfaces import (  # noqa: E402
+    PER_ENV,
+    RELEASED_FILES,
+    SURFACES,
+    _base_run,
+    _lite_tasks,
+    dumps,
+)
 
 HANG_SECONDS = 5
 #: Cases slower than this are named on stderr (a hang is over HANG_SECONDS).
@@ -42,18 +54,24 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Hang
 
 
-def run_surface(name: str, cases: int, seed: int, first: int, show: int) -> dict[str, Any]:
-    fn = SURFACES[name]
+def run_surface(name: str, cases: int, seed: int, first: int, show: int,
+                env: str | None = None, clock: str = "wall") -> dict[str, Any]:
+    fn = functools.partial(SURFACES[name], env=env) if env else SURFACES[name]
     counts = {"ok": 0, "error": 0, "traceback": 0, "hang": 0}
     slowest, shown = 0.0, 0
     kinds: dict[str, int] = {}
     start = time.perf_counter()
-    signal.signal(signal.SIGALRM, _alarm)
+    # wall: SIGALRM after HANG_SECONDS of real time; cpu: SIGPROF after HANG_SECONDS of this
+    # process's CPU time (all threads), so other work on a shared machine does not count
+    timer, sig = ((signal.ITIMER_PROF, signal.SIGPROF) if clock == "cpu"
+                  else (signal.ITIMER_REAL, signal.SIGALRM))
+    signal.signal(sig, _alarm)
+    now = time.process_time if clock == "cpu" else time.perf_counter
     for case in range(first, first + cases):
         rng = random.Random(seed * 1_000_003 + case)
         work = Path(tempfile.mkdtemp(prefix="fuzz-"))
-        t0 = time.perf_counter()
-        signal.alarm(HANG_SECONDS)
+        t0 = now()
+        signal.setitimer(timer, HANG_SECONDS)
         try:
             counts[fn(work, rng)] += 1
         except Hang:
@@ -70,16 +88,17 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int) -> dict
                 print(f"--- TRACEBACK {name} seed {seed} case {case}", file=sys.stderr)
                 traceback.print_exc(limit=-8, file=sys.stderr)
         finally:
-            signal.alarm(0)
+            signal.setitimer(timer, 0)
             if (case - first + 1) % 1000 == 0:
                 print(f"progress {name}: {case - first + 1} cases {counts}", file=sys.stderr,
                       flush=True)
-            took = time.perf_counter() - t0
+            took = now() - t0
             slowest = max(slowest, took)
             if took > SLOW_SECONDS:
                 print(f"slow: {name} seed {seed} case {case}: {took:.1f} s", file=sys.stderr)
             shutil.rmtree(work, ignore_errors=True)
-    return {"surface": name, "cases": cases, **counts, "traceback_kinds": kinds,
+    return {"surface": f"{name}, {env}" if env else name, "cases": cases, **counts,
+            "traceback_kinds": kinds,
             "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -154,6 +173,11 @@ def main() -> None:
     parser.add_argument("--first-case", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--surface", action="append", choices=sorted(SURFACES))
+    parser.add_argument("--env", choices=sorted(RELEASED_FILES),
+                        help="one env's documents on the per-env surfaces")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="what a hang's 5 s count: real time, or this process's CPU time "
+                             "(for a machine that other work shares)")
     parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--quick", action="store_true", help="300 cases per surface")
@@ -162,12 +186,16 @@ def main() -> None:
         args.cases = min(args.cases, 300)
     if not all(p.is_file() for p in RELEASED_FILES.values()):
         print("note: ../shared/reference-data is absent; the importer surfaces will fail")
-    rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show)
-            for name in (args.surface or SURFACES)]
-    print(f"{'surface':28} {'cases':>7} {'ok':>7} {'error':>7} {'tracebk':>7} {'hang':>5} "
+    names = args.surface or (PER_ENV if args.env else SURFACES)
+    if args.env and set(names) - set(PER_ENV):
+        parser.error(f"--env applies to the surfaces {', '.join(PER_ENV)}")
+    rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
+                        args.clock)
+            for name in names]
+    print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'tracebk':>7} {'hang':>5} "
           f"{'slowest s':>9} {'seconds':>8}")
     for r in rows:
-        print(f"{r['surface']:28} {r['cases']:7d} {r['ok']:7d} {r['error']:7d} "
+        print(f"{r['surface']:36} {r['cases']:7d} {r['ok']:7d} {r['error']:7d} "
               f"{r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} {r['seconds']:8.1f}"
               + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
     if not args.no_memory:

@@ -75,7 +75,8 @@ def test_wrong_format_names_the_file(shared_dir: Path, tmp_path: Path) -> None:
     cfg["demand"] = cfg["demand"][:10]
     short = tmp_path / "short.json"
     short.write_text(json.dumps([cfg]))
-    with pytest.raises(ValueError, match="short.json: config 0: demand must be a list"):
+    with pytest.raises(ValueError,
+                       match=r"short.json: config 0, at \$\[0\].demand: demand must be a list"):
         importer(short)
     cfg = json.loads((shared_dir / RELEASED).read_text())[0]
     cfg["world"]["eff_wind"][3] = "1.0"

@@ -89,10 +89,10 @@ ADVERSARIAL = {
 def test_one_megabyte_adversarial_reply_parses_fast(name: str) -> None:
     reply = ADVERSARIAL[name]
     assert len(reply) >= 1_000_000
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other work on the machine must not fail it
     answer, _ = split_reasoning(reply)
     extract_action(answer)
-    assert time.perf_counter() - start < 0.5, name
+    assert time.process_time() - start < 0.5, name
 
 
 def test_adversarial_answers() -> None:

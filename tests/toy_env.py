@@ -80,6 +80,18 @@ class CounterGameV2(CounterGame):
     step_size = 2
 
 
+class FaultyCounterGame(CounterGame):
+    """Counter with a bug in its rules: its ``fail_on``-th step raises (not an ActionError)."""
+
+    fail_on = 3
+
+    def step(self, state: int, action: int) -> tuple[int, Event]:
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == self.fail_on:
+            raise RuntimeError(f"rule bug on step {self.calls}")
+        return super().step(state, action)
+
+
 def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:
     target = int(np.random.default_rng(seed).integers(2, 6)) * config["scale"]
     return Draft(params={"scale": config["scale"]}, budget=20,
@@ -101,9 +113,10 @@ def verifier(step_size: int) -> Any:
 PRESETS = {"lite": {"count": 3, "scale": 1}, "challenge": {"count": 2, "scale": 2}}
 
 
-def spec(version: int = 1) -> EnvSpec:
-    """The toy's spec at ``version`` (the register call a new env needs)."""
-    game = CounterGame if version == 1 else CounterGameV2
+def spec(version: int = 1, game: type[CounterGame] | None = None) -> EnvSpec:
+    """The toy's spec at ``version`` (the register call a new env needs); ``game`` replaces
+    the version's game (a faulty one, say)."""
+    game = game or (CounterGame if version == 1 else CounterGameV2)
     return EnvSpec(name="counter", version=version, code=CODE, gym_name="Counter", game=game,
                    sampler=sample, presets=PRESETS, verifier=verifier(game.step_size),
                    oracle="arena_gen.agents.oracle:OracleAgent")

@@ -126,8 +126,13 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 advance(f"{state['ok']} successes, {rate:.0f} turns/s")
 
             rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
+    counts = summarize(rundir.records())
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
-            for env, c in sorted(summarize(rundir.records()).items())]
+            for env, c in sorted(counts.items())]
     ui.table(f"Run {agent} on {suite} (harness {harness}) -> {out}",
              ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)
+    env_errors = sum(c["env_error"] for c in counts.values())
+    if env_errors:
+        ui.line(f"{env_errors} episode(s) ended in env_error (the env raised: a bug in a game "
+                f"rule); they are scored as failures, their errors are in {rundir.trajectories}")

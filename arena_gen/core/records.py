@@ -20,7 +20,8 @@ MODES = ("inductive", "with-rules")
 #: Bounds that keep a hostile record from making the scorer allocate gigabytes.
 MAX_ATTEMPTS = 10_000
 MAX_TURNS = 1_000_000
-END_REASONS = ("success", "terminated", "budget", "infra_error", "agent_error")
+END_REASONS = ("success", "terminated", "budget", "infra_error", "agent_error", "env_error",
+               "quit")
 
 
 class _Record(BaseModel):
@@ -46,6 +47,15 @@ class Turn(_Record):
                                   description="the game's facts after this turn")
 
 
+class ErrorTurn(_Record):
+    """The turn on which the env raised (``env_error``): the reply it could not play."""
+
+    turn: int = Field(ge=1, le=MAX_TURNS)
+    raw: str
+    action: str | None
+    latency: float | None = None
+
+
 class Trajectory(_Record):
     """One finished (task, attempt) episode: every turn and the end reason."""
 
@@ -59,7 +69,11 @@ class Trajectory(_Record):
     agent_seed: list[int] | None = None
     steps: int = Field(ge=0, le=MAX_TURNS)
     success: bool = Field(description="the game's success on the final state")
-    end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error", "quit"]
+    end_reason: Literal["success", "terminated", "budget", "infra_error", "agent_error",
+                        "env_error", "quit"] = Field(
+        description="infra_error is excluded from scores and retried by --resume; agent_error "
+                    "and env_error (the env raised: a bug in a game rule) are scored as failures "
+                    "on the state reached and not retried")
     final_info: dict[str, Any] = Field(default_factory=dict)
     start_state: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn]
@@ -67,6 +81,8 @@ class Trajectory(_Record):
     budget: int | None = Field(None, ge=0, le=MAX_TURNS)
     seconds: float | None = None
     error: str | None = None
+    error_turn: ErrorTurn | None = Field(
+        None, description="env_error: the reply the env raised on (not in turns)")
 
 
 class Finding(BaseModel):

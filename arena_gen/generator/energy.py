@@ -26,6 +26,26 @@ RANGES = {"wind": (0.60, 1.05), "solar": (0.65, 1.10), "thermal": (0.95, 1.05)}
 BUDGET_FACTOR = 4.2
 DECIMALS = 6
 
+# Bounds on what an energy world may ask for: a task file's (``schemas/envs/energy.world``
+# states the same numbers; ``tests/test_energy_limits.py`` checks they agree) and an imported
+# config's. Every generated and released value lies well inside them (horizons 120 and 1000,
+# efficiencies 0.60-1.10, demand below 700, budgets below 3,000), and they keep the verifier's
+# linear programs small and well scaled: unbounded, a mutated released config (an efficiency
+# of 1e6 or 1e-300, a demand of 3e14) kept HiGHS busy for 5-25 s on 120 days.
+#: Longest horizon of a task (the Challenge preset's); also the longest series and period.
+MAX_HORIZON = 1000
+#: Longest horizon of an imported config: the released format has 120 days; proving a config
+#: of 240 days takes about 1.5 s of CPU (a 1000-day task file about 10 s, like a Challenge task).
+MAX_IMPORT_HORIZON = 240
+#: Range of every daily efficiency and of the ``eff_ranges`` bounds (0.60-1.10 generated).
+EFFICIENCY = (0.01, 2.0)
+MAX_DEMAND = 10_000.0
+MAX_BUDGET = 100_000.0
+#: Largest capacity and initial rated value of a source (600 thermal generated).
+MAX_CAPACITY = 10_000.0
+#: Largest unit price (6 for solar generated).
+MAX_PRICE = 1_000.0
+
 @dataclass(frozen=True)
 class EnergyPreset(Preset):
     """The knobs of an energy suite: horizon, pattern periods, the shift, acceptance slacks.
@@ -36,9 +56,9 @@ class EnergyPreset(Preset):
     """
 
     count: int = knob(1, 10_000, kind=int)
-    horizon: int = knob(3, 10_000, kind=int)  # the importer's limit; a shift needs 3 days
-    t_min: int = knob(2, 1_000, kind=int)
-    t_max: int = knob(2, 1_000, kind=int)
+    horizon: int = knob(3, MAX_HORIZON, kind=int)  # the schema's limit; a shift needs 3 days
+    t_min: int = knob(2, MAX_HORIZON, kind=int)
+    t_max: int = knob(2, MAX_HORIZON, kind=int)
     shift: bool = knob(kind=bool)
     min_stability_slack: float = knob(0.0, 1.0)
     min_carbon_slack: float = knob(0.0, 1.0)

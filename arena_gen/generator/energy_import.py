@@ -1,8 +1,12 @@
 """Import released OdysseyArena energy configs (a JSON list of 120-day grid configs) as Drafts.
 
-The file is untrusted: it is parsed as JSON, every field is type- and length-checked, and any
-mismatch raises a ValueError naming the file and the config index. Float values are kept as
-released (no rounding), so the imported world plays exactly like the released one.
+The file is untrusted: it is parsed as JSON, every field is type-, length- and range-checked,
+and any mismatch raises a ValueError naming the file, the config index and the JSON path of the
+value (``$[3].world.eff_wind[47]``). The ranges are the task schema's
+(:data:`~.energy.MAX_HORIZON` and the rest), with a shorter horizon for imports
+(:data:`~.energy.MAX_IMPORT_HORIZON`: the released format has 120 days), so that a hostile
+config is refused instead of keeping the LP solver busy. Float values are kept as released (no
+rounding), so the imported world plays exactly like the released one.
 """
 
 from __future__ import annotations
@@ -14,7 +18,19 @@ from typing import Any
 from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.energy import GENERATORS
-from .energy import CAPACITY, PRICES, RANGES, make_draft
+from .energy import (
+    CAPACITY,
+    EFFICIENCY,
+    MAX_BUDGET,
+    MAX_CAPACITY,
+    MAX_DEMAND,
+    MAX_HORIZON,
+    MAX_IMPORT_HORIZON,
+    MAX_PRICE,
+    PRICES,
+    RANGES,
+    make_draft,
+)
 
 _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budget",
         "capacity", "initial_rated", "prices")
@@ -30,65 +46,84 @@ def importer(path: Path) -> list[Draft]:
     if not isinstance(data, list) or not data or not all(isinstance(c, dict) for c in data):
         raise ValueError(f"{path}: not an energy config file (expected a non-empty JSON list "
                          f"of energy config objects)")
-    return [_draft(path, i, cfg) for i, cfg in enumerate(data)]
+    return [_draft(_Where(path, i), cfg) for i, cfg in enumerate(data)]
 
 
-def _draft(path: Path, index: int, cfg: dict[str, Any]) -> Draft:
-    where = f"{path}: config {index}"
+class _Where:
+    """Names a value of one config in messages: file, config index, JSON path."""
+
+    def __init__(self, path: Path, index: int) -> None:
+        self.path, self.index = path, index
+
+    def __call__(self, name: str = "") -> str:
+        at = f", at $[{self.index}].{name}" if name else ""
+        return f"{self.path}: config {self.index}{at}"
+
+    def bad(self, name: str, message: str) -> ValueError:
+        return ValueError(f"{self(name)}: {name.rsplit('.', 1)[-1]} {message}"[:300])
+
+
+def _draft(where: _Where, cfg: dict[str, Any]) -> Draft:
     missing = [k for k in _TOP if k not in cfg]
     if missing or not isinstance(cfg.get("world"), dict):
-        raise ValueError(f"{where}: not in energy format (missing {', '.join(missing) or 'world'})")
+        raise ValueError(f"{where()}: not in energy format (missing "
+                         f"{', '.join(missing) or 'world'})")
     h = cfg["horizon"]
-    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 10_000:
-        raise ValueError(f"{where}: horizon must be an integer in [1, 10000], got {h!r}")
+    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_IMPORT_HORIZON:
+        raise where.bad("horizon", f"must be an integer in [1, {MAX_IMPORT_HORIZON}], got "
+                                   f"{h!r}")
     w = cfg["world"]
-    series = {name: _series(where, name, src, h) for name, src in (
-        ("demand", cfg.get("demand")), ("budget", cfg.get("budget")),
-        ("eff_wind", w.get("eff_wind")), ("eff_solar", w.get("eff_solar")),
-        ("eff_thermal", w.get("eff_thermal")))}
+    series = {name: _series(where, at, src, h, lo, hi) for name, at, src, (lo, hi) in (
+        ("demand", "demand", cfg.get("demand"), (0.0, MAX_DEMAND)),
+        ("budget", "budget", cfg.get("budget"), (0.0, MAX_BUDGET)),
+        ("eff_wind", "world.eff_wind", w.get("eff_wind"), EFFICIENCY),
+        ("eff_solar", "world.eff_solar", w.get("eff_solar"), EFFICIENCY),
+        ("eff_thermal", "world.eff_thermal", w.get("eff_thermal"), EFFICIENCY))}
+    if not isinstance(cfg["initial_rated"], dict):
+        raise where.bad("initial_rated", "must be an object")
     world: dict[str, Any] = {
         "horizon": h, **series,
         "wind_period": _int(where, "world.wind_period", w.get("wind_period")),
         "solar_period": _int(where, "world.solar_period", w.get("solar_period")),
         "shift": None,
         "eff_ranges": {k: list(v) for k, v in RANGES.items()},
-        "target_stability": _num(where, "target_stability", cfg["target_stability"]),
-        "target_carbon": _num(where, "target_carbon", cfg["target_carbon"]),
-        "capacity": _table(where, "capacity", cfg["capacity"], CAPACITY),
-        "prices": _table(where, "prices", cfg["prices"], PRICES),
-        "initial_rated": {k: _num(where, f"initial_rated.{k}", cfg["initial_rated"].get(k))
-                          for k in GENERATORS}
-        if isinstance(cfg["initial_rated"], dict) else _bad(where, "initial_rated"),
+        "target_stability": _num(where, "target_stability", cfg["target_stability"], 0.0, 1.0),
+        "target_carbon": _num(where, "target_carbon", cfg["target_carbon"], 0.0, 1.0),
+        "capacity": _table(where, "capacity", cfg["capacity"], CAPACITY, MAX_CAPACITY),
+        "prices": _table(where, "prices", cfg["prices"], PRICES, MAX_PRICE),
+        "initial_rated": {k: _num(where, f"initial_rated.{k}", cfg["initial_rated"].get(k),
+                                  0.0, MAX_CAPACITY) for k in GENERATORS},
     }
-    params = {"horizon": h, "source": path.name, "index": index,
+    params = {"horizon": h, "source": where.path.name, "index": where.index,
               "released_seed": cfg.get("seed") if isinstance(cfg.get("seed"), int) else None,
               "shift_day": None, "min_stability_slack": 0.0, "min_carbon_slack": 0.0}
     return make_draft(world, params)
 
 
-def _bad(where: str, name: str) -> Any:
-    raise ValueError(f"{where}: {name} has the wrong type")
-
-
-def _num(where: str, name: str, value: Any) -> float:
+def _num(where: _Where, name: str, value: Any, lo: float, hi: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{where}: {name} must be a finite number, got {value!r}"[:200])
+        raise where.bad(name, f"must be a finite number, got {value!r}")
+    if not lo <= value <= hi:
+        raise where.bad(name, f"must be in [{lo:g}, {hi:g}], got {value!r}")
     return float(value)
 
 
-def _int(where: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{where}: {name} must be a positive integer, got {value!r}"[:200])
+def _int(where: _Where, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_HORIZON:
+        raise where.bad(name, f"must be an integer in [1, {MAX_HORIZON}], got {value!r}")
     return value
 
 
-def _series(where: str, name: str, value: Any, h: int) -> list[float]:
-    if not isinstance(value, list) or len(value) < h:
-        raise ValueError(f"{where}: {name} must be a list of at least {h} numbers")
-    return [_num(where, f"{name}[{i}]", v) for i, v in enumerate(value[:h])]
+def _series(where: _Where, name: str, value: Any, h: int, lo: float, hi: float) -> list[float]:
+    if not isinstance(value, list) or not h <= len(value) <= MAX_IMPORT_HORIZON:
+        size = f"{len(value)} items" if isinstance(value, list) else type(value).__name__
+        raise where.bad(name, f"must be a list of {h}-{MAX_IMPORT_HORIZON} numbers (the "
+                              f"horizon is {h}), got {size}")
+    return [_num(where, f"{name}[{i}]", v, lo, hi) for i, v in enumerate(value[:h])]
 
 
-def _table(where: str, name: str, value: Any, keys: dict[str, float]) -> dict[str, float]:
+def _table(where: _Where, name: str, value: Any, keys: dict[str, float],
+           hi: float) -> dict[str, float]:
     if not isinstance(value, dict):
-        return _bad(where, name)  # type: ignore[no-any-return]
-    return {k: _num(where, f"{name}.{k}", value.get(k, keys[k])) for k in keys}
+        raise where.bad(name, "must be an object")
+    return {k: _num(where, f"{name}.{k}", value.get(k, keys[k]), 0.0, hi) for k in keys}

@@ -3,7 +3,12 @@
 One turn is one agent call and one ``env.step``. The agent's errors never escape: an
 :class:`InfraError` (endpoint down after retries) ends the attempt as ``infra_error``; any other
 exception from the agent ends it as ``agent_error``; a :class:`QuitEpisode` (a person who
-typed ``:quit`` or pressed Ctrl-C) ends it as ``quit``. All are recorded, not raised.
+typed ``:quit`` or pressed Ctrl-C) ends it as ``quit``. An exception from the env itself (a bug
+in a game rule: anything but the :class:`~arena_gen.core.game.ActionError` a malformed action
+raises, which the env turns into feedback) ends it as ``env_error``: the turn that raised is
+kept apart (``error_turn``, not in ``turns``, so a replay of the recorded turns reproduces the
+state before it), the exception text goes to ``error``, and the run goes on. All are recorded,
+not raised.
 
 The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
 :class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
@@ -50,6 +55,7 @@ class Episode:
         self.end_reason = "budget"
         self.done = False
         self.error: str | None = None
+        self.error_turn: dict[str, Any] | None = None
         self.started = time.perf_counter()
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
         view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
@@ -75,7 +81,14 @@ class Episode:
         """Apply one agent reply to the env and record the turn."""
         if not isinstance(reply, Reply):
             reply = Reply(action=str(reply))
-        self.obs, reward, terminated, truncated, self.info = self.env.step(reply.action)
+        try:
+            self.obs, reward, terminated, truncated, self.info = self.env.step(reply.action)
+        except Exception as exc:  # a bug in the game's rules must not end the run
+            self.end_reason, self.error = "env_error", f"{type(exc).__name__}: {exc}"[:2000]
+            self.error_turn = {"turn": len(self.turns) + 1, "action": reply.action,
+                               "raw": reply.raw if reply.raw is not None else reply.action,
+                               "latency": round(latency, 6)}
+            return
         info = self.info
         record: dict[str, Any] = {
             "turn": self.env.turn, "raw": reply.raw if reply.raw is not None else reply.action,
@@ -100,7 +113,9 @@ class Episode:
             "task_id": self.task.id, "env": self.task.env, "attempt": self.attempt,
             "agent": getattr(self.agent, "name", type(self.agent).__name__), "mode": self.mode,
             "agent_seed": self.seed, "steps": len(self.turns),
-            "success": bool(self.env.success), "end_reason": self.end_reason,
+            # the env's state is not trusted after it raised: an env error never succeeds
+            "success": self.end_reason != "env_error" and bool(self.env.success),
+            "end_reason": self.end_reason,
             "final_info": self.info,
             "start_state": self.start_state, "turns": self.turns,
             "min_steps": self.task.certificate.min_steps, "budget": self.env.budget,
@@ -110,6 +125,8 @@ class Episode:
             result["harness"] = self.harness
         if self.error is not None:
             result["error"] = self.error
+        if self.error_turn is not None:
+            result["error_turn"] = self.error_turn
         return Trajectory.model_validate(result).to_json_dict()
 
 

@@ -42,7 +42,12 @@ from .policy import attempt_score, is_perfect
 def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:
     """One findings line for one trajectory: its actions replayed through the task's game."""
     infra = record.get("end_reason") == "infra_error"
-    findings, mismatch = ([], False) if infra else judge(task, record)
+    try:
+        findings, mismatch = ([], False) if infra else judge(task, record)
+    except Exception:  # the game raised on the replay: a bug in its rules, or forged actions
+        # no finding is met (item credit 0, a failure); an env_error attempt was recorded as
+        # such (its raising turn is not replayed), any other attempt claimed otherwise
+        findings, mismatch = [], record.get("end_reason") != "env_error"
     line = FindingsLine.model_validate({
         "task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
         "findings": findings,

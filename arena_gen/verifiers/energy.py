@@ -228,7 +228,8 @@ def analyse(world: dict[str, Any]) -> tuple[bool, list[str], dict[str, Any]]:
                              "lp_constraints": int(lp.a_ub.shape[0] + lp.a_eq.shape[0] + 2)}
     stab_cap = ramp_limit(rules, rules.target_stability)
     best = min_ramp(lp, rules.target_carbon)
-    share = min_share(lp, stab_cap, scale=float(sum(rules.demand)))
+    # the Charnes-Cooper scale is any positive number (total demand keeps it well scaled)
+    share = min_share(lp, stab_cap, scale=float(sum(rules.demand)) or 1.0)
     if best.status != 0 or share is None:
         facts.update({"infeasible": "stability" if best.status != 0 else "carbon",
                       "stability_slack": None, "carbon_slack": None, "nontrivial": None})
