@@ -47,7 +47,8 @@ def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
     game, state = episode.env.game, episode.env.state
     checks = game.checks(game.facts(state))
     credit = sum(c.met is True for c in checks) / len(checks) if checks else 0.0
-    out: dict[str, Any] = {"success": bool(episode.env.success), "steps": len(episode.turns),
+    success = episode.end_reason != "env_error" and bool(episode.env.success)  # as the runner
+    out: dict[str, Any] = {"success": success, "steps": len(episode.turns),
                            "credit": round(credit, 6)}
     value = getattr(game, "ladder_value", None)
     if value is not None:
