@@ -120,16 +120,20 @@ class DecisionList:
         violates (a condition that holds somewhere), as "if not l then False" rules."""
         rules: list[tuple[Literal, bool]] = []
         used: set[int] = set()
+        strict = True  # first only bulbs seen to toggle may be needed on, then any
         while negatives:
             best: tuple[int, Literal] | None = None
             for v, value in literals:
-                if v in used or (value and v not in self.controllable):
+                if v in used or (strict and value and v not in self.controllable):
                     continue
                 excluded = _popcount(self._cover((v, 1 - value), negatives))
                 if excluded and (best is None or excluded > best[0]):
                     best = (excluded, (v, value))
             if best is None:
-                break
+                if not strict:
+                    break
+                strict = False
+                continue
             v, value = best[1]
             used.add(v)
             rules.append(((v, 1 - value), False))

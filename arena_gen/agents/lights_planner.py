@@ -22,7 +22,7 @@ from ..verifiers.lights_sat import solve
 from .base import TaskView
 
 #: Conflicts the SAT search may spend before the planner falls back to BFS (deterministic).
-SAT_CONFLICTS = 20_000
+SAT_CONFLICTS = 5_000
 _LINE = re.compile(r"^\s*B(\d+)\s*:\s*(.+?)\s*$")
 _STATE = re.compile(r"State:\s*((?:on|off)(?:\s+(?:on|off))*)")
 
