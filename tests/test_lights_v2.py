@@ -1,4 +1,4 @@
-"""Lights v2: the baseline ladder of a hand-checked world, the planner without the world, v1 kept."""
+"""Lights v2: the ladder of a hand-checked world, the planner without the world, v1 kept."""
 
 from __future__ import annotations
 

@@ -115,6 +115,9 @@ class LightsGame(Game[int, int, LightsFacts]):
         ``task``: a lights :class:`~arena_gen.core.task.Task`.
     Version History:
         v1: initial release.
+        v2: same dynamics; presets calibrated, baseline ladder (a model-learning heuristic
+        that plans at N = 16-24, a with-rules planner); Challenge conditions have at most 4
+        literals (see docs/envs/lights.md for the measured ladder).
     """
 
     def __init__(self, task: TaskLike) -> None:
