@@ -20,6 +20,19 @@ register(EnvSpec(
     importer="arena_gen.generator.lights_import:importer",
 ))
 
+register(EnvSpec(  # v2: the same game; calibrated presets and the baseline ladder
+    name="lights", version=2, code=1, gym_name="TurnOnLights",
+    game="arena_gen.envs.lights:LightsGame",
+    sampler="arena_gen.generator.lights:sample",
+    presets="arena_gen.generator.lights:PRESETS_V2",
+    accept="arena_gen.generator.lights:accept",
+    verifier="arena_gen.verifiers.lights:verify",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.lights_learner:LightsLearnerAgent",
+    extras={"planner": "arena_gen.agents.lights_planner:LightsPlannerAgent",
+            "calibration": "arena_gen.generator.lights:CALIBRATION"},
+))
+
 register(EnvSpec(
     name="trading", version=1, code=2, gym_name="AITrading",
     game="arena_gen.envs.trading:TradingGame",

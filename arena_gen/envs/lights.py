@@ -62,11 +62,15 @@ class Rules:
         """The one transition rule: flip ``bulb`` if its condition holds, else stay."""
         return state ^ (1 << bulb) if self._can[bulb](state) else state
 
+    def enabled_masks(self, states: np.ndarray) -> list[np.ndarray]:
+        """Per bulb, which of many states (a bitmask array) let it flip."""
+        bits = bit_columns(states, self.n)
+        return [evaluate_columns(cond, bits, states.size) for cond in self.conditions]
+
     def moves(self, states: np.ndarray) -> list[np.ndarray]:
         """The same rule on many states at once: per bulb, the states it flips those into."""
-        bits = bit_columns(states, self.n)
-        return [states[evaluate_columns(cond, bits, states.size)] ^ np.uint32(1 << bulb)
-                for bulb, cond in enumerate(self.conditions)]
+        return [states[mask] ^ np.uint32(1 << bulb)
+                for bulb, mask in enumerate(self.enabled_masks(states))]
 
 
 def state_line(state: int, n: int) -> str:
@@ -111,6 +115,9 @@ class LightsGame(Game[int, int, LightsFacts]):
         ``task``: a lights :class:`~arena_gen.core.task.Task`.
     Version History:
         v1: initial release.
+        v2: same dynamics; presets calibrated, baseline ladder (a model-learning heuristic
+        that plans at N = 16-24, a with-rules planner); Challenge conditions have at most 4
+        literals (see docs/envs/lights.md for the measured ladder).
     """
 
     def __init__(self, task: TaskLike) -> None:

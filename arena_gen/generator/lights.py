@@ -12,6 +12,7 @@ import numpy as np
 from ..core.seeds import child, component_rngs, rng, task_level_seed
 from ..core.task import Certificate, Draft, RubricItem
 from ..envs.lights_formula import Formula, to_text
+from .calibration import Calibration
 from .presets import Preset, PresetError, _check, knob
 
 #: Largest bulb count a preset may ask for (a sanity bound: the verifier uses BFS up to 24 and
@@ -114,6 +115,25 @@ PRESETS: dict[str, LightsPreset] = {
     "challenge": LightsPreset(count=10, n_values=tuple(range(16, 25)), n_weights=(1,) * 9,
                               max_literals=8, p_not=0.55, p_and=0.6, min_len_over_n=4,
                               budget=1000, max_attempts=500),
+}
+
+#: v2 (same game): presets calibrated against the baseline ladder (see docs/envs/lights.md).
+PRESETS_V2: dict[str, LightsPreset] = {
+    "lite": LightsPreset(count=30, n_values=(6, 7, 8, 9, 10), n_weights=(1, 2, 5, 14, 8),
+                         max_literals=8, p_not=0.55, p_and=0.6, min_len=10, budget=200,
+                         max_attempts=500),
+    # max_literals 4 (not 8): with up to 8 literals no scripted learner lit a Challenge world
+    # (0 of 10), so the suite measured nothing below the planner; with 4 it measures 20 %
+    "challenge": LightsPreset(count=10, n_values=tuple(range(16, 25)), n_weights=(1,) * 9,
+                              max_literals=4, p_not=0.55, p_and=0.6, min_len_over_n=4,
+                              budget=1000, max_attempts=500),
+}
+
+#: v2's ladder targets: the brief's bands on Lite; on Challenge only the planner floor (its
+#: inductive bar, "below Lite", is checked across suites).
+CALIBRATION: dict[str, Calibration] = {
+    "lite": Calibration(),
+    "challenge": Calibration(inductive=None, planner_floor=0.8),
 }
 
 RUBRIC = [RubricItem("all_on", "Every bulb is on at the end of the episode.")]

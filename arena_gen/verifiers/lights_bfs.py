@@ -31,9 +31,9 @@ class BfsResult:
     reachable_states: int | None
 
 
-def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
-    """Search from all-off to all-on; with ``explore_all`` also count every reachable state
-    (default: only when N <= 16, where the full exploration is cheap)."""
+def bfs(world: dict[str, Any], *, explore_all: bool | None = None, start: int = 0) -> BfsResult:
+    """Search from all-off (or the bitmask ``start``) to all-on; with ``explore_all`` also count
+    every reachable state (default: only when N <= 16, where the full exploration is cheap)."""
     n = int(world["n"])
     if explore_all is None:
         explore_all = n <= FULL_EXPLORE_N
@@ -42,11 +42,11 @@ def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
     rules = Rules(world)
     goal = rules.goal
     parent = np.full(1 << n, UNSEEN, dtype=np.int8)
-    parent[0] = START
-    frontier = np.zeros(1, dtype=np.uint32)
+    parent[start] = START
+    frontier = np.full(1, start, dtype=np.uint32)
     visited = 1
     depth = 0
-    found: int | None = 0 if goal == 0 else None
+    found: int | None = 0 if goal == start else None
     while frontier.size and (found is None or explore_all):
         parts = []
         for bulb, nxt in enumerate(rules.moves(frontier)):
@@ -63,10 +63,11 @@ def bfs(world: dict[str, Any], *, explore_all: bool | None = None) -> BfsResult:
     witness: list[int] = []
     if found is not None:
         state = goal
-        while state != 0:
+        while state != start:
             bulb = int(parent[state])
             witness.append(bulb)
             state ^= 1 << bulb
         witness.reverse()
     return BfsResult(min_steps=found, witness=witness, states_visited=visited,
                      reachable_states=visited if (explore_all or not frontier.size) else None)
+
