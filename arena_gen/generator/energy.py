@@ -126,10 +126,12 @@ def efficiency(source: str, horizon: int, t_min: int, t_max: int, shift_day: int
 
 def efficiency_regimes(source: str, horizon: int, t_min: int, t_max: int,
                        shift_day: int | None, rng: np.random.Generator,
-                       segment: tuple[int, int] = (2, 5)
+                       segment: tuple[int, int] = (2, 5),
+                       limits: tuple[float, float] | None = None
                        ) -> tuple[list[float], list[int], list[list[float]]]:
-    """:func:`efficiency` plus each regime's base pattern (rounded like the timeline)."""
-    lo, hi = RANGES[source]
+    """:func:`efficiency` plus each regime's base pattern (rounded like the timeline);
+    ``limits`` replaces the source's range (v1: :data:`RANGES`)."""
+    lo, hi = RANGES[source] if limits is None else limits
     bounds = [0, horizon] if shift_day is None else [0, shift_day, horizon]
     parts, periods, bases = [], [], []
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..core.seeds import component_rngs
-from ..core.task import Certificate, Draft
+from ..core.task import Draft
+from .calibration import Calibration
 from .energy import (
     BUDGET_FACTOR,
     CAPACITY,
@@ -27,6 +28,7 @@ from .energy import (
     RUBRIC,
     EnergyPreset,
     _round,
+    accept,
     demand_series,
     efficiency_regimes,
     initial_rated,
@@ -36,6 +38,8 @@ from .energy import (
 )
 from .presets import knob
 
+__all__ = ["CALIBRATION", "PRESETS", "EnergyPresetV2", "accept", "rules_text_v2", "sample"]
+
 
 @dataclass(frozen=True)
 class EnergyPresetV2(EnergyPreset):
@@ -43,15 +47,26 @@ class EnergyPresetV2(EnergyPreset):
     (short segments make yesterday a poor guess of today, so the pattern must be learnt)."""
 
     segment: tuple[int, int] = knob(1, 100, kind=tuple)
+    swing: float = knob(0.5, 2.0)
+
+
+def ranges(swing: float) -> dict[str, tuple[float, float]]:
+    """The efficiency ranges: v1's wind and solar ranges scaled by ``swing`` about their
+    centres (thermal unchanged), rounded to 4 decimals."""
+    out = {}
+    for k, (lo, hi) in RANGES.items():
+        mid, half = (lo + hi) / 2, (hi - lo) / 2 * (swing if k != "thermal" else 1.0)
+        out[k] = (round(mid - half, 4), round(mid + half, 4))
+    return out
 
 
 PRESETS: dict[str, EnergyPresetV2] = {
-    "lite": EnergyPresetV2(count=30, horizon=120, t_min=15, t_max=25, shift=False,
+    "lite": EnergyPresetV2(count=30, horizon=120, t_min=30, t_max=60, shift=False,
                            min_stability_slack=0.01, min_carbon_slack=0.01, max_attempts=50,
-                           segment=(1, 3)),
-    "challenge": EnergyPresetV2(count=10, horizon=1000, t_min=15, t_max=25, shift=True,
+                           segment=(1, 3), swing=1.5),
+    "challenge": EnergyPresetV2(count=10, horizon=360, t_min=35, t_max=60, shift=True,
                                 min_stability_slack=0.01, min_carbon_slack=0.01,
-                                max_attempts=50, segment=(1, 3)),
+                                max_attempts=50, segment=(1, 3), swing=1.6),
 }
 
 
@@ -60,8 +75,14 @@ def _pattern(values: list[float]) -> str:
 
 
 def rules_text_v2(world: dict[str, Any]) -> str:
-    """v1's disclosure plus each regime's base pattern (one cycle, 3 decimals)."""
-    lines = [rules_text(world),
+    """v1's disclosure (with the world's ranges) plus each regime's base pattern (one cycle,
+    3 decimals)."""
+    r = world["eff_ranges"]
+    v1 = rules_text(world).split("\n")
+    v1[1] = (f"Efficiency ranges: wind {r['wind'][0]:.2f}-{r['wind'][1]:.2f}, solar "
+             f"{r['solar'][0]:.2f}-{r['solar'][1]:.2f}, thermal {r['thermal'][0]:.2f}-"
+             f"{r['thermal'][1]:.2f} (about 1.00 +/- 0.01).")
+    lines = ["\n".join(v1),
              f"Base pattern of one cycle (day 0 of the cycle first), before the noise: wind "
              f"[{_pattern(world['wind_base'])}]; solar [{_pattern(world['solar_base'])}].",
              "Demand is shown each day; the day's budget is "
@@ -81,11 +102,12 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
                                 "shift"])
     h, t_min, t_max = preset.horizon, preset.t_min, preset.t_max
     segment = (int(preset.segment[0]), int(preset.segment[1]))
+    limits = ranges(float(preset.swing))
     shift_day = int(rngs["shift"].integers(h // 3, 2 * h // 3 + 1)) if preset.shift else None
     eff_wind, wind_periods, wind_bases = efficiency_regimes(
-        "wind", h, t_min, t_max, shift_day, rngs["wind"], segment)
+        "wind", h, t_min, t_max, shift_day, rngs["wind"], segment, limits["wind"])
     eff_solar, solar_periods, solar_bases = efficiency_regimes(
-        "solar", h, t_min, t_max, shift_day, rngs["solar"], segment)
+        "solar", h, t_min, t_max, shift_day, rngs["solar"], segment, limits["solar"])
     lo, hi = RANGES["thermal"]
     eff_thermal = _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi))
     demand = demand_series(h, rngs["demand"])
@@ -99,14 +121,14 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
         "shift": None if shift_day is None else {
             "day": shift_day, "wind_period": wind_periods[1], "solar_period": solar_periods[1],
             "wind_base": wind_bases[1], "solar_base": solar_bases[1]},
-        "eff_ranges": {k: list(v) for k, v in RANGES.items()},
+        "eff_ranges": {k: list(v) for k, v in limits.items()},
         "target_stability": round(float(rngs["targets"].uniform(0.95, 0.97)), DECIMALS),
         "target_carbon": round(float(rngs["targets"].uniform(0.66, 0.72)), DECIMALS),
         "capacity": dict(CAPACITY), "prices": dict(PRICES),
         "initial_rated": initial_rated(demand[0], rngs["initial"]),
     }
     params = {"horizon": h, "t_min": t_min, "t_max": t_max, "shift_day": shift_day,
-              "segment": list(segment),
+              "segment": list(segment), "swing": float(preset.swing),
               "min_stability_slack": float(preset.min_stability_slack),
               "min_carbon_slack": float(preset.min_carbon_slack)}
     budget = turn_budget(h)
@@ -114,9 +136,8 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
                  rules_text=rules_text_v2(world), rubric=list(RUBRIC))
 
 
-def accept(draft: Draft, cert: Certificate) -> str | None:
-    """Return why a verified candidate is rejected, or None to accept it (v1's rule, on the
-    v2 verifier's witnessed slacks)."""
-    from .energy import accept as accept_v1
-
-    return accept_v1(draft, cert)
+#: The ladder targets (issue 15): Lite's best inductive baseline in 10-60 %, Challenge below.
+CALIBRATION: dict[str, Calibration] = {
+    "lite": Calibration(),
+    "challenge": Calibration(inductive=None, planner_floor=0.8),
+}
