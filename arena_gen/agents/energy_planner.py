@@ -144,8 +144,9 @@ class EnergyPlanner:
         out = np.empty(len(days))
         for i, d in enumerate(days):
             regime = self._regime(int(d))
-            assert regime is not None and regime[2] is not None
+            assert regime is not None
             start, periods, bases = regime
+            assert bases is not None
             period, base = periods[source], bases[source]
             out[i] = base[(int(d) - start) % period] + self._offset(source, int(d), today,
                                                                    start, period, base)
