@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import built_tasks
-from test_energy_env import small_task
+from test_energy_env import small_task, v1_tasks
 from test_energy_import import released_tasks
 
 from arena_gen.agents.energy_heuristic import EnergyHeuristicAgent, estimate_period, parse_rules
@@ -23,7 +22,7 @@ def _status(findings: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]
 
 
 def test_oracle_meets_every_item() -> None:
-    task = built_tasks("energy", count=1)[0]
+    task = v1_tasks(count=1)[0]
     traj = run_episode(task, OracleAgent(), mode="inductive")
     assert traj["success"] and traj["steps"] == 120
     findings, mismatch = judge(task, traj)
@@ -63,8 +62,8 @@ def test_random_agent_runs() -> None:
 
 
 def test_heuristic_is_registered_and_parses_rules() -> None:
-    assert registry.get("energy").load("heuristic") is EnergyHeuristicAgent
-    periods, shift = parse_rules(generate_task("energy", "lite", 7, 0).task.rules_text)
+    assert registry.get("energy", 1).load("heuristic") is EnergyHeuristicAgent
+    periods, shift = parse_rules(generate_task("energy", "lite", 7, 0, version=1).task.rules_text)
     assert periods is not None and shift is None
     text = ("Wind efficiency follows a pattern that repeats every 17 days and solar efficiency "
             "one that repeats every 23 days.\nOn day 400 the patterns shift once: from that day "
@@ -73,7 +72,7 @@ def test_heuristic_is_registered_and_parses_rules() -> None:
 
 
 def test_estimate_period_finds_the_lag() -> None:
-    task = built_tasks("energy", count=1)[0]
+    task = v1_tasks(count=1)[0]
     w = task.world
     series = dict(enumerate(w["eff_wind"][:80]))
     assert estimate_period(series, 80) == w["wind_period"]

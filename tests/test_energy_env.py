@@ -15,6 +15,19 @@ from arena_gen.core.task import Certificate, Task
 from arena_gen.envs.energy import COLLAPSE_DAYS, EnergyGame, Rules, format_action, parse_action
 from arena_gen.generator.energy import PRESETS, sample
 
+_V1_CACHE: dict[tuple[str, int], list[Task]] = {}
+
+
+def v1_tasks(suite: str = "lite", count: int = 1) -> list[Task]:
+    """The first ``count`` energy v1 tasks of a preset (built once per session)."""
+    from arena_gen.generator.build import generate_task
+
+    cached = _V1_CACHE.get((suite, 7), [])
+    if len(cached) < count:
+        cached = [generate_task("energy", suite, 7, i, version=1).task for i in range(count)]
+        _V1_CACHE[(suite, 7)] = cached
+    return cached[:count]
+
 
 def small_task(horizon: int = 12, index: int = 0) -> Task:
     """An unverified energy task with a short horizon (dynamics tests need no certificate)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import built_tasks
+from test_energy_env import v1_tasks
 
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView, play
@@ -71,7 +71,7 @@ def test_challenge_has_one_shift() -> None:
 
 
 def test_verify_lite_task_facts_and_witness() -> None:
-    task = built_tasks("energy", count=1)[0]
+    task = v1_tasks(count=1)[0]
     cert = task.certificate
     f = cert.facts
     assert cert.solvable and cert.method == "lp" and cert.min_steps is None
@@ -100,7 +100,7 @@ def test_verify_is_deterministic() -> None:
 
 
 def test_witness_has_margin_against_rounding() -> None:
-    task = built_tasks("energy", count=1)[0]
+    task = v1_tasks(count=1)[0]
     played = play(EnergyGame(task), task.certificate.witness)
     assert played.steps == 120
     for state in played.states[1:]:
@@ -110,7 +110,7 @@ def test_witness_has_margin_against_rounding() -> None:
 
 def test_stability_bound_is_conservative() -> None:
     """The LP ignores min(1, .) in the ramp term: its best stability never exceeds the truth."""
-    task = built_tasks("energy", count=1)[0]
+    task = v1_tasks(count=1)[0]
     assert task.certificate.facts["witness_stability"] <= task.certificate.facts[
         "best_stability"] + 1e-9
 
@@ -143,7 +143,7 @@ def test_accept_reasons() -> None:
 
 @pytest.mark.slow
 def test_challenge_task_builds_and_replays() -> None:
-    task = built_tasks("energy", suite="challenge", count=1)[0]
+    task = v1_tasks("challenge", count=1)[0]
     cert = task.certificate
     assert task.world["horizon"] == 1000 and task.budget == 1100
     assert task.world["shift"] is not None and len(cert.witness) == 1000
@@ -161,7 +161,7 @@ def test_presets_record_exactly_the_released_manifest_dicts() -> None:
         "count": 10, "horizon": 1000, "t_min": 15, "t_max": 25, "shift": True,
         "min_stability_slack": 0.01, "min_carbon_slack": 0.01, "max_attempts": 50}
     for suite in ("lite", "challenge"):
-        assert preset(suite, "energy") == PRESETS[suite].to_dict()
+        assert preset(suite, "energy", 1) == PRESETS[suite].to_dict()
         assert EnergyPreset.of(PRESETS[suite].to_dict()) == PRESETS[suite]
     seq = attempt_seed(task_seed(7, "lite", 3, 0), 0)
     assert canonical_json(sample(PRESETS["lite"].to_dict(), seq).world) == canonical_json(

@@ -37,5 +37,6 @@ def test_gym_ids_register_whichever_is_imported_first() -> None:
                              capture_output=True, text=True, check=True, timeout=60)
         assert out.stdout.strip() == str(["arena_gen/TurnOnLights-v1", "arena_gen/AITrading-v1",
                                           "arena_gen/EnergyDispatch-v1",
+                                          "arena_gen/EnergyDispatch-v2",
                                           "arena_gen/RepoSystem-v1",
                                           "arena_gen/RepoSystem-v2"]), (first, out.stderr)

@@ -60,6 +60,22 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
+    name="energy", version=2, code=3, gym_name="EnergyDispatch",
+    game="arena_gen.envs.energy:EnergyGameV2",
+    sampler="arena_gen.generator.energy2:sample",
+    presets="arena_gen.generator.energy2:PRESETS",
+    accept="arena_gen.generator.energy2:accept",
+    verifier="arena_gen.verifiers.energy2:verify",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.energy_planner:EnergyInductivePlanner",
+    extras={"replay_check": "arena_gen.verifiers.energy:replay_check",
+            "planner": "arena_gen.agents.energy_planner:EnergyPlanner",
+            "baselines": {"period_greedy": "arena_gen.agents.energy_heuristic:"
+                                           "EnergyHeuristicAgent"},
+            "calibration": "arena_gen.generator.energy2:CALIBRATION"},
+))
+
+register(EnvSpec(
     name="repo", version=1, code=4, gym_name="RepoSystem",
     game="arena_gen.envs.repo:RepoGame",
     sampler="arena_gen.generator.repo:sample",

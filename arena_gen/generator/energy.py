@@ -90,11 +90,13 @@ def turn_budget(horizon: int) -> int:
     return horizon + math.ceil(0.1 * horizon)
 
 
-def base_pattern(period: int, lo: float, hi: float, rng: np.random.Generator) -> np.ndarray:
-    """One period: 2-5 day constant segments, a random-walk drift and rare spikes, clipped."""
+def base_pattern(period: int, lo: float, hi: float, rng: np.random.Generator,
+                 segment: tuple[int, int] = (2, 5)) -> np.ndarray:
+    """One period: constant segments of ``segment`` days (2-5 in v1), a random-walk drift and
+    rare spikes, clipped."""
     values: list[float] = []
     while len(values) < period:
-        seg = min(int(rng.integers(2, 6)), period - len(values))
+        seg = min(int(rng.integers(segment[0], segment[1] + 1)), period - len(values))
         values.extend([float(rng.uniform(lo + 0.05, hi - 0.05))] * seg)
     pattern = np.asarray(values) + np.cumsum(rng.normal(0.0, 0.02, size=period))
     for i in range(period):
@@ -118,14 +120,27 @@ def tiled(base: np.ndarray, length: int, lo: float, hi: float,
 def efficiency(source: str, horizon: int, t_min: int, t_max: int, shift_day: int | None,
                rng: np.random.Generator) -> tuple[list[float], list[int]]:
     """A periodic efficiency timeline; with ``shift_day`` a second pattern starts that day."""
-    lo, hi = RANGES[source]
+    timeline, periods, _ = efficiency_regimes(source, horizon, t_min, t_max, shift_day, rng)
+    return timeline, periods
+
+
+def efficiency_regimes(source: str, horizon: int, t_min: int, t_max: int,
+                       shift_day: int | None, rng: np.random.Generator,
+                       segment: tuple[int, int] = (2, 5),
+                       limits: tuple[float, float] | None = None
+                       ) -> tuple[list[float], list[int], list[list[float]]]:
+    """:func:`efficiency` plus each regime's base pattern (rounded like the timeline);
+    ``limits`` replaces the source's range (v1: :data:`RANGES`)."""
+    lo, hi = RANGES[source] if limits is None else limits
     bounds = [0, horizon] if shift_day is None else [0, shift_day, horizon]
-    parts, periods = [], []
+    parts, periods, bases = [], [], []
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
         period = int(rng.integers(t_min, t_max + 1))
-        parts.append(tiled(base_pattern(period, lo, hi, rng), end - start, lo, hi, rng))
+        base = base_pattern(period, lo, hi, rng, segment)
+        parts.append(tiled(base, end - start, lo, hi, rng))
         periods.append(period)
-    return _round(np.concatenate(parts)), periods
+        bases.append(_round(base))
+    return _round(np.concatenate(parts)), periods, bases
 
 
 def demand_series(horizon: int, rng: np.random.Generator) -> list[float]:
