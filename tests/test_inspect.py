@@ -1,7 +1,8 @@
 """inspect_ai integration: tasks found by entry point, prompts as the LLM agent's, judged scores.
 
-Offline throughout: inspect's ``mockllm/model`` is given replies that carry token usage (without
-usage it would count tokens with a tiktoken vocabulary fetched from the network).
+Offline throughout: inspect's ``mockllm/model`` is given replies that carry token usage, or,
+with its default replies (no usage), the solver's character estimate stands in for the tiktoken
+vocabulary inspect would otherwise download (checked with tiktoken made unusable).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from arena_gen.core.errors import HashMismatchError  # noqa: E402
 from arena_gen.core.suite_io import read_suite  # noqa: E402
 from arena_gen.inspect import baseline, judge_scorer, suite_dataset, suite_task  # noqa: E402
 from arena_gen.inspect.dataset import TASK_KEY, sample_task  # noqa: E402
-from arena_gen.inspect.solver import ModelAgent  # noqa: E402
+from arena_gen.inspect.solver import CHARS_PER_TOKEN, ModelAgent  # noqa: E402
 
 LITE = read_suite("lite")
 TURN = re.compile(r"## Current observation \(turn (\d+) of \d+\)")
@@ -121,11 +122,16 @@ def test_whole_episode_per_env_scores_by_the_judge(env: str) -> None:
         assert len(witness) == task.certificate.min_steps
 
 
-def test_replies_without_an_action_tag_waste_every_turn() -> None:
+def test_replies_without_an_action_tag_waste_every_turn(monkeypatch) -> None:
+    # The literal ``--model mockllm/model``: default replies, no usage; no tokenizer may be used.
+    import tiktoken
+
+    def no_vocabulary(name: str):
+        raise AssertionError(f"tiktoken vocabulary {name} requested (a network download)")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", no_vocabulary)
     task = LITE.tasks["lights"][0]
-    model = get_model("mockllm/model",
-                      custom_outputs=lambda *a: reply("Default output from mockllm/model"))
-    log = run(suite_task("lite", env="lights", tasks=task.id), model)
+    log = run(suite_task("lite", env="lights", tasks=task.id), get_model("mockllm/model"))
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 0.0, "credit": 0.0, "steps": float(task.budget)}
@@ -133,6 +139,15 @@ def test_replies_without_an_action_tag_waste_every_turn() -> None:
     turns = sample.store["arena_gen_trajectory"]["turns"]
     assert len(turns) == task.budget and not any(t["valid"] for t in turns)
     assert all(t.get("no_action_tag") for t in turns)
+    assert turns[0]["raw"] == "Default output from mockllm/model"
+    # The estimate: a quarter of the characters the first prompt sent, rounded up.
+    [first_call] = [e for e in sample.events if e.event == "model"][:1]
+    texts = [m.text for m in first_call.input]  # long texts are stored as attachments
+    sent = len("\n".join(sample.attachments.get(t.removeprefix("attachment://"), t)
+                          for t in texts))
+    assert sent > 500
+    assert turns[0]["tokens"]["prompt_tokens"] == -(-sent // CHARS_PER_TOKEN)
+    assert turns[0]["tokens"]["completion_tokens"] == len(turns[0]["raw"])
 
 
 def test_oracle_solver_scores_100_on_two_lights_samples() -> None:

@@ -28,11 +28,18 @@ import numpy as np
 
 
 class TaskLike(Protocol):
-    """What a game is compiled from: a Task, a Draft, or a bare world (:class:`WorldView`)."""
+    """What a game is compiled from: a Task, a Draft, or a bare world (:class:`WorldView`).
 
-    world: dict[str, Any]
-    public: dict[str, Any]
-    budget: int
+    Read-only members, so frozen dataclasses (``WorldView``, ``Task``) satisfy it too."""
+
+    @property
+    def world(self) -> dict[str, Any]: ...
+
+    @property
+    def public(self) -> dict[str, Any]: ...
+
+    @property
+    def budget(self) -> int: ...
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,12 @@ sent is in the transcript's model events. ``harness="odyssey"`` plays the Odysse
 reference protocol instead (:mod:`~arena_gen.agents.harness`): the same prompt builder and reply
 handling as ``arena-gen run --harness odyssey``, ``</action>`` sent as a stop sequence, and the
 episode's budget and observations set by the harness's protocol.
+
+Offline with inspect's mock model: ``mockllm`` fills in the usage of a reply that has none by
+counting the prompt with tiktoken's ``o200k_base`` vocabulary, which tiktoken downloads on first
+use (the only network access of ``inspect eval arena_gen/lite --model mockllm/model``). A mock's
+token counts are made up either way, so :func:`model_agent` gives a mock model a character
+estimate instead (:func:`offline_token_counts`); every other provider is left as it is.
 """
 
 from __future__ import annotations
@@ -45,12 +51,30 @@ TRAJECTORY = "arena_gen_trajectory"
 #: Characters of an action played (the built-in LLM agent's default cap).
 MAX_ACTION_CHARS = 4096
 
+#: Characters per token of the mock model's estimate (a common rule of thumb for English text).
+CHARS_PER_TOKEN = 4
+
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
 def chat(messages: list[dict[str, str]]) -> list[ChatMessage]:
     """arena-gen's role/content dicts as inspect chat messages."""
     return [_ROLES[m["role"]](content=m["content"]) for m in messages]
+
+
+async def _estimate_tokens(text: str) -> int:
+    """Tokens of ``text`` estimated from its length: no vocabulary, no download."""
+    return max(1, -(-len(text) // CHARS_PER_TOKEN))
+
+
+def offline_token_counts(model: Model) -> Model:
+    """``model`` itself; if it is inspect's mock model, its text token counts become a character
+    estimate (through ``count_text_tokens``, the method inspect documents for a provider to
+    override), so a reply without usage needs no tiktoken vocabulary from the network."""
+    api = getattr(model, "api", None)
+    if str(model).split("/", 1)[0] == "mockllm" and api is not None:
+        api.count_text_tokens = _estimate_tokens
+    return model
 
 
 class ModelAgent:
@@ -169,7 +193,8 @@ def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_C
     check_harness(harness)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await play(state, ModelAgent(get_model(), history=history,
+        model = offline_token_counts(get_model())
+        return await play(state, ModelAgent(model, history=history,
                                             max_action_chars=max_action_chars,
                                             harness=harness))
 
