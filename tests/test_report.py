@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from arena_gen.core.suite_io import write_suite
 from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite, summarize
+from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.report import write_report
 from arena_gen.scoring.score import score_run
 
@@ -28,6 +32,31 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         out[agent] = run_suite(RunConfig(suite=str(suite), agent=agent, attempts=attempts,
                                          out=str(root / agent))).path
     return out
+
+
+@pytest.fixture(scope="module")
+def ladder_runs(runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+                ) -> Iterator[dict[str, Path]]:
+    """Runs on a calibrated toy suite: every certificate carries a baseline ladder (random,
+    heuristic, planner) and the manifest its calibration rates (``test_ladder``'s counter env;
+    requests ``runs`` first so the Lite build does not include it)."""
+    from test_ladder import calibrated_spec
+
+    from arena_gen.core import registry
+
+    registry.register(calibrated_spec())
+    try:
+        root = tmp_path_factory.mktemp("ladder")
+        built = build_suite("lite", 7, ["counter"])
+        suite = write_suite(root / "suite", built.manifest, built.tasks)
+        out = {}
+        for agent, attempts in (("oracle", 1), ("random", 2)):
+            out[agent] = run_suite(RunConfig(suite=str(suite), agent=agent, attempts=attempts,
+                                             out=str(root / f"counter-{agent}"))).path
+            score_run(out[agent])
+        yield out
+    finally:
+        registry.unregister("counter")
 
 
 def build_suite_envs() -> list[str]:
@@ -48,8 +77,6 @@ def test_oracle_run_scores_100_everywhere(runs: dict[str, Path]) -> None:
 
 def test_random_run_scores_match_the_runner(runs: dict[str, Path]) -> None:
     summary = score_run(runs["random"])
-    from arena_gen.runner.rundir import RunDir
-
     counts = summarize(RunDir(runs["random"]).records())
     for env, c in counts.items():
         assert summary["envs"][env]["success_rate"] == pytest.approx(
@@ -60,33 +87,107 @@ def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return name
-    if os.environ.get("CI"):  # CI must render the report, never skip it
-        pytest.fail("no Chromium in CI: .ci/run installs Debian's chromium")
+    if os.environ.get("CI") or os.environ.get("ARENA_GEN_REQUIRE_CHROMIUM"):
+        pytest.fail("no Chromium, and CI must render the report: .ci/run installs Debian's "
+                    "chromium and sets ARENA_GEN_REQUIRE_CHROMIUM=1")
     pytest.skip("no Chromium on this machine (.ci/run installs Debian's chromium)")
 
 
-def test_html_report_renders_in_chromium(runs: dict[str, Path], tmp_path: Path) -> None:
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def render(page: Path, tmp_path: Path) -> tuple[str, Path]:
+    """The page's DOM after its scripts ran, and a screenshot, from headless Chromium; a
+    Chromium that cannot run fails the test (never a skip)."""
+    browser = chromium()
+    with tempfile.TemporaryDirectory() as profile:
+        done = subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}",
+                               "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "</html>" in done.stdout, (
+        f"Chromium could not render the report (exit {done.returncode}): {done.stderr[-800:]}")
+    shot = tmp_path / "report.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([browser, *FLAGS, f"--user-data-dir={profile}",
+                        "--window-size=1400,2400", f"--screenshot={shot}", page.as_uri()],
+                       capture_output=True, timeout=120)
+    return done.stdout, shot
+
+
+def check_attr(dom: str, name: str) -> str:
+    found = re.search(rf'id="render-check"[^>]*\s{name}="([^"]*)"', dom) or re.search(
+        rf'\s{name}="([^"]*)"[^>]*id="render-check"', dom)
+    assert found, f"render-check has no {name}"
+    return found.group(1)
+
+
+def test_html_report_renders_in_chromium(runs: dict[str, Path], ladder_runs: dict[str, Path],
+                                         tmp_path: Path) -> None:
+    from arena_gen.core.suite_io import read_suite
+    from arena_gen.scoring.definitions import ATTEMPT, LADDER
+    from arena_gen.scoring.report import STEPS_X, STEPS_Y
+
     for path in runs.values():
         score_run(path)
-    html = write_report([runs["oracle"], runs["random"]], tmp_path / "report.html")
-    text = html.read_text()
+    order = [runs["oracle"], runs["random"], ladder_runs["oracle"], ladder_runs["random"]]
+    page = write_report(order, tmp_path / "report.html")
+    text = page.read_text()
     assert "http://" not in text and "https://" not in text  # self-contained, offline
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    with tempfile.TemporaryDirectory() as profile:
-        dom = subprocess.run([chromium(), *flags, f"--user-data-dir={profile}",
-                              "--virtual-time-budget=5000", "--dump-dom", html.as_uri()],
-                             capture_output=True, text=True, timeout=120).stdout
-    with tempfile.TemporaryDirectory() as profile:
-        shot = tmp_path / "report.png"
-        subprocess.run([chromium(), *flags, f"--user-data-dir={profile}",
-                        "--window-size=1400,2400", f"--screenshot={shot}", html.as_uri()],
-                       capture_output=True, timeout=120)
-    n_envs = len(json.loads((runs["oracle"] / "summary.json").read_text())["envs"])
-    plots = 4 + 2 * n_envs
-    assert f'data-plots="{plots}"' in dom and f'data-plots-rendered="{plots}"' in dom
-    assert f'data-table-rows="{2 * (n_envs + 1)}"' in dom
+    dom, shot = render(page, tmp_path)
+    assert check_attr(dom, "data-done") == "yes"
+    assert re.search(r'<div id="render-check" [^>]*hidden', dom)  # no debug text shown
+    assert "not rendered" not in dom and "plots rendered" not in dom
+    envs = sorted({*json.loads((runs["oracle"] / "summary.json").read_text())["envs"],
+                   "counter"})
+    plots = 4 + 2 * len(envs)
+    assert check_attr(dom, "data-plots") == check_attr(dom, "data-plots-rendered") == str(plots)
+    assert check_attr(dom, "data-table-rows") == str(2 * (len(envs) - 1 + 1) + 2 * 2)
     assert shot.is_file() and shot.stat().st_size > 20_000
+
+    # Definitions beside each table: metrics, ladder, task drill-down (one source).
+    assert check_attr(dom, "data-definitions") == "3"
+    for d in (*LADDER.values(), *ATTEMPT.values()):
+        assert html.escape(d.definition, quote=False) in dom, d.label
+
+    # The ladder: the counter suite's rungs with their Wilson intervals, beside each run.
+    suite = read_suite(RunDir(ladder_runs["oracle"]).read_meta()["suite_path"])
+    rungs = suite.manifest["calibration"]["counter"]["rungs"]
+    assert check_attr(dom, "data-ladder-rows") == str(len(rungs) + 2)
+    for rung, row in rungs.items():
+        lo, hi = row["ci95"]
+        cells = (f"<td>{row['tasks_solved']} / {row['tasks']}</td><td>{row['successes']} / "
+                 f"{row['attempts']}</td><td>{100 * row['rate']:.1f}</td>"
+                 f"<td>{100 * lo:.1f}–{100 * hi:.1f}</td>")
+        assert cells in dom, rung
+    assert {"random", "heuristic", "planner"} <= set(rungs)
+    oracle_row = dom[dom.index('data-rung="this run: oracle (counter-oracle)"'):]
+    assert oracle_row.split("</tr>")[0].count("8 / 8") == 2  # 8 tasks, 8 attempts solved
+    assert "Calibration targets (suite manifest)" in dom
+    assert "Suite lite: its certificates carry no baseline ladder" in dom
+
+    # Step histograms: one per env, axes labelled, bins stated.
+    hists = re.findall(r'<figure class="hist"[^>]*>', dom)
+    assert len(hists) == len(envs) == int(check_attr(dom, "data-histograms"))
+    for fig in hists:
+        assert f'data-xlabel="{STEPS_X}"' in fig and f'data-ylabel="{STEPS_Y}"' in fig
+    assert re.search(r"counter: step histogram \(x: steps \(agent turns per attempt\), "
+                     r"\d+ bins of \d+ turns? from \d+ to \d+; y: attempts \(count\); "
+                     r"dashed line: the turn budget \(12\)\)", dom)
+
+    # Drill-down: one entry per task; a random attempt's steps, score and evidence.
+    n_tasks = sum(len(json.loads((p / "run.json").read_text())["tasks"])
+                  for p in (runs["random"], ladder_runs["random"]))
+    assert check_attr(dom, "data-tasks") == str(n_tasks)
+    line = json.loads((ladder_runs["random"] / "findings.jsonl").read_text().splitlines()[0])
+    entry = dom[dom.index(f'<details class="task" id="task-{line["task_id"]}">'):]
+    entry = entry[:entry.index("</details>")]
+    record = next(r for r in RunDir(ladder_runs["random"]).records()
+                  if r["task_id"] == line["task_id"] and r["attempt"] == line["attempt"])
+    assert f"<td>{line['attempt']}</td><td>{record['steps']}</td>" in entry
+    for finding in line["findings"]:
+        assert html.escape(finding["evidence"], quote=False) in entry
+    assert "Baseline ladder: random (inductive)" in entry
 
 
 def test_missing_runs_are_counted_not_scored(runs: dict[str, Path], tmp_path: Path) -> None:

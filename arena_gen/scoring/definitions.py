@@ -116,6 +116,44 @@ CONVENTIONS: dict[str, MetricDef] = {
 }
 
 
+#: The baseline ladder table of the HTML report (the certificates' ``facts["ladder"]``).
+LADDER: dict[str, MetricDef] = {
+    "rung": MetricDef("rung", "", "Who played: the seeded random agent, the env's scripted "
+                      "inductive heuristic (and other scripted inductive baselines), the "
+                      "with-rules planner (reads only the rules text), or this run's agent.",
+                      ARENA_GEN),
+    "mode": MetricDef("mode", "", "inductive (rules hidden, learned from feedback) or "
+                      "with-rules (the task's rules_text disclosed).", ODYSSEY_ARENA),
+    "tasks_solved": MetricDef("tasks solved", "tasks", "Tasks with at least one successful "
+                              "attempt, of the tasks played.", ARENA_GEN),
+    "ladder_successes": MetricDef("successes", "attempts", "Successful attempts (every rubric "
+                                  "check met) of all attempts, over the tasks played.",
+                                  ARENA_GEN),
+    "ladder_rate": MetricDef("rate", "%", "Successes / attempts: the success rate over every "
+                             "attempt of every task shown.", ARENA_GEN),
+    "ci95": MetricDef("95 % CI", "%", "Wilson score interval of the rate at 95 % (sensible at "
+                      "0 % and 100 % and for few attempts); the bar spans it, the mark is the "
+                      "rate.", "Wilson 1927, J. Am. Stat. Assoc. 22:209"),
+}
+
+#: The task drill-down of the HTML report (one row per attempt of a task).
+ATTEMPT: dict[str, MetricDef] = {
+    "steps": MetricDef("steps", "agent calls", "Agent turns the attempt took (one turn = one "
+                       "agent call), of the task's budget.", ODYSSEYS),
+    "min_steps": MetricDef("min", "agent calls", "The certificate's proven minimum turns to "
+                           "success; n/a where the env has a fixed horizon (trading, energy) "
+                           "and the certificate holds bounds instead.", ARENA_GEN),
+    "score": MetricDef("score", "0-100", "Item credit by the score policy: 100 x rubric items "
+                       "met / all items; a perfect attempt scores 100; excluded (n/a) on an "
+                       "infra error.", ODYSSEYS),
+    "end": MetricDef("end", "", "Why the episode ended: success, terminated (the game "
+                     "ended unsolved), budget (turns ran out), quit (a human player), "
+                     "agent_error or infra_error (excluded).", ARENA_GEN),
+    "findings": MetricDef("findings", "", "The judge's verdict per rubric item (met, violated, "
+                          "not_assessable) with its one-line evidence.", ODYSSEYS),
+}
+
+
 def metric_definitions() -> dict[str, dict[str, str]]:
     """Every metric and convention as JSON, for ``summary.json``'s ``metric_definitions``."""
     return {key: d.as_json() for key, d in {**METRICS, **CONVENTIONS}.items()}
