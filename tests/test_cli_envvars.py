@@ -27,6 +27,18 @@ def test_every_option_reads_the_variable_the_rule_names(
     assert not wrong
 
 
+def test_help_names_every_variable() -> None:
+    runner = CliRunner()
+    for name, command in main.commands.items():
+        out = runner.invoke(main, [name, "--help"], terminal_width=200).output
+        flat = " ".join(out.split())
+        for param in command.params:
+            if isinstance(param, click.Option) and any(o.startswith("--") for o in param.opts):
+                assert envvar_name(name, param) in flat, (name, param.name)
+    flat = " ".join(runner.invoke(main, ["build", "--help"], terminal_width=200).output.split())
+    assert "[env var: ARENA_GEN_BUILD_RAY_ADDRESS, RAY_ADDRESS]" in flat
+
+
 def test_the_renamed_options_are_read_from_their_variables(tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["show", "lights-lite-7-0000", "--suite", "lite"],

@@ -39,7 +39,8 @@ def envvar_name(command: str, option: click.Option) -> str:
 def _follow_the_envvar_rule(group: click.Group) -> None:
     """Give every option the variable the documented rule names. click derives one from the
     Python name, which differs when an option stores elsewhere (``--html`` into ``html_out``);
-    an option's own variable (``RAY_ADDRESS``) is kept as a fallback."""
+    an option's own variable (``RAY_ADDRESS``) is kept as a fallback, and ``--help`` shows
+    them."""
     for name, command in group.commands.items():
         for param in command.params:
             if not isinstance(param, click.Option) or not any(
@@ -48,6 +49,7 @@ def _follow_the_envvar_rule(group: click.Group) -> None:
             wanted = envvar_name(name, param)
             own = [param.envvar] if isinstance(param.envvar, str) else list(param.envvar or [])
             param.envvar = [wanted, *(v for v in own if v != wanted)]
+            param.show_envvar = True  # --help names the variables: [env var: ...]
 
 
 _follow_the_envvar_rule(main)
