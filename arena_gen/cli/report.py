@@ -15,7 +15,8 @@ from .options import user_errors
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="Output HTML file (self-contained, opens offline).")
 def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
-    """Compare scored runs in one HTML page: scores, curves, steps, loops, tokens."""
+    """Compare scored runs in one HTML page: metrics with their definitions, the baseline
+    ladder, plots (scores, evolution curves, step histograms) and a per-task drill-down."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
