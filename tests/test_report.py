@@ -16,6 +16,7 @@ import pytest
 
 from arena_gen.core.suite_io import write_suite
 from arena_gen.generator.build import build_suite
+from arena_gen.generator.calibration import rung_rates
 from arena_gen.runner.run import RunConfig, run_suite, summarize
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.report import write_report
@@ -150,21 +151,33 @@ def test_html_report_renders_in_chromium(runs: dict[str, Path], ladder_runs: dic
     for d in (*LADDER.values(), *ATTEMPT.values()):
         assert html.escape(d.definition, quote=False) in dom, d.label
 
-    # The ladder: the counter suite's rungs with their Wilson intervals, beside each run.
+    # The ladder: per suite and env, each rung with its Wilson interval, beside each run; an
+    # env whose certificates carry none says so.
+    expected_rows = 0
+    for pair in ((runs["oracle"], runs["random"]), (ladder_runs["oracle"], ladder_runs["random"])):
+        suite = read_suite(RunDir(pair[0]).read_meta()["suite_path"])
+        for env, tasks in suite.tasks.items():
+            ladders = [t.certificate.facts["ladder"] for t in tasks
+                       if "ladder" in t.certificate.facts]
+            if ladders:
+                expected_rows += len(rung_rates(ladders)) + len(pair)
+            else:
+                assert f"{env}: no baseline ladder in these certificates" in dom
+    assert check_attr(dom, "data-ladder-rows") == str(expected_rows)
     suite = read_suite(RunDir(ladder_runs["oracle"]).read_meta()["suite_path"])
     rungs = suite.manifest["calibration"]["counter"]["rungs"]
-    assert check_attr(dom, "data-ladder-rows") == str(len(rungs) + 2)
+    section = dom[dom.index(f'id="ladder-{suite.manifest["suite_sha256"][:12]}-counter"'):]
+    section = section[:section.index("</table>")]
     for rung, row in rungs.items():
         lo, hi = row["ci95"]
         cells = (f"<td>{row['tasks_solved']} / {row['tasks']}</td><td>{row['successes']} / "
                  f"{row['attempts']}</td><td>{100 * row['rate']:.1f}</td>"
-                 f"<td>{100 * lo:.1f}–{100 * hi:.1f}</td>")
-        assert cells in dom, rung
+                 f"<td>[{100 * lo:.1f}, {100 * hi:.1f}]</td>")
+        assert f'data-rung="{rung}"' in section and cells in section, rung
     assert {"random", "heuristic", "planner"} <= set(rungs)
-    oracle_row = dom[dom.index('data-rung="this run: oracle (counter-oracle)"'):]
+    oracle_row = section[section.index('data-rung="this run: oracle (counter-oracle)"'):]
     assert oracle_row.split("</tr>")[0].count("8 / 8") == 2  # 8 tasks, 8 attempts solved
     assert "Calibration targets (suite manifest)" in dom
-    assert "Suite lite: its certificates carry no baseline ladder" in dom
 
     # Step histograms: one per env, axes labelled, bins stated.
     hists = re.findall(r'<figure class="hist"[^>]*>', dom)

@@ -345,7 +345,7 @@ def _ladder_row(name: str, mode: str, cls: str, attempts: int, successes: int, t
     return (f"<tr class='{cls}' data-rung='{html.escape(name)}'><td>{html.escape(name)}</td>"
             f"<td>{html.escape(mode)}</td><td>{solved} / {tasks}</td>"
             f"<td>{successes} / {attempts}</td><td>{_pct(rate)}</td>"
-            f"<td>{_pct(lo)}–{_pct(hi)}</td><td class='cibar'>{bar}</td></tr>")
+            f"<td>[{_pct(lo)}, {_pct(hi)}]</td><td class='cibar'>{bar}</td></tr>")
 
 
 def _targets_text(calibration: dict[str, Any]) -> str:
@@ -354,7 +354,7 @@ def _targets_text(calibration: dict[str, Any]) -> str:
     parts = []
     if t.get("inductive"):
         lo, hi = t["inductive"]
-        parts.append(f"best scripted inductive baseline {_pct(lo)}–{_pct(hi)} %")
+        parts.append(f"best scripted inductive baseline {_pct(lo)} to {_pct(hi)} %")
     if t.get("planner_floor") is not None:
         parts.append(f"planner ≥ {_pct(t['planner_floor'])} %")
     if t.get("random_ceiling") is not None:
@@ -368,14 +368,15 @@ def _targets_text(calibration: dict[str, Any]) -> str:
             f"{html.escape(', '.join(parts) or 'none recorded')}; {html.escape(verdict)}.</p>")
 
 
-def _ladder_env(env: str, suite: Suite, runs: Sequence[RunView]) -> str:
+def _ladder_env(env: str, suite: Suite, runs: Sequence[RunView], anchor: str) -> str:
     played = sorted({a.task_id for r in runs for a in r.attempts if a.env == env})
     tasks = [t for t in suite.tasks.get(env, []) if t.id in played]
     ladders = [t.certificate.facts["ladder"] for t in tasks
                if isinstance(t.certificate.facts.get("ladder"), dict)]
     calibration = (suite.manifest.get("calibration") or {}).get(env)
     if not ladders:
-        return ""
+        return (f"<p class='no-ladder'>{html.escape(env)}: no baseline ladder in these "
+                "certificates (its env version is not calibrated).</p>")
     rates = rung_rates(ladders)
     rows = [_ladder_row(rung, str(next((lad[rung]["mode"] for lad in ladders if rung in lad),
                                        "")), "rung", r["attempts"], r["successes"], r["tasks"],
@@ -394,13 +395,13 @@ def _ladder_env(env: str, suite: Suite, runs: Sequence[RunView]) -> str:
     total = len(suite.tasks.get(env, []))
     if len(ladders) < total:
         scope += f" (of {total} in the suite)"
-    out = [f"<h4 id='ladder-{html.escape(env)}'>{html.escape(env)}</h4>",
+    out = [f"<h4 id='{html.escape(anchor)}'>{html.escape(env)}</h4>",
            f"<p>Success rates {html.escape(scope)}; the runs' rows count their scored "
            "attempts of the same tasks.</p>",
            "<table class='ladder'><thead><tr>"
            + "".join(_th(LADDER[k]) for k in ("rung", "mode", "tasks_solved",
                                                "ladder_successes", "ladder_rate", "ci95"))
-           + "<th>rate and CI, 0 – 100 %</th></tr></thead>"
+           + "<th>rate and CI on 0 to 100 %</th></tr></thead>"
            f"<tbody>{''.join(rows)}</tbody></table>"]
     if calibration:
         out.append(_targets_text(calibration))
@@ -420,12 +421,10 @@ def _ladder_section(views: Sequence[RunView]) -> str:
                          f"({html.escape(group[0].suite_note or 'suite not found')}).</p>")
             continue
         envs = sorted({a.env for r in group for a in r.attempts})
-        body = "".join(_ladder_env(env, suite, group) for env in envs)
-        if body:
-            parts.append(f"<h3>Suite {html.escape(name)}</h3>{body}")
-        else:
-            parts.append(f"<p>Suite {html.escape(name)}: its certificates carry no baseline "
-                         "ladder (the suite was built without calibration).</p>")
+        digest = str(suite.manifest.get("suite_sha256", ""))[:12]
+        parts.append(f"<h3>Suite {html.escape(name)} <span class='excl'>(sha256 "
+                     f"{html.escape(digest)}…, {html.escape(str(suite.path))})</span></h3>")
+        parts.extend(_ladder_env(env, suite, group, f"ladder-{digest}-{env}") for env in envs)
     return "\n".join(parts) + _defs_table(_terms(LADDER), "ladder")
 
 
