@@ -35,7 +35,7 @@ from .suites import SUITE_VERSION, preset
 EXPECTED_SECONDS: dict[tuple[str, str], float] = {
     ("repo", "lite"): 0.25, ("energy", "lite"): 0.5, ("trading", "lite"): 0.03,
     ("lights", "lite"): 0.003,
-    ("repo", "challenge"): 46.0, ("energy", "challenge"): 11.0, ("trading", "challenge"): 0.6,
+    ("repo", "challenge"): 46.0, ("energy", "challenge"): 3.0, ("trading", "challenge"): 0.6,
     ("lights", "challenge"): 0.8,
 }
 
