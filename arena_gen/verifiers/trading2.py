@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 
+from ..core.errors import VerificationError
 from ..core.game import TaskLike
 from ..core.task import Certificate
 from ..envs.game_env import GameEnv
@@ -28,7 +29,10 @@ def play_planner(task: TaskLike) -> float:
     game = TradingGameV2(task)
     env = GameEnv(game)
     obs, _ = env.reset()
-    policy = PlannerPolicy(task.public, str(getattr(task, "rules_text")))
+    rules = getattr(task, "rules_text", None)
+    if not isinstance(rules, str):
+        raise VerificationError("a trading v2 task needs its rules text (the planner reads W)")
+    policy = PlannerPolicy(task.public, rules)
     while not game.done(env.state):
         obs, *_ = env.step(policy.act(obs))
     return float(game.value(env.state))
