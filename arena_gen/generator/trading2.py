@@ -55,7 +55,7 @@ PRESETS: dict[str, TradingPresetV2] = {
     "challenge": TradingPresetV2(count=10, stocks=(10, 16), factors=(6, 10), cover_grid=False,
                                  horizon=1000, noise_scale=0.3, cost_rate=0.001,
                                  initial_cash=50000, min_oracle_profit=1.0, max_attempts=200,
-                                 w_max=0.7, planner_share=0.9, min_planner_profit=1.0),
+                                 w_max=0.5, planner_share=0.9, min_planner_profit=1.0),
 }
 
 #: Per suite: the ladder targets (Challenge has no band: it must stay below Lite).
