@@ -312,6 +312,7 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         and trajectories is now the rubric verdict, as the scorer always counted it; before,
         it meant value above initial cash. Dynamics, observations and certificates are
         unchanged, so the version is not bumped and released suites stay byte-identical.)
+        v2: :class:`TradingGameV2` (same rules; success from the W-known planner).
     """
 
     shows_turns_left = False
@@ -469,7 +470,7 @@ class TradingGameV2(TradingGame):
         tasks (noise 0: W exact by day 4-6), on Challenge nothing could (an agent given W got
         0.002-1.2 % of the noise-foreseeing oracle). The rules text also states the news
         rounding. The v2 presets make induction last: Lite prices carry noise (0.3), Challenge
-        a weaker factor map (w_max 0.7) under the same noise. Figures in docs/envs/trading.md.
+        a weaker factor map (w_max 0.5) under the same noise. Figures in docs/envs/trading.md.
     """
 
     def checks(self, facts: TradingFacts) -> list[Check]:

@@ -12,8 +12,8 @@ Choices (measured at suite seed 7, docs/envs/trading.md has the tables):
       has W exactly by day 4-6 and reaches 96-99 % of the planner's log growth on every task;
       with noise 0.3 the estimate of each coefficient errs by about 0.3 / (0.1 sqrt(n)), so
       learning lasts most of the 120 days and the best learner reaches 90 % on a minority.
-    - Challenge keeps v1's noise, fees, shapes and 1000 days but a weaker map (w_max 0.7, so
-      the signal-to-noise ratio is about 0.4 of Lite's): with v1's map a ridge reaches 96-100 %
+    - Challenge keeps v1's noise, fees, shapes and 1000 days but a weaker map (w_max 0.5, so
+      the signal-to-noise ratio is 0.28 of Lite's): with v1's map a ridge reaches 96-100 %
       of the planner over 1000 days (learning is amortised), with the weaker one it needs
       hundreds of days and falls short more often than on Lite.
     - ``planner_share`` 0.9 on both: "within 10 % of what a trader told W earns, in log terms".
