@@ -452,8 +452,19 @@ PLANNER_ITEM = "planner_growth"
 class TradingGameV2(TradingGame):
     """AI Trading, v2: the same rules and observations; success is measured against the planner.
 
-    Description, Action Space, Observation, Starting State, Rewards, Episode End, Arguments:
-        As :class:`TradingGame` (the same transition, one price rule, one trade rule).
+    Description:
+        As :class:`TradingGame`: ``p(t+1) = max(p(t) + W @ dF(t+1) + noise(t+1), 0.1)``, the
+        news of tomorrow's changes shown today (the same transition, price and trade rules).
+    Action Space:
+        As :class:`TradingGame` (one JSON ``buy``/``sell`` object per day).
+    Observation:
+        As :class:`TradingGame`.
+    Starting State:
+        As :class:`TradingGame`: day 0, all cash.
+    Rewards:
+        As :class:`TradingGame`: the day's change in total value.
+    Episode End:
+        As :class:`TradingGame`: terminated at day ``horizon``.
     Information:
         As :class:`TradingGame`; the ladder value of a state is its profit rate.
     Rubric:
@@ -463,6 +474,8 @@ class TradingGameV2(TradingGame):
         the log growth of the with-rules planner, which knows W from the rules text but not
         the noise and sees the 2-decimal news like any agent. All three at the horizon only.
         Success: all three met.
+    Arguments:
+        ``task``: a trading v2 task or Draft (its ``params`` hold ``planner_share``).
     Version History:
         v1: initial release; success needed half the perfect-foresight oracle's profit.
         v2: success is defined from the W-known planner (``planner_growth``), reachable without
