@@ -48,6 +48,23 @@ def built_tasks(env: str, suite: str = "lite", count: int = 3, seed: int = 7) ->
     return cached[:count]
 
 
+_VERSION_CACHE: dict[tuple[str, int, str, int], list[Task]] = {}
+
+
+def built_tasks_of(env: str, version: int, suite: str = "lite", count: int = 3,
+                   seed: int = 7) -> list[Task]:
+    """Like :func:`built_tasks`, with ``env`` at ``version`` (an older one's own tests)."""
+    key = (env, version, suite, seed)
+    cached = _VERSION_CACHE.get(key, [])
+    if len(cached) < count:
+        from arena_gen.generator.build import generate_task
+
+        cached = [generate_task(env, suite, seed, i, version=version).task
+                  for i in range(count)]
+        _VERSION_CACHE[key] = cached
+    return cached[:count]
+
+
 @pytest.fixture(params=registry.names())
 def env_name(request: pytest.FixtureRequest) -> str:
     """Every registered env, for registry-wide tests."""

@@ -143,6 +143,18 @@ def test_huge_profit_rates_stay_finite() -> None:
     assert log_growth(-1.0) is None and log_growth(0.0) == 0.0
 
 
+def test_terminal_headline_is_median_and_log_growth_not_the_mean_of_rates() -> None:
+    """The terminal table shows what stays finite: the 1e14 % attempt does not set the cell."""
+    summary = aggregate([attempt("T", a, 0.0, record(1, profit=p), env="trading",
+                                 fixed_horizon=True) for a, p in enumerate((1e12, 0.0, 0.1))], 3)
+    assert "avg_at_k_profit" not in TERMINAL_COLUMNS and "best_at_k_profit" not in TERMINAL_COLUMNS
+    row = {r[0]: r for r in terminal_rows(summary)}["trading"]
+    assert row[TERMINAL_COLUMNS.index("profit_rate_median")] == "10"
+    growth = (math.log1p(1e12) + 0 + math.log(1.1)) / 3
+    assert row[TERMINAL_COLUMNS.index("log_growth")] == f"{growth:.4g}"
+    assert summary["envs"]["trading"]["avg_at_k_profit"] > 1e13   # still in summary.json
+
+
 def test_infra_errors_are_excluded_tasks_not_zeros() -> None:
     group = Group([attempt("A", 0, 100.0, record(4), min_steps=4),
                    attempt("A", 1, None, record(2), min_steps=4),   # infra error

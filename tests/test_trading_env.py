@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import built_tasks
+from conftest import built_tasks_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -211,7 +211,7 @@ def test_cash_holdings_and_value_identity_hold(actions: list[str], cost: float) 
 
 
 def test_built_task_random_actions_never_crash() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     env = registry.make_env(task)
     env.reset()
     rng = np.random.Generator(np.random.PCG64(3))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import built_tasks
+from conftest import built_tasks_of
 
 from arena_gen.agents.base import TaskView
 from arena_gen.agents.oracle import OracleAgent
@@ -47,7 +47,7 @@ def statuses(findings: list[dict]) -> dict[str, str]:
 
 
 def test_oracle_meets_every_item() -> None:
-    for task in built_tasks("trading", count=2):
+    for task in built_tasks_of("trading", 1, count=2):
         findings, mismatch = judge(task, play(task, OracleAgent(), privileged=True))
         assert not mismatch
         assert statuses(findings) == {"profitable": "met", "beats_hold": "met",
@@ -56,7 +56,7 @@ def test_oracle_meets_every_item() -> None:
 
 
 def test_holding_cash_meets_nothing_above_zero() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     trajectory = play(task, Holder())
     assert trajectory["success"] is False
     found, mismatch = judge(task, trajectory)
@@ -68,7 +68,7 @@ def test_holding_cash_meets_nothing_above_zero() -> None:
 
 
 def test_missing_or_unfinished_episodes_are_not_assessable() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     findings, mismatch = judge(task, {})
     assert {f["status"] for f in findings} == {"not_assessable"} and not mismatch
     early = {"turns": [{"action": "{}"}] * 7, "final_info": {"day": 7, "total_value": 1e9},
@@ -81,7 +81,7 @@ def test_missing_or_unfinished_episodes_are_not_assessable() -> None:
 
 def test_checks_are_the_success_rule() -> None:
     """TradingGame.checks reads the certificate's baselines; success is all three met."""
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     game = registry.make_game(task)
     oracle = play_game(game, task.certificate.witness)
     checks = game.checks(game.facts(oracle.final))
@@ -96,7 +96,7 @@ def test_checks_are_the_success_rule() -> None:
 
 def test_heuristic_agent_reproduces_the_certificate_baseline() -> None:
     assert registry.get("trading").load("heuristic") is TradingHeuristicAgent
-    for task in built_tasks("trading", count=2):
+    for task in built_tasks_of("trading", 1, count=2):
         info = play(task, TradingHeuristicAgent())["final_info"]
         assert round(info["profit_rate"], 6) == task.certificate.facts["ridge_profit"]
         assert info["refused_buys"] == 0
@@ -114,7 +114,7 @@ def test_ridge_learner_recovers_the_map_without_noise() -> None:
 
 
 def test_parse_observation_reads_the_env_text() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     obs, _ = registry.make_env(task).reset()
     seen = parse_observation(obs)
     assert seen["day"] == 0 and seen["cash"] == 50000.0

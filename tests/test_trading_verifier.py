@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import built_tasks
+from conftest import built_tasks_of
 
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.seeds import attempt_seed, task_seed
@@ -82,7 +82,7 @@ def test_continuous_bound_with_and_without_costs() -> None:
 
 
 def test_lite_certificate_facts_and_witness() -> None:
-    task = built_tasks("trading", count=2)[0]
+    task = built_tasks_of("trading", 1, count=2)[0]
     cert = task.certificate
     facts = cert.facts
     assert cert.method == "oracle" and cert.min_steps is None and cert.solvable
@@ -99,7 +99,7 @@ def test_lite_certificate_facts_and_witness() -> None:
 
 
 def test_verifier_is_deterministic() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     again = verify(task).to_dict()
     stored = task.certificate.to_dict()
     again.pop("seconds")
@@ -108,7 +108,7 @@ def test_verifier_is_deterministic() -> None:
 
 
 def test_replay_check_catches_a_wrong_recorded_value() -> None:
-    task = built_tasks("trading", count=1)[0]
+    task = built_tasks_of("trading", 1, count=1)[0]
     facts = dict(task.certificate.facts, oracle_final_value=task.certificate.facts[
         "oracle_final_value"] + 1.0)
     cert = dataclasses.replace(task.certificate, facts=facts)
@@ -138,7 +138,7 @@ def test_accept_reasons() -> None:
 
 
 def test_challenge_task_verifies_with_ridge_far_below_oracle() -> None:
-    task = built_tasks("trading", suite="challenge", count=1)[0]
+    task = built_tasks_of("trading", 1, suite="challenge", count=1)[0]
     facts = task.certificate.facts
     assert task.world["cost_rate"] == 0.001 and task.world["noise_scale"] == 0.3
     assert facts["oracle_profit"] >= PRESETS["challenge"]["min_oracle_profit"]

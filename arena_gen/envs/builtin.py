@@ -47,6 +47,26 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
+    name="trading", version=2, code=2, gym_name="AITrading",
+    game="arena_gen.envs.trading:TradingGameV2",
+    sampler="arena_gen.generator.trading2:sample",
+    presets="arena_gen.generator.trading2:PRESETS",
+    accept="arena_gen.generator.trading2:accept",
+    verifier="arena_gen.verifiers.trading2:verify",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.trading_heuristic:TradingHeuristicAgent",
+    extras={
+        "replay_check": "arena_gen.verifiers.trading:replay_check",
+        "planner": "arena_gen.agents.trading_planner:TradingPlannerAgent",
+        "calibration": "arena_gen.generator.trading2:CALIBRATION",
+        # The paper's strategies that read only what an agent sees (optimal reads the world).
+        "baselines": {s: f"arena_gen.agents.trading_strategies:{s.capitalize()}Agent"
+                      for s in ("conservative", "progressive", "correlation", "rolling",
+                                "ridge")},
+    },
+))
+
+register(EnvSpec(
     name="energy", version=1, code=3, gym_name="EnergyDispatch",
     game="arena_gen.envs.energy:EnergyGame",
     sampler="arena_gen.generator.energy:sample",

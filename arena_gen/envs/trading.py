@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -223,8 +224,11 @@ def execute(cash: float, holdings: list[int], prices: np.ndarray | list[float], 
 
 
 def total_value(cash: float, holdings: list[int], prices: np.ndarray | list[float]) -> float:
-    """Cash plus holdings marked at ``prices``."""
-    return cash + sum(h * float(p) for h, p in zip(holdings, prices, strict=True))
+    """Cash plus holdings marked at ``prices`` (summed in stock order)."""
+    px = prices.tolist() if isinstance(prices, np.ndarray) else [float(p) for p in prices]
+    if len(px) != len(holdings):
+        raise ValueError(f"{len(holdings)} holdings but {len(px)} prices")
+    return cash + sum(map(operator.mul, holdings, px))
 
 
 # -- the game -------------------------------------------------------------------------------------
@@ -251,6 +255,14 @@ class TradingFacts(Facts):
     initial_cash: float
     profit_rate: float
     refused_buys: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The same dict as ``dataclasses.asdict``, built directly (it runs every turn of every
+        ladder episode, and the generic deep copy was a third of a 1000-day episode's time)."""
+        return {"day": self.day, "horizon": self.horizon, "cash": self.cash,
+                "holdings": dict(self.holdings), "prices": list(self.prices),
+                "total_value": self.total_value, "initial_cash": self.initial_cash,
+                "profit_rate": self.profit_rate, "refused_buys": self.refused_buys}
 
 
 class TradingGame(Game[Book, Order, TradingFacts]):
@@ -300,6 +312,7 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         and trajectories is now the rubric verdict, as the scorer always counted it; before,
         it meant value above initial cash. Dynamics, observations and certificates are
         unchanged, so the version is not bumped and released suites stay byte-identical.)
+        v2: :class:`TradingGameV2` (same rules; success from the W-known planner).
     """
 
     shows_turns_left = False
@@ -319,6 +332,10 @@ class TradingGame(Game[Book, Order, TradingFacts]):
             if any(len(row) != width for row in world[name]):
                 raise ValueError(f"world.{name}: every row needs {width} values")
         self.prices, _ = price_path(world)
+        # Per day as Python floats (the same values; one conversion instead of one per turn).
+        self._rows: list[list[float]] = self.prices.tolist()
+        self._news_lines: dict[int, str] = {}
+        self._facts_of: tuple[Book, TradingFacts] | None = None
 
     def parse(self, text: str) -> Order:
         try:
@@ -331,11 +348,11 @@ class TradingGame(Game[Book, Order, TradingFacts]):
 
     def value(self, book: Book) -> float:
         """Total value of ``book`` at its day's prices."""
-        return total_value(book.cash, list(book.holdings), self.prices[book.day])
+        return total_value(book.cash, list(book.holdings), self._rows[book.day])
 
     def fill(self, book: Book, order: Order) -> Fill:
         """What ``order`` does at ``book``'s prices (the trade rule, without the day's move)."""
-        return execute(book.cash, list(book.holdings), self.prices[book.day], order,
+        return execute(book.cash, list(book.holdings), self._rows[book.day], order,
                        self.cost_rate, self.stocks)
 
     def step(self, state: Book, action: Order) -> tuple[Book, Event]:
@@ -356,13 +373,17 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         return state.day >= self.horizon
 
     def facts(self, state: Book) -> TradingFacts:
+        if self._facts_of is not None and self._facts_of[0] is state:
+            return self._facts_of[1]  # the env asks twice per turn (info, then success)
         value = self.value(state)
-        return TradingFacts(
+        facts = TradingFacts(
             day=state.day, horizon=self.horizon, cash=state.cash,
             holdings=dict(zip(self.stocks, state.holdings, strict=True)),
-            prices=[float(p) for p in self.prices[state.day]], total_value=value,
+            prices=list(self._rows[state.day]), total_value=value,
             initial_cash=self.initial_cash, profit_rate=value / self.initial_cash - 1.0,
             refused_buys=state.refused)
+        self._facts_of = (state, facts)
+        return facts
 
     def checks(self, facts: TradingFacts) -> list[Check]:
         items = ("profitable", "beats_hold", "half_oracle")
@@ -388,20 +409,29 @@ class TradingGame(Game[Book, Order, TradingFacts]):
                   if oracle > 0 else f"oracle profit {oracle:+.2%} is not positive"),
         ]
 
+    def ladder_value(self, state: Book) -> float:
+        """The ladder's headline value of a state: its profit rate (value / initial cash - 1)."""
+        return self.value(state) / self.initial_cash - 1.0
+
     def render(self, state: Book) -> str:
         lines = [f"Day {state.day} of {self.horizon}."]
         lines += [f"{s}: {p:.2f} (holding {h})"
-                  for s, p, h in zip(self.stocks, self.prices[state.day], state.holdings,
+                  for s, p, h in zip(self.stocks, self._rows[state.day], state.holdings,
                                      strict=True)]
         lines.append(f"Cash: {state.cash:.2f}")
         lines.append(f"Total value: {self.value(state):.2f}")
         if state.day < self.horizon:
             news = (self.news[state.day] if self.news is not None
-                    else news_text(self.factors, self.changes[state.day]))
+                    else self._news_line(state.day))
             lines.append(f"Next day news: {news}")
         else:
             lines.append("No more news: the horizon is reached.")
         return "\n".join(lines)
+
+    def _news_line(self, day: int) -> str:
+        if day not in self._news_lines:
+            self._news_lines[day] = news_text(self.factors, self.changes[day])
+        return self._news_lines[day]
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
@@ -413,3 +443,72 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         qty = int(rng.integers(1, 200))
         side = "buy" if kind < 3 else "sell"
         return json.dumps({side: {symbol: qty}})
+
+
+#: The v2 rubric item: a share of the W-known planner's log growth.
+PLANNER_ITEM = "planner_growth"
+
+
+class TradingGameV2(TradingGame):
+    """AI Trading, v2: the same rules and observations; success is measured against the planner.
+
+    Description:
+        As :class:`TradingGame`: ``p(t+1) = max(p(t) + W @ dF(t+1) + noise(t+1), 0.1)``, the
+        news of tomorrow's changes shown today (the same transition, price and trade rules).
+    Action Space:
+        As :class:`TradingGame` (one JSON ``buy``/``sell`` object per day).
+    Observation:
+        As :class:`TradingGame`.
+    Starting State:
+        As :class:`TradingGame`: day 0, all cash.
+    Rewards:
+        As :class:`TradingGame`: the day's change in total value.
+    Episode End:
+        As :class:`TradingGame`: terminated at day ``horizon``.
+    Information:
+        As :class:`TradingGame`; the ladder value of a state is its profit rate.
+    Rubric:
+        ``profitable`` and ``beats_hold`` as in v1; ``planner_growth`` replaces ``half_oracle``:
+        the log growth ``log(final value / initial cash)`` is at least ``planner_share`` (a
+        task parameter, stated in the rubric text) of the certificate's ``planner_growth``,
+        the log growth of the with-rules planner, which knows W from the rules text but not
+        the noise and sees the 2-decimal news like any agent. All three at the horizon only.
+        Success: all three met.
+    Arguments:
+        ``task``: a trading v2 task or Draft (its ``params`` hold ``planner_share``).
+    Version History:
+        v1: initial release; success needed half the perfect-foresight oracle's profit.
+        v2: success is defined from the W-known planner (``planner_growth``), reachable without
+        foresight of the noise: on Lite v1 the online ridge passed ``half_oracle`` on 30/30
+        tasks (noise 0: W exact by day 4-6), on Challenge nothing could (an agent given W got
+        0.002-1.2 % of the noise-foreseeing oracle). The rules text also states the news
+        rounding. The v2 presets make induction last: Lite prices carry noise (0.3), Challenge
+        a weaker factor map (w_max 0.5) under the same noise. Figures in docs/envs/trading.md.
+    """
+
+    def checks(self, facts: TradingFacts) -> list[Check]:
+        items = ("profitable", "beats_hold", PLANNER_ITEM)
+        if facts.day < facts.horizon:
+            why = f"episode stopped at day {facts.day} of {facts.horizon}"
+            return [Check(item, None, why) for item in items]
+        cash, value, rate = facts.initial_cash, facts.total_value, facts.profit_rate
+        profitable = Check("profitable", value > cash,
+                           f"final value {value:.2f} vs initial cash {cash:.2f} "
+                           f"(profit {rate:+.2%})")
+        certificate = getattr(self.task, "certificate", None)
+        cert = certificate.facts if certificate is not None else {}
+        if "hold_profit" not in cert or "planner_growth" not in cert:
+            why = "the certificate records no baselines"
+            return [profitable] + [Check(item, None, why) for item in items[1:]]
+        hold = float(cert["hold_profit"])
+        target = -math.inf if cert["planner_growth"] is None else float(cert["planner_growth"])
+        share = float(getattr(self.task, "params", {})["planner_share"])
+        growth = math.log(value / cash) if value > 0 else -math.inf
+        return [
+            profitable,
+            Check("beats_hold", rate > hold,
+                  f"profit {rate:+.2%} vs equal-weight buy-and-hold {hold:+.2%}"),
+            Check(PLANNER_ITEM, target > 0 and growth >= share * target,
+                  f"log growth {growth:.4f} vs {share:g} x the W-known planner's {target:.4f}"
+                  if target > 0 else f"the planner's log growth {target:.4f} is not positive"),
+        ]

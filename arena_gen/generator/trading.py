@@ -117,7 +117,8 @@ def make_draft(*, matrix: list[list[float]], initial_prices: list[float],
                changes: list[list[float]], noise: list[list[float]], noise_scale: float,
                cost_rate: float, initial_cash: float, min_oracle_profit: float,
                extra_params: dict[str, Any] | None = None,
-               news: list[str] | None = None) -> Draft:
+               news: list[str] | None = None, rubric: list[RubricItem] | None = None,
+               rules_note: str | None = None) -> Draft:
     """Assemble a trading Draft from its world components (sampler and importer share this)."""
     n_stocks, n_factors, horizon = len(matrix), len(matrix[0]), len(changes)
     stocks = [f"S{i}" for i in range(n_stocks)]
@@ -134,8 +135,9 @@ def make_draft(*, matrix: list[list[float]], initial_prices: list[float],
     return Draft(params=params, budget=horizon,
                  public=public_view(stocks, factors, horizon, initial_cash, cost_rate),
                  world=world,
-                 rules_text=rules_text(stocks, factors, matrix, noise_scale, cost_rate),
-                 rubric=list(RUBRIC))
+                 rules_text=rules_text(stocks, factors, matrix, noise_scale, cost_rate)
+                 + (f"\n{rules_note}" if rules_note else ""),
+                 rubric=list(RUBRIC if rubric is None else rubric))
 
 
 def _rounded(values: np.ndarray, digits: int) -> list[Any]:
@@ -145,12 +147,16 @@ def _rounded(values: np.ndarray, digits: int) -> list[Any]:
 
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate world from a preset (or its dict) and one attempt's seed stream."""
-    config = TradingPreset.of(config)
+    return _sample(TradingPreset.of(config), seq, W_MAX)
+
+
+def _sample(config: Mapping[str, Any], seq: np.random.SeedSequence, w_max: float,
+            **draft: Any) -> Draft:
     rngs = component_rngs(seq, ["shape", "matrix", "prices", "timeline", "noise"])
     n_stocks, n_factors = grid_shape(config, seq, rngs["shape"])
     horizon = int(config["horizon"])
     noise_scale = float(config["noise_scale"])
-    matrix = rngs["matrix"].uniform(-W_MAX, W_MAX, size=(n_stocks, n_factors))
+    matrix = rngs["matrix"].uniform(-w_max, w_max, size=(n_stocks, n_factors))
     prices = rngs["prices"].uniform(10.0, 100.0, size=n_stocks)
     changes = rngs["timeline"].normal(0.0, SIGMA_F, size=(horizon, n_factors))
     noise = (rngs["noise"].normal(0.0, noise_scale, size=(horizon, n_stocks)) if noise_scale
@@ -159,7 +165,7 @@ def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
                       changes=_rounded(changes, 4), noise=_rounded(noise, 4),
                       noise_scale=noise_scale, cost_rate=float(config["cost_rate"]),
                       initial_cash=float(config["initial_cash"]),
-                      min_oracle_profit=float(config["min_oracle_profit"]))
+                      min_oracle_profit=float(config["min_oracle_profit"]), **draft)
 
 
 def accept(draft: Draft, cert: Certificate) -> str | None:

@@ -88,9 +88,12 @@ METRICS: dict[str, MetricDef] = {
                             ARENA_GEN),
     "avg_at_k_profit": MetricDef("profit Avg@k", "%", "Trading: profit rate (final value / "
                                  "initial cash - 1) averaged over each task's attempts, then "
-                                 "over tasks.", ODYSSEY_ARENA),
+                                 "over tasks (the paper's figure; one compounding attempt can "
+                                 "dominate it: the headline is the median and log growth).",
+                                 ODYSSEY_ARENA),
     "best_at_k_profit": MetricDef("profit Best@k", "%", "Trading: each task's best profit rate "
-                                  "over its k attempts, mean over tasks.", ODYSSEY_ARENA),
+                                  "over its k attempts, mean over tasks (a mean of rates, like "
+                                  "Avg@k profit).", ODYSSEY_ARENA),
     "profit_rate_median": MetricDef("profit median", "%", "Trading: median profit rate over "
                                     "scored attempts (robust to rates compounding to huge "
                                     "values on long horizons).", ARENA_GEN),

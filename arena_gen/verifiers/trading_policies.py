@@ -144,3 +144,60 @@ class RidgePolicy:
         order = greedy_order(seen["cash"], holdings, prices, forecast, self.cost_rate,
                              slack=0.005)
         return order_text(order, self.stocks)
+
+
+#: One stock's line of the rules text: ``S0 moves by 1.234 x dF0 - 0.567 x dF1 ...``.
+_RULE_ROW = re.compile(r"^(S\d+) moves by (.+)$", re.M)
+_RULE_TERM = re.compile(r"([+-])?\s*(\d+(?:\.\d+)?) x d(F\d+)")
+
+
+def parse_rules_matrix(rules_text: str, stocks: list[str], factors: list[str]) -> np.ndarray:
+    """The factor matrix W (S x F) read from the with-rules disclosure (no eval: two regexes).
+
+    Every stock needs its line and every factor its term; anything missing is a ValueError
+    naming it (a planner that guessed a coefficient would not be the deductive bound)."""
+    rows = {s: body for s, body in _RULE_ROW.findall(rules_text)}
+    fidx = {f: j for j, f in enumerate(factors)}
+    matrix = np.full((len(stocks), len(factors)), np.nan)
+    for i, stock in enumerate(stocks):
+        if stock not in rows:
+            raise ValueError(f"the rules text gives no factor row for {stock}")
+        for sign, value, factor in _RULE_TERM.findall(rows[stock]):
+            if factor not in fidx:
+                raise ValueError(f"the rules text names an unknown factor {factor}")
+            matrix[i, fidx[factor]] = -float(value) if sign == "-" else float(value)
+    if np.isnan(matrix).any():
+        i, j = (int(x[0]) for x in np.nonzero(np.isnan(matrix)))
+        raise ValueError(f"the rules text gives no coefficient of {factors[j]} for {stocks[i]}")
+    return matrix
+
+
+class PlannerPolicy:
+    """The with-rules planner: W read from the rules text, greedy on ``p + W @ news``.
+
+    It knows the factor map exactly but not the noise (whose mean is 0), and sees the news as
+    any agent does (2 decimals), so it is the deductive bound of a trader without foresight of
+    the noise: the v2 rubric's target is a share of its log growth. It reads only the public
+    view, the rules text and the observation text, like :class:`RidgePolicy`, and trades from
+    day 0 with the same greedy rule and half a cent of slack.
+    """
+
+    def __init__(self, public: dict[str, Any], rules_text: str) -> None:
+        self.stocks: list[str] = list(public["stocks"])
+        self.factors: list[str] = list(public["factors"])
+        self.cost_rate = float(public.get("cost_rate", 0.0))
+        self.matrix = parse_rules_matrix(rules_text, self.stocks, self.factors)
+
+    def act(self, observation: str) -> str:
+        seen = parse_observation(observation)
+        if seen["news"] is None or seen["cash"] is None or len(seen["prices"]) != len(self.stocks):
+            return "{}"
+        prices = np.array([seen["prices"][s] for s in self.stocks])
+        news = np.array([seen["news"].get(f, 0.0) for f in self.factors])
+        move = np.zeros(len(self.stocks))
+        for j in range(len(self.factors)):  # factor order, as the price rule sums
+            move = move + self.matrix[:, j] * news[j]
+        holdings = [seen["holdings"][s] for s in self.stocks]
+        order = greedy_order(seen["cash"], holdings, prices, prices + move, self.cost_rate,
+                             slack=0.005)
+        return order_text(order, self.stocks)
