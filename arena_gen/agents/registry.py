@@ -56,4 +56,7 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         from .trading_strategies import TradingStrategyAgent
 
         return TradingStrategyAgent(name.removeprefix("trading-"))
+    baselines = dict(registry.get(env, version).extras.get("baselines") or {})
+    if name in baselines:  # a scripted inductive baseline of the env's ladder, by its rung name
+        return registry.load_entry(baselines[name])()
     raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
