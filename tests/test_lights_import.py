@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import built_tasks
+from conftest import built_tasks, built_tasks_of
 
 from arena_gen.agents.base import TaskView
 from arena_gen.agents.lights_heuristic import LightsHeuristicAgent
@@ -73,8 +73,9 @@ def test_bad_files_are_rejected_clearly(tmp_path: Path, data: object, message: s
 
 
 def test_registered_importer() -> None:
-    assert registry.get("lights").load("importer") is importer
-    assert registry.get("lights").load("heuristic") is LightsHeuristicAgent
+    assert registry.get("lights", 1).load("importer") is importer
+    assert registry.get("lights", 1).load("heuristic") is LightsHeuristicAgent
+    assert registry.newest_with("lights", "importer").version == 1
 
 
 def test_import_cli(shared_dir: Path, tmp_path: Path) -> None:
@@ -124,7 +125,7 @@ def _play(agent: LightsHeuristicAgent, task) -> tuple[bool, int]:  # type: ignor
 
 
 def test_heuristic_agent_solves_easy_lite_tasks() -> None:
-    tasks = built_tasks("lights", count=30)
+    tasks = built_tasks_of("lights", 1, count=30)
     results = [_play(LightsHeuristicAgent(), tasks[i]) for i in (5, 11, 13)]
     assert all(ok for ok, _ in results), results
     assert all(steps <= 200 for _, steps in results)
