@@ -105,7 +105,9 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
              ["env", "tasks", "min_steps", "rejected", "cached", "seconds"], rows)
     calibration = result.manifest.get("calibration") or {}
     if calibration:
-        rungs = list(dict.fromkeys(r for row in calibration.values() for r in row["rungs"]))
+        from ..generator.calibration import rung_order
+
+        rungs = sorted({r for row in calibration.values() for r in row["rungs"]}, key=rung_order)
         ui.table("Baseline ladder (success rate over attempts, 95 % interval)",
                  ["env", *rungs],
                  [[env, *(_rate(row["rungs"].get(r)) for r in rungs)]

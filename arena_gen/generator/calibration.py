@@ -101,10 +101,11 @@ def rung_rates(ladders: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         lo, hi = wilson(row["successes"], row["attempts"])
         row["rate"] = round(row["successes"] / row["attempts"], 6) if row["attempts"] else 0.0
         row["ci95"] = [round(lo, 6), round(hi, 6)]
-    return dict(sorted(out.items(), key=lambda kv: _rung_order(kv[0])))
+    return dict(sorted(out.items(), key=lambda kv: rung_order(kv[0])))
 
 
-def _rung_order(rung: str) -> tuple[int, str]:
+def rung_order(rung: str) -> tuple[int, str]:
+    """Ladder order: random, heuristic, the other inductive baselines by name, the planner."""
     return ({RANDOM: 0, HEURISTIC: 1, PLANNER: 9}.get(rung, 2), rung)
 
 
