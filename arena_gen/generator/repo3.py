@@ -224,7 +224,9 @@ def _decoy(names: list[str], involved: set[str], rng: np.random.Generator) -> st
 
 
 def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
-    """Draw one world in the released format (plus ``solution``) from one attempt's stream."""
+    """Draw one world in the released format from one attempt's stream (the ground-truth
+    solution shapes it but is not stored: the released format has no key for it, and the
+    verifier proves what matters)."""
     r = component_rngs(seq, COMPONENTS)
     n = int(r["size"].integers(int(config["n_min"]), int(config["n_max"]) + 1))
     names = [f"pkg{i}" for i in range(n)]
@@ -365,8 +367,6 @@ def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict
         scope = "run.py" if rh.random() < 0.4 else str(rh.choice(SCRIPTS))
         world["hidden_rules"].append({"when": when, "scope": [scope],
                                       "error": _decoy(names, {names[a], names[b]}, rh)})
-    world["solution"] = {"python": PYTHONS[py],
-                         "versions": {names[p]: versions[p][sol[p]] for p in range(n)}}
     return world
 
 
