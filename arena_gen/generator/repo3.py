@@ -117,7 +117,7 @@ PRESETS: dict[str, RepoV3Preset] = {
                               p_conflict=0.3, p_top_conflict=0.5, p_effect=0.9, effects_max=4,
                               p_away=0.8, api_span=0.4, p_kwarg=0.6, calls_max=4,
                               n_consistency=3, n_hidden=3, success_max=5000, min_len=8,
-                              budget=200, bmc_conflicts=30_000, max_attempts=40),
+                              budget=200, bmc_conflicts=10_000, max_attempts=40),
 }
 
 #: The ladder targets (issue 15): Lite in the inductive band, Challenge below Lite.
