@@ -24,7 +24,6 @@ from ..verifiers.repo3 import some_plan
 from .base import TaskView
 from .repo2_heuristic import RUN, RepoV2HeuristicAgent
 
-
 #: SAT conflicts per call before the planner settles for a longer plan (speed, not quality:
 #: a plan that is not shortest still succeeds).
 CONFLICTS = 20_000

@@ -116,7 +116,7 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent",
     importer="arena_gen.generator.repo2_import:importer",
-    preview=True,  # the reference-faithful game; presets are calibrated in a later release
+    preview=True,  # the reference-faithful game on re-expressed v1 worlds; v3 calibrates it
 ))
 
 register(EnvSpec(

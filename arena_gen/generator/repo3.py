@@ -264,7 +264,7 @@ def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict
                     "side_effects", "symbol_requires"):
             world[key][name] = {}
         earlier = [q for q in order[:pos[p]] if q not in bases]
-        for v, vs in enumerate(versions[p]):
+        for vs in versions[p]:
             deps: list[int] = []
             if p not in bases:
                 deps += [b for b in bases if r["base"].random() < 0.85]
@@ -566,7 +566,7 @@ def parse_rules(text: str) -> dict[str, Any]:
         return {"provider": works[text][0], "module": m.group(1), "symbol": m.group(2),
                 "required_kwargs": kwargs}
 
-    for name, by_ver in world["symbol_requires"].items():
+    for by_ver in world["symbol_requires"].values():
         for vs in by_ver:
             by_ver[vs] = [call(t) for t in by_ver[vs]]
     for entry in world["scripts"].values():
@@ -588,17 +588,17 @@ def parse_rules(text: str) -> dict[str, Any]:
     return world
 
 
-# -- the sampler contract ----------------------------------------------------------------------------
+# -- the sampler contract -------------------------------------------------------------------
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate task from a preset (or its dict) and one attempt's seed stream."""
     config = RepoV3Preset.of(config)
     world = sample_world(config, seq)
     budget = int(config["budget"])
-    params = {k: config[k] for k in ("n_min", "n_max", "v_min", "v_max", "deps_min",
-                                     "deps_max", "p_high", "p_strict", "p_requires_python", "p_conflict",
-                                     "p_top_conflict", "p_effect", "effects_max", "p_away",
-                                     "api_span", "p_kwarg", "calls_max", "n_consistency", "n_hidden",
-                                     "success_max", "min_len", "bmc_conflicts")}
+    params = {k: config[k] for k in (
+        "n_min", "n_max", "v_min", "v_max", "deps_min", "deps_max", "p_high", "p_strict",
+        "p_requires_python", "p_conflict", "p_top_conflict", "p_effect", "effects_max", "p_away",
+        "api_span", "p_kwarg", "calls_max", "n_consistency", "n_hidden", "success_max",
+        "min_len", "bmc_conflicts")}
     params["n"] = len(world["packages"])
     params["search_limit"] = budget // 4
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,

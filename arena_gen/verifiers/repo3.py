@@ -33,7 +33,6 @@ from ..core.errors import VerificationError
 from ..core.game import WorldView, play
 from ..core.task import Certificate
 from ..envs.repo2 import ABSENT, RepoGameV2, vtext
-from . import repo2
 from .repo2 import SOLVER, Bmc, Literal, Move, newest_python, success_clauses
 
 VERIFIER_VERSION = 1
