@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from arena_gen.core import registry
@@ -57,8 +59,13 @@ def test_unknown_env_and_parts() -> None:
 
 
 def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
-    assert registry.get("repo").version == 1  # repo v2 is a preview: builds stay on v1
-    assert registry.get("repo", 2).preview
-    assert registry.newest_with("repo", "importer").version == 2
+    assert registry.get("repo").version == 3  # repo v3 is the build default
+    assert registry.get("repo", 2).preview and not registry.get("repo", 3).preview
+    assert registry.newest_with("repo", "importer").version == 2  # v3 imports nothing
+    registry.register(dataclasses.replace(registry.get("repo", 3), version=99, preview=True))
+    try:  # a newer preview does not become the default
+        assert registry.get("repo").version == 3 and registry.get("repo", 99).preview
+    finally:
+        registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")

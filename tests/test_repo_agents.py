@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import built_tasks
+from conftest import built_tasks_of
 from test_repo_worlds import hand_world, task_of
 
 from arena_gen.agents.base import TaskView
@@ -29,7 +29,7 @@ def run_agent(agent: object, task: object, mode: str = "inductive") -> dict:
 
 
 def test_judge_items_and_partial_credit() -> None:
-    task = built_tasks("repo", count=1)[0]
+    task = built_tasks_of("repo", 1, count=1)[0]
     ids = [r.id for r in task.rubric]
     assert ids == ["run_ok", "script_smoke_ok", "script_check_io_ok", "script_smoke_model_ok",
                    "script_run_train_ok", "script_run_eval_ok"]
@@ -54,7 +54,7 @@ def test_heuristic_solves_hand_world() -> None:
 
 def test_heuristic_plays_lite_tasks_validly() -> None:
     wins = 0
-    for task in built_tasks("repo", count=2):
+    for task in built_tasks_of("repo", 1, count=2):
         env = registry.make_env(task)
         obs, _ = env.reset()
         agent = RepoHeuristicAgent()

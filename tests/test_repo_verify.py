@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import built_tasks
+from conftest import built_tasks_of
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_repo_worlds import SMALL, hand_world, small_world, task_of
@@ -110,7 +110,7 @@ def test_hand_world_minimum() -> None:
 
 
 def test_certificates_of_built_lite_tasks() -> None:
-    for task in built_tasks("repo", count=2):
+    for task in built_tasks_of("repo", 1, count=2):
         cert = task.certificate
         assert cert.method == "sat-bmc" and cert.solvable and cert.facts["exact"]
         assert cert.facts["lower_bound"] == cert.min_steps
@@ -187,7 +187,7 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
     from arena_gen.generator.build import generate_task
     from arena_gen.verifiers.env_check import check_env
 
-    task = generate_task("repo", "challenge", 7, 2).task  # ~25 s: 29 packages
+    task = generate_task("repo", "challenge", 7, 2, version=1).task  # ~25 s: 29 packages
     cert = task.certificate
     assert 20 <= task.params["n"] <= 30
     lower, upper = cert.facts["min_steps_bounds"]
@@ -195,7 +195,7 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
     assert upper <= task.budget // 4
     assert cert.facts["exact"] == (lower == upper)
     assert cert.min_steps == (upper if cert.facts["exact"] else None)  # null unless proven
-    check_env(registry.get("repo"), task)
+    check_env(registry.get("repo", 1), task)
 
 
 def test_presets_are_typed_and_validated() -> None:

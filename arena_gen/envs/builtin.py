@@ -116,5 +116,18 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent",
     importer="arena_gen.generator.repo2_import:importer",
-    preview=True,  # the reference-faithful game; presets are calibrated in a later release
+    preview=True,  # the reference-faithful game on re-expressed v1 worlds; v3 calibrates it
+))
+
+register(EnvSpec(
+    name="repo", version=3, code=4, gym_name="RepoSystem",
+    game="arena_gen.envs.repo2:RepoGameV2",  # v2's rules, unchanged: v3 is new worlds
+    sampler="arena_gen.generator.repo3:sample",
+    presets="arena_gen.generator.repo3:PRESETS",
+    accept="arena_gen.generator.repo3:accept",
+    verifier="arena_gen.verifiers.repo3:verify",
+    oracle="arena_gen.agents.oracle:OracleAgent",
+    heuristic="arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent",
+    extras={"planner": "arena_gen.agents.repo_planner:RepoPlannerAgent",
+            "calibration": "arena_gen.generator.repo3:CALIBRATION"},
 ))

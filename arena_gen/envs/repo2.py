@@ -397,6 +397,12 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         consistency messages name only the anchor, hidden-rule messages are version-free
         decoys, a bare install of an installed package is a no-op, no ``pip show``, lenient
         version text (``1.2.3`` is 1.2). Differentially tested against the released code.
+        v3: the same rules (this class, unchanged) on new worlds (``generator/repo3.py``):
+        reference-like density (about 3 dependencies per version, a symbol requirement on
+        every dependency edge), side effects that move packages off the working state,
+        consistency and hidden-rule messages that name no package of the fix, success sets
+        capped per preset, and a complete rules text a planner can parse; the default for
+        ``build`` (the repair loop solves 27 % of Lite and 20 % of Challenge at seed 7).
     """
 
     def __init__(self, task: TaskLike) -> None:
