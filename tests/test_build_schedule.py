@@ -40,9 +40,9 @@ def test_schedule_starts_repo_then_the_longest_and_cached_last() -> None:
                      ("repo", 0)]
 
 
-def test_expected_costs_put_challenge_repo_and_energy_ahead() -> None:
-    assert build.expected_seconds("repo", "challenge") > build.expected_seconds(
-        "energy", "challenge") > build.expected_seconds("lights", "challenge")
+def test_expected_costs_put_challenge_lights_and_trading_ahead() -> None:
+    assert build.expected_seconds("lights", "challenge") > build.expected_seconds(
+        "trading", "challenge") > build.expected_seconds("energy", "challenge")
     assert build.expected_seconds("toy", "lite") == 1.0
 
 

@@ -108,10 +108,10 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
         from ..generator.calibration import rung_order
 
         rungs = sorted({r for row in calibration.values() for r in row["rungs"]}, key=rung_order)
-        ui.table("Baseline ladder (success rate over attempts, 95 % interval)",
-                 ["env", *rungs],
-                 [[env, *(_rate(row["rungs"].get(r)) for r in rungs)]
-                  for env, row in calibration.items()])
+        ui.table("Baseline ladder: success rate over attempts [95 % interval]",
+                 ["rung", *calibration],
+                 [[rung, *(_rate(row["rungs"].get(rung)) for row in calibration.values())]
+                  for rung in rungs])
     ui.line(f"suite sha256 {result.manifest['suite_sha256']}")
     hits = sum(g.cached for gens in result.generated.values() for g in gens)
     ui.line(f"built in {result.seconds:.2f} s with {jobs} jobs"
@@ -119,8 +119,8 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
 
 
 def _rate(row: dict[str, object] | None) -> str:
-    """``40 % [25-57]`` for a ladder rung's suite rate (blank when the env lacks the rung)."""
+    """``40% [25-57]`` for a ladder rung's suite rate (blank when the env lacks the rung)."""
     if row is None:
         return ""
     lo, hi = row["ci95"]  # type: ignore[misc]
-    return f"{row['rate']:.0%} [{lo:.0%}-{hi:.0%}]"
+    return f"{row['rate']:.0%} [{100 * lo:.0f}-{100 * hi:.0f}]"
