@@ -21,7 +21,7 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite
-from arena_gen.generator.calibration import PLANNER, RANDOM, wilson
+from arena_gen.generator.calibration import PLANNER, RANDOM, rung_order, wilson
 from arena_gen.runner.run import RunConfig, run_suite
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,7 +31,8 @@ def rungs_of(tasks: list[Any]) -> list[tuple[str, str, int]]:
     """(rung, mode, attempts) from the certificates' ladder, else the env's registered parts."""
     ladder = tasks[0].certificate.facts.get("ladder")
     if ladder:
-        return [(rung, row["mode"], row["attempts"]) for rung, row in ladder.items()]
+        return sorted(((rung, row["mode"], row["attempts"]) for rung, row in ladder.items()),
+                      key=lambda r: rung_order(r[0]))
     spec = registry.for_task(tasks[0])
     out = [(RANDOM, "inductive", 4)]
     if spec.heuristic is not None:

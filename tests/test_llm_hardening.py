@@ -35,7 +35,8 @@ LIGHTS = "lights-lite-7-0000"
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A one-task suite holding the released lite lights task 0 (rebuilt: reading the whole
     released suite validates 120 tasks, seconds per test)."""
-    built = build_suite("lite", 7, ["lights"], counts={"lights": 1}, versions={"lights": 1})
+    version = json.loads((LITE / "manifest.json").read_text(encoding="utf-8"))["env_versions"]
+    built = build_suite("lite", 7, ["lights"], counts={"lights": 1}, versions=version)
     released = json.loads((LITE / "lights.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert [t.sha256 for t in built.tasks["lights"]] == [released["sha256"]]
     return write_suite(tmp_path_factory.mktemp("suite") / "lite", built.manifest, built.tasks)

@@ -62,7 +62,7 @@ def _repo(public: dict[str, Any]) -> list[str]:
     versions = (public.get("packages") or {}).get(first) or ["1.0"]
     pythons = list(public.get("pythons") or ["3.10"])
     return ["python run.py", f"pip install python=={pythons[-1]}",
-            f"pip install {first}=={versions[-1]}", f"pip show {first}"]
+            f"pip install {first}=={versions[-1]}", "pip list"]
 
 
 #: Per-env grammar notes and example actions; envs without an entry use action_format alone.
