@@ -134,3 +134,20 @@ def test_default_cache_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert default_cache_dir() == tmp_path / ".cache" / "arena-gen"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert default_cache_dir() == tmp_path / ".cache" / "arena-gen"
+
+
+def test_a_local_worker_stores_its_task_itself(tmp_path: Path) -> None:
+    """A task that finishes while an interrupted build shuts its pool down is kept: the worker
+    writes the cache entry, not the (interrupted) main loop."""
+    from arena_gen.generator.build import Job, _job
+
+    spec = registry.get("trading")
+    config = preset("lite", "trading")
+    key = entry_key(spec, "lite", 7, 0, config, cache_mod.code_fingerprint(spec))
+    store = BuildCache(tmp_path / "cache")
+    job = Job("trading", "lite", 7, 0, spec.version, key=key, cache_dir=str(store.root),
+              worker_stores=True)
+    gen = _job(job)
+    assert gen.stored and store.has(key)
+    cached, problem = store.lookup(key, gen.task.id)
+    assert problem is None and cached is not None and cached.task.sha256 == gen.task.sha256

@@ -65,6 +65,7 @@ class Generated:
     verify_seconds: float
     cached: bool = False
     cache_problem: str | None = None
+    stored: bool = False
 
 
 def _reason_kind(reason: str) -> str:
@@ -125,6 +126,9 @@ class Job:
     key: dict[str, Any] | None = None
     cache_dir: str | None = None
     cost: float = 1.0
+    #: The worker fills the cache itself (local workers share the cache folder): a task that
+    #: finishes while an interrupted build shuts down is then kept, not thrown away.
+    worker_stores: bool = False
 
 
 def schedule(jobs: list[Job]) -> list[Job]:
@@ -146,6 +150,11 @@ def _job(job: Job) -> Generated:
                              verify_seconds=0.0, cached=True)
     gen = generate_task(job.env, job.suite, job.suite_seed, job.index, version=job.version)
     gen.cache_problem = problem
+    if job.worker_stores and job.cache_dir is not None and job.key is not None:
+        BuildCache(job.cache_dir).store(job.key, gen.task, attempts=gen.attempts,
+                                        rejections=gen.rejections, seconds=gen.seconds,
+                                        verify_seconds=gen.verify_seconds)
+        gen.stored = True
     return gen
 
 
@@ -192,7 +201,8 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
             hit = store is not None and key is not None and store.has(key)
             todo.append(Job(env, suite, suite_seed, i, version[env], key=key,
                             cache_dir=str(store.root) if store is not None else None,
-                            cost=0.0 if hit else expected_seconds(env, suite)))
+                            cost=0.0 if hit else expected_seconds(env, suite),
+                            worker_stores=executor == "local" and jobs > 1))
     keys = {(j.env, j.index): j.key for j in todo}
     todo = schedule(todo)
     if on_plan:
@@ -204,7 +214,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         if gen.cache_problem is not None:
             warn_ignored(gen.cache_problem)
         key = keys[(gen.task.env, _index(gen))]
-        if store is not None and key is not None and not gen.cached:
+        if store is not None and key is not None and not gen.cached and not gen.stored:
             store.store(key, gen.task, attempts=gen.attempts, rejections=gen.rejections,
                         seconds=gen.seconds, verify_seconds=gen.verify_seconds)
         results.append(gen)
