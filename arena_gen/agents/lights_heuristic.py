@@ -24,6 +24,17 @@ PLAN_MAX_N = 14  # exhaustive planning over 2^N states up to here; greedy beyond
 _STATE = re.compile(r"State:\s*((?:on|off)(?:\s+(?:on|off))*)")
 
 
+def read_state(observation: str, n: int) -> int | None:
+    """The bulb bitmask of an observation's ``State:`` line (None when absent or not n bulbs)."""
+    m = _STATE.search(observation)
+    if not m:
+        return None
+    words = m.group(1).split()
+    if len(words) != n:
+        return None
+    return sum(1 << i for i, w in enumerate(words) if w == "on")
+
+
 class _BulbModel:
     """Observations of one bulb and the smallest variable set that explains them."""
 
@@ -98,13 +109,7 @@ class LightsHeuristicAgent:
         self._rng = rng
 
     def _read_state(self, observation: str) -> int | None:
-        m = _STATE.search(observation)
-        if not m:
-            return None
-        words = m.group(1).split()
-        if len(words) != self.n:
-            return None
-        return sum(1 << i for i, w in enumerate(words) if w == "on")
+        return read_state(observation, self.n)
 
     def act(self, observation: str) -> str:
         seen = self._read_state(observation)

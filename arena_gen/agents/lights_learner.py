@@ -17,7 +17,6 @@ offers no plan it explores a toggle untried in the current state. No world, no r
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -25,10 +24,10 @@ import numpy as np
 from ..envs.lights_formula import Formula
 from ..verifiers.lights_bfs import bfs
 from .base import TaskView
+from .lights_heuristic import read_state
 
 #: Up to this N the plan is an exact BFS over the model's 2^N states; above it a beam search.
 EXACT_MAX_N = 12
-_STATE = re.compile(r"State:\s*((?:on|off)(?:\s+(?:on|off))*)")
 
 #: A literal: (bulb, value) holds when the bulb is on (value 1) or off (value 0).
 Literal = tuple[int, int]
@@ -218,13 +217,7 @@ class LightsLearnerAgent:
         self.replans = 0
 
     def _read_state(self, observation: str) -> int | None:
-        m = _STATE.search(observation)
-        if not m:
-            return None
-        words = m.group(1).split()
-        if len(words) != self.n:
-            return None
-        return sum(1 << i for i, w in enumerate(words) if w == "on")
+        return read_state(observation, self.n)
 
     def act(self, observation: str) -> str:
         seen = self._read_state(observation)
