@@ -87,3 +87,38 @@ def test_a_trajectory_whose_replay_raises_is_scored_as_a_failure(faulty_suite: P
     line = judge_record(task, record)  # the env_error line itself replays cleanly
     assert line["flags"]["replay_mismatch"] is False
     assert [f["status"] for f in line["findings"]] == ["violated"]
+
+
+def test_a_reset_that_raises_fails_each_attempt_before_its_first_turn(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run compiles every task up front, but a reset can still raise later (a game whose
+    start depends on more than the task, a harness's own protocol): that attempt ends as
+    ``env_error`` with no turns, the run records every other attempt, and ``score`` counts it
+    as a failure."""
+    registry.register(toy_env.spec(1))
+    try:
+        built = build_suite("lite", 5, ["counter"])
+        suite = write_suite(tmp_path / "suite", built.manifest, built.tasks)
+        registry.unregister("counter")
+        registry.register(toy_env.spec(1, game=toy_env.ResetFaultCounterGame))
+        import arena_gen.runner.run as run_module
+
+        check = run_module.check_playable
+
+        def check_then_arm(*args: object) -> None:
+            check(*args)  # type: ignore[arg-type]
+            monkeypatch.setattr(toy_env.ResetFaultCounterGame, "armed", True)
+
+        monkeypatch.setattr(run_module, "check_playable", check_then_arm)
+        out = tmp_path / "run"
+        records = run_suite(RunConfig(suite=str(suite), agent="oracle", out=str(out))).records()
+        assert len(records) == len(built.tasks["counter"])
+        for rec in records:
+            Trajectory.model_validate(rec)
+            assert rec["end_reason"] == "env_error" and rec["success"] is False
+            assert rec["error"] == "RuntimeError: rule bug in reset"
+            assert rec["steps"] == 0 and rec["turns"] == [] and "error_turn" not in rec
+        counter = score_run(out)["envs"]["counter"]
+        assert counter["scored"] == len(records) and counter["success_rate"] == 0.0
+    finally:
+        registry.unregister("counter")

@@ -16,7 +16,12 @@ from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
-from arena_gen.generator.importer import detect_env, import_tasks
+from arena_gen.generator.importer import (
+    MAX_ENTRIES_PER_FILE,
+    ImportFileError,
+    detect_env,
+    import_tasks,
+)
 from arena_gen.generator.lights_import import (
     ImportFormatError,
     below_released_floor,
@@ -103,6 +108,15 @@ def test_detect_env_and_released_floor(tmp_path: Path) -> None:
     assert tasks[0].certificate.min_steps == 3 and meets_released_floor(tasks[0]) is False
     assert below_released_floor(tasks) == [tasks[0].id]
     assert meets_released_floor(built_tasks("trading", count=1)[0]) is None
+
+
+def test_a_file_with_too_many_entries_is_refused_before_verifying(tmp_path: Path) -> None:
+    entry = {"idx": 0, "level": 1, "custom_logic": {"B0": "True"}}
+    path = _write(tmp_path, [entry] * (MAX_ENTRIES_PER_FILE + 1))
+    with pytest.raises(ImportFileError, match=f"holds {MAX_ENTRIES_PER_FILE + 1} lights entries"):
+        import_tasks("lights", [path])
+    (tmp_path / "ok").mkdir()
+    assert len(import_tasks("lights", [_write(tmp_path / "ok", [entry] * 3)])) == 3
 
 
 def test_import_cli_rejects_foreign_file(tmp_path: Path) -> None:

@@ -92,6 +92,17 @@ class FaultyCounterGame(CounterGame):
         return super().step(state, action)
 
 
+class ResetFaultCounterGame(CounterGame):
+    """Counter whose start state cannot be built once ``armed``: a reset that raises mid-run."""
+
+    armed = False
+
+    def initial(self) -> int:
+        if ResetFaultCounterGame.armed:
+            raise RuntimeError("rule bug in reset")
+        return super().initial()
+
+
 def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:
     target = int(np.random.default_rng(seed).integers(2, 6)) * config["scale"]
     return Draft(params={"scale": config["scale"]}, budget=20,

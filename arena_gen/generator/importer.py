@@ -23,6 +23,9 @@ from ..verifiers.replay import check_witness
 from .suites import SUITE_VERSION
 
 SUITE = "import"
+#: Entries one released file may hold: OdysseyArena's Lite files have 30 and its Pro set 200;
+#: a file claiming more is refused before any entry is verified (each one costs a verifier run).
+MAX_ENTRIES_PER_FILE = 1000
 T = TypeVar("T")
 
 
@@ -73,6 +76,9 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
     tasks: list[Task] = []
     for path in paths:
         drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
+        if len(drafts) > MAX_ENTRIES_PER_FILE:
+            raise ImportFileError(f"{path}: holds {len(drafts)} {env} entries; at most "
+                                  f"{MAX_ENTRIES_PER_FILE} per file are imported (split it)")
         for pos, draft in enumerate(drafts):
             index = len(tasks)
             cert = _guarded(path, f"verify entry {pos}", partial(verify, draft))

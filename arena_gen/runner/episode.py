@@ -7,8 +7,8 @@ typed ``:quit`` or pressed Ctrl-C) ends it as ``quit``. An exception from the en
 in a game rule: anything but the :class:`~arena_gen.core.game.ActionError` a malformed action
 raises, which the env turns into feedback) ends it as ``env_error``: the turn that raised is
 kept apart (``error_turn``, not in ``turns``, so a replay of the recorded turns reproduces the
-state before it), the exception text goes to ``error``, and the run goes on. All are recorded,
-not raised.
+state before it), the exception text goes to ``error``, and the run goes on; a reset that raises
+ends the attempt the same way before its first turn. All are recorded, not raised.
 
 The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
 :class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
@@ -48,15 +48,22 @@ class Episode:
         self.seed = agent_seed(run_seed, task, attempt)
         self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
         self.protocol = protocol_for(self.harness, task)
-        self.env = make_env(task, self.protocol if self.harness != DEFAULT_HARNESS else None)
-        self.obs, self.info = self.env.reset(seed=None)
-        self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
         self.turns: list[dict[str, Any]] = []
         self.end_reason = "budget"
         self.done = False
         self.error: str | None = None
         self.error_turn: dict[str, Any] | None = None
         self.started = time.perf_counter()
+        self.env: Any = None
+        try:
+            self.env = make_env(task, self.protocol if self.harness != DEFAULT_HARNESS else None)
+            self.obs, self.info = self.env.reset(seed=None)
+        except Exception as exc:  # the run's up-front compile passed, but this build did not
+            self.obs, self.info = "", {}
+            self.end_reason, self.error = "env_error", f"{type(exc).__name__}: {exc}"[:2000]
+        self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
+        if self.error is not None:
+            return
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
         view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
         try:
@@ -118,7 +125,9 @@ class Episode:
             "end_reason": self.end_reason,
             "final_info": self.info,
             "start_state": self.start_state, "turns": self.turns,
-            "min_steps": self.task.certificate.min_steps, "budget": self.env.budget,
+            "min_steps": self.task.certificate.min_steps,
+            "budget": self.env.budget if self.env is not None else (
+                self.protocol.budget if self.protocol.budget is not None else self.task.budget),
             "seconds": round(time.perf_counter() - self.started, 6),
         }
         if self.harness != DEFAULT_HARNESS:

@@ -44,6 +44,8 @@ def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
             episode.fail(exc)
             break
         episode.step(reply, 0.0)
+    if episode.env is None:  # the game could not be built: no state to credit
+        return {"success": False, "steps": 0, "credit": 0.0, "error": episode.end_reason}
     game, state = episode.env.game, episode.env.state
     checks = game.checks(game.facts(state))
     credit = sum(c.met is True for c in checks) / len(checks) if checks else 0.0
