@@ -11,6 +11,7 @@ cheapest renewable first, and moves load to thermal when the plan would break th
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,41 @@ _SHIFT = re.compile(r"On day (\d+) the patterns shift once: from that day on, wi
 
 
 Shift = tuple[int, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class DayReport:
+    """Yesterday's line of an energy observation: what was rated, delivered and stored."""
+
+    day: int
+    rated: list[float]
+    actual: list[float]
+    flow: float  # battery discharge (+) or charge (-)
+
+    @property
+    def supply(self) -> float:
+        return sum(self.actual) + self.flow
+
+    def efficiencies(self) -> dict[str, float]:
+        """Delivered over rated, per generator that was rated at least 1 (else too noisy)."""
+        return {k: av / rv for k, rv, av in zip(GENERATORS, self.rated, self.actual, strict=True)
+                if rv >= 1.0}
+
+
+def read_day(obs: str, seen: set[int]) -> tuple[DayReport | None, tuple[int, float, float] | None]:
+    """The one reader of the daily report both energy agents learn from: yesterday's report if
+    its day is not in ``seen`` (it is added), and today's (day, demand, budget)."""
+    report = None
+    rated, actual = _RATED.search(obs), _ACTUAL.search(obs)
+    if rated and actual and int(rated.group(1)) not in seen:
+        seen.add(int(rated.group(1)))
+        flow = float(actual.group(5)) * (1 if actual.group(4) == "discharged" else -1)
+        report = DayReport(int(rated.group(1)), [float(rated.group(i)) for i in (2, 3, 4)],
+                           [float(actual.group(i)) for i in (1, 2, 3)], flow)
+    today = _TODAY.search(obs)
+    if today is None:
+        return report, None
+    return report, (int(today.group(1)), float(today.group(2)), float(today.group(3)))
 
 
 def parse_rules(text: str | None) -> tuple[dict[str, int] | None, Shift | None]:
@@ -92,22 +128,13 @@ class EnergyHeuristicAgent:
 
     # -- observation --------------------------------------------------------------------------
     def _observe(self, obs: str) -> tuple[int, float, float] | None:
-        rated, actual = _RATED.search(obs), _ACTUAL.search(obs)
-        if rated and actual and int(rated.group(1)) not in self.seen:
-            day = int(rated.group(1))
-            self.seen.add(day)
-            r = [float(rated.group(i)) for i in (2, 3, 4)]
-            a = [float(actual.group(i)) for i in (1, 2, 3)]
-            flow = float(actual.group(5)) * (1 if actual.group(4) == "discharged" else -1)
-            for k, rv, av in zip(GENERATORS, r, a, strict=True):
-                if rv >= 1.0:
-                    self.eff[k][day] = av / rv
-            self.cum_thermal += a[0]
-            self.cum_supply += sum(a) + flow
-        today = _TODAY.search(obs)
-        if not today:
-            return None
-        return int(today.group(1)), float(today.group(2)), float(today.group(3))
+        report, today = read_day(obs, self.seen)
+        if report is not None:
+            for source, value in report.efficiencies().items():
+                self.eff[source][report.day] = value
+            self.cum_thermal += report.actual[0]
+            self.cum_supply += report.supply
+        return today
 
     def _period(self, source: str, day: int) -> tuple[int | None, int]:
         """The period in force on ``day`` and the first day of its regime."""

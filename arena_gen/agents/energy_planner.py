@@ -32,7 +32,7 @@ import numpy as np
 from ..envs.energy import GENERATORS, RENEWABLES, format_action
 from ..verifiers.energy_window import BLOCKS, Window, solve
 from .base import TaskView
-from .energy_heuristic import _ACTUAL, _RATED, _TODAY, estimate_period, parse_rules
+from .energy_heuristic import estimate_period, parse_rules, read_day
 
 _BASE = re.compile(r"Base pattern of one cycle[^\n]*?wind \[([^\]]*)\]; solar \[([^\]]*)\]")
 _SHIFT_BASE = re.compile(r"Base pattern from day (\d+) on: wind \[([^\]]*)\]; solar "
@@ -104,25 +104,16 @@ class EnergyPlanner:
 
     # -- observation --------------------------------------------------------------------------
     def _observe(self, obs: str) -> tuple[int, float, float] | None:
-        rated, actual = _RATED.search(obs), _ACTUAL.search(obs)
-        if rated and actual and int(rated.group(1)) not in self.seen:
-            day = int(rated.group(1))
-            self.seen.add(day)
-            r = [float(rated.group(i)) for i in (2, 3, 4)]
-            a = [float(actual.group(i)) for i in (1, 2, 3)]
-            flow = float(actual.group(5)) * (1 if actual.group(4) == "discharged" else -1)
-            for k, rv, av in zip(GENERATORS, r, a, strict=True):
-                if rv >= 1.0:
-                    self.learn(k, day, av / rv)
-            self.prev = dict(zip(GENERATORS, r, strict=True))
+        report, today = read_day(obs, self.seen)
+        if report is not None:
+            for source, value in report.efficiencies().items():
+                self.learn(source, report.day, value)
+            self.prev = dict(zip(GENERATORS, report.rated, strict=True))
             self.prev["battery"] = 0.0
-            self.cum_thermal += a[0]
-            self.cum_supply += sum(a) + flow
+            self.cum_thermal += report.actual[0]
+            self.cum_supply += report.supply
             self.violated = _VIOLATED.search(obs) is not None
-        today = _TODAY.search(obs)
-        if not today:
-            return None
-        return int(today.group(1)), float(today.group(2)), float(today.group(3))
+        return today
 
     def learn(self, source: str, day: int, value: float) -> None:
         self.eff[source][day] = value
