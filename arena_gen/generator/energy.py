@@ -225,6 +225,15 @@ def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
                  rules_text=rules_text(world), rubric=list(RUBRIC))
 
 
+def thermal_and_demand(h: int, rngs: Mapping[str, np.random.Generator]
+                       ) -> tuple[list[float], list[float], list[float]]:
+    """The series every energy sampler draws alike: thermal efficiency, demand and budget."""
+    lo, hi = RANGES["thermal"]
+    eff_thermal = _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi))
+    demand = demand_series(h, rngs["demand"])
+    return eff_thermal, demand, [round(BUDGET_FACTOR * d, DECIMALS) for d in demand]
+
+
 def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate world from a preset and one attempt's seed stream."""
     preset = EnergyPreset.of(config)
@@ -234,13 +243,9 @@ def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence
     shift_day = int(rngs["shift"].integers(h // 3, 2 * h // 3 + 1)) if preset.shift else None
     eff_wind, wind_periods = efficiency("wind", h, t_min, t_max, shift_day, rngs["wind"])
     eff_solar, solar_periods = efficiency("solar", h, t_min, t_max, shift_day, rngs["solar"])
-    lo, hi = RANGES["thermal"]
-    eff_thermal = _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi))
-    demand = demand_series(h, rngs["demand"])
+    eff_thermal, demand, budget = thermal_and_demand(h, rngs)
     world: dict[str, Any] = {
-        "horizon": h,
-        "demand": demand,
-        "budget": [round(BUDGET_FACTOR * d, DECIMALS) for d in demand],
+        "horizon": h, "demand": demand, "budget": budget,
         "eff_wind": eff_wind, "eff_solar": eff_solar, "eff_thermal": eff_thermal,
         "wind_period": wind_periods[0], "solar_period": solar_periods[0],
         "shift": None if shift_day is None else {"day": shift_day,

@@ -27,13 +27,12 @@ from .energy import (
     RANGES,
     RUBRIC,
     EnergyPreset,
-    _round,
     accept,
-    demand_series,
     efficiency_regimes,
     initial_rated,
     public_view,
     rules_text,
+    thermal_and_demand,
     turn_budget,
 )
 from .presets import knob
@@ -108,13 +107,9 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
         "wind", h, t_min, t_max, shift_day, rngs["wind"], segment, limits["wind"])
     eff_solar, solar_periods, solar_bases = efficiency_regimes(
         "solar", h, t_min, t_max, shift_day, rngs["solar"], segment, limits["solar"])
-    lo, hi = RANGES["thermal"]
-    eff_thermal = _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi))
-    demand = demand_series(h, rngs["demand"])
+    eff_thermal, demand, budget = thermal_and_demand(h, rngs)
     world: dict[str, Any] = {
-        "horizon": h,
-        "demand": demand,
-        "budget": [round(BUDGET_FACTOR * d, DECIMALS) for d in demand],
+        "horizon": h, "demand": demand, "budget": budget,
         "eff_wind": eff_wind, "eff_solar": eff_solar, "eff_thermal": eff_thermal,
         "wind_period": wind_periods[0], "solar_period": solar_periods[0],
         "wind_base": wind_bases[0], "solar_base": solar_bases[0],

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -163,24 +163,43 @@ def _pick_call(api: dict[str, dict[str, list[str]]], rng: np.random.Generator,
     return {"pkg": name, "module": module, "symbol": symbol, "keyword": kw}
 
 
-def sample_world(config: dict[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
-    """Draw one world (plain JSON) with its ground-truth solution."""
-    r = component_rngs(seq, COMPONENTS)
+class Skeleton(NamedTuple):
+    """What every repo sampler draws alike, before its own dependency rules."""
+
+    n: int
+    names: list[str]
+    versions: list[list[str]]
+    priority: list[str]
+    order: list[int]  # a topological order: a package may depend only on earlier ones
+    pos: dict[int, int]
+    python: int
+    solution: list[int]  # the hidden working version of each package
+
+
+def skeleton(config: Mapping[str, Any], r: Mapping[str, np.random.Generator],
+             priority_weights: list[float]) -> Skeleton:
+    """Packages, versions, priorities, order, Python and hidden solution from their streams."""
     n = int(r["size"].integers(int(config["n_min"]), int(config["n_max"]) + 1))
-    names = [f"pkg{i}" for i in range(n)]
     versions = [make_versions(int(r["versions"].integers(int(config["v_min"]),
                                                          int(config["v_max"]) + 1)),
                               r["versions"]) for _ in range(n)]
-    priority = [str(r["priority"].choice(["high", "medium", "low"], p=[0.25, 0.5, 0.25]))
+    priority = [str(r["priority"].choice(["high", "medium", "low"], p=priority_weights))
                 for _ in range(n)]
     order = [int(x) for x in r["order"].permutation(n)]
-    pos = {p: i for i, p in enumerate(order)}
     py = int(r["solution"].integers(len(PYTHONS)))
     sol = []
     for p in range(n):
         top = len(versions[p]) - 1
         sol.append(int(r["solution"].integers(top)) if top and r["solution"].random() < 0.6
                    else top)
+    return Skeleton(n, [f"pkg{i}" for i in range(n)], versions, priority, order,
+                    {p: i for i, p in enumerate(order)}, py, sol)
+
+
+def sample_world(config: dict[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
+    """Draw one world (plain JSON) with its ground-truth solution."""
+    r = component_rngs(seq, COMPONENTS)
+    n, names, versions, priority, order, pos, py, sol = skeleton(config, r, [0.25, 0.5, 0.25])
     p_strict = float(config["p_strict"])
     releases: list[list[dict[str, Any]]] = [
         [{"deps": [], "python": None, "conflicts": [], "effects": [], "needs": []}

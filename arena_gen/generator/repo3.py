@@ -44,7 +44,7 @@ from ..core.seeds import component_rngs
 from ..core.task import Certificate, Draft
 from .calibration import Calibration
 from .presets import Preset, PresetError, knob
-from .repo import make_versions
+from .repo import skeleton
 from .repo2 import public_view, rubric
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11")
@@ -228,22 +228,9 @@ def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict
     solution shapes it but is not stored: the released format has no key for it, and the
     verifier proves what matters)."""
     r = component_rngs(seq, COMPONENTS)
-    n = int(r["size"].integers(int(config["n_min"]), int(config["n_max"]) + 1))
-    names = [f"pkg{i}" for i in range(n)]
-    versions = [make_versions(int(r["versions"].integers(int(config["v_min"]),
-                                                         int(config["v_max"]) + 1)),
-                              r["versions"]) for _ in range(n)]
     high = float(config["p_high"])
-    weights = [high, (1 - high) * 2 / 3, (1 - high) / 3]
-    priority = [str(r["priority"].choice(["high", "medium", "low"], p=weights)) for _ in range(n)]
-    order = [int(x) for x in r["order"].permutation(n)]
-    pos = {p: i for i, p in enumerate(order)}
-    py = int(r["solution"].integers(len(PYTHONS)))
-    sol = []
-    for p in range(n):
-        top = len(versions[p]) - 1
-        sol.append(int(r["solution"].integers(top)) if top and r["solution"].random() < 0.6
-                   else top)
+    n, names, versions, priority, order, pos, py, sol = skeleton(
+        config, r, [high, (1 - high) * 2 / 3, (1 - high) / 3])
     p_strict = float(config["p_strict"])
     span = float(config["api_span"])
     apis, usable = zip(*(_api(names[p], versions[p], sol[p], span, r["api"]) for p in range(n)),
