@@ -15,7 +15,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.energy import GENERATORS
 from .energy import (
@@ -31,6 +30,7 @@ from .energy import (
     RANGES,
     make_draft,
 )
+from .import_files import read_object_list
 
 _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budget",
         "capacity", "initial_rated", "prices")
@@ -39,13 +39,8 @@ _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budg
 def importer(path: Path) -> list[Draft]:
     """Parse a released energy file into one Draft per config, or raise a clear ValueError."""
     path = Path(path)
-    try:
-        data = loads(path.read_bytes(), file=str(path))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read as JSON ({exc})") from None
-    if not isinstance(data, list) or not data or not all(isinstance(c, dict) for c in data):
-        raise ValueError(f"{path}: not an energy config file (expected a non-empty JSON list "
-                         f"of energy config objects)")
+    data = read_object_list(path, "an energy config file (expected a non-empty JSON list of "
+                                  "energy config objects)")
     return [_draft(_Where(path, i), cfg) for i, cfg in enumerate(data)]
 
 

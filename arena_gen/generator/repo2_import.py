@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.game import WorldView
-from ..core.schema import loads
 from ..core.task import Draft
 from ..envs.repo2 import RepoGameV2
+from .import_files import read_object_list
 from .repo2 import WORLD_KEYS, make_draft
 
 BUDGET = 120  # the released harness's max_steps
@@ -28,13 +28,8 @@ _LISTS = ("python_versions", "entrypoints", "consistency_rules", "hidden_rules",
 def importer(path: Path) -> list[Draft]:
     """Parse a released repo file into one Draft per task, or raise a clear ValueError."""
     path = Path(path)
-    try:
-        data = loads(path.read_bytes(), file=str(path))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read as JSON ({exc})") from None
-    if not isinstance(data, list) or not data or not all(isinstance(t, dict) for t in data):
-        raise ValueError(f"{path}: not a repo task file (expected a non-empty JSON list of "
-                         f"repo world objects)")
+    data = read_object_list(path, "a repo task file (expected a non-empty JSON list of repo "
+                                  "world objects)")
     return [_draft(path, i, t) for i, t in enumerate(data)]
 
 
