@@ -25,6 +25,7 @@ from arena_gen.runner.async_exec import run_episode_async
 from arena_gen.runner.episode import InfraError
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir
+from arena_gen.scoring.score import score_run
 
 KEY = "sk-test-hardening-0123456789SECRET"
 LITE = REPO / "suites" / "lite"
@@ -207,6 +208,22 @@ def test_two_hundred_turn_episode_survives_context_overflow(lights: Task) -> Non
     late = rec["turns"][-1]["context"]
     assert late["turns_dropped"] > 100 and late["turns_shown"] + late["turns_dropped"] == 199
     assert "context" not in rec["turns"][0]
+
+
+def test_context_overflow_run_is_recorded_truncated_and_scored(suite: Path,
+                                                              tmp_path: Path) -> None:
+    """The same overflow through ``arena-gen run`` and ``score``: one finished 200-turn
+    attempt, its truncation on the turns, judged by replay (not an excluded infra error)."""
+    with FakeOpenAI([], fault=context_limit(8000)) as server:
+        rundir = run_lights(suite, tmp_path / "run", server)
+    (rec,) = rundir.records()
+    assert rec["end_reason"] == "budget" and rec["steps"] == 200
+    assert rec["turns"][-1]["context"]["turns_dropped"] > 100
+    lights = score_run(tmp_path / "run")["envs"]["lights"]
+    assert lights["attempts"] == lights["scored"] == 1 and lights["infra_errors"] == 0
+    (line,) = [json.loads(x) for x in (tmp_path / "run" / "findings.jsonl").read_text()
+               .splitlines()]
+    assert line["flags"]["replay_mismatch"] is False and line["findings"]
 
 
 def test_max_prompt_tokens_keeps_every_prompt_in_the_window(lights: Task) -> None:
