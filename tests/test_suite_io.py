@@ -110,6 +110,23 @@ def test_one_flipped_byte_in_the_manifest_fails(tmp_path: Path, small_build) -> 
         read_suite(out)
 
 
+@pytest.mark.parametrize("name", ["li" + "9" * 2000 + "ghts", "a" * 65])
+def test_an_env_name_too_long_for_a_file_name_is_a_schema_error(tmp_path: Path, small_build,
+                                                                name: str) -> None:
+    """Found by bench_fuzz (suite manifest, seed 0, case 6327): a counts key of 2000 legal
+    characters made ``read_suite`` stat ``<key>.jsonl`` and die with ENAMETOOLONG."""
+    out = write(tmp_path, small_build)
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["counts"][name] = manifest["counts"].pop("lights")
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(SchemaError) as err:
+        read_suite(out)
+    assert "manifest.json" in str(err.value) and err.value.json_path.startswith("$.counts")
+    with pytest.raises(ArenaGenError, match="at most 64"):
+        suite_io._env_file(out, name)
+
+
 def test_schema_error_in_suite_names_file_and_task(tmp_path: Path, small_build) -> None:
     out = write(tmp_path, small_build)
     task_id = flip_task(out, 0, lambda d: d.__setitem__("env_version", "one"))

@@ -25,7 +25,8 @@ from .task import Task
 MANIFEST = "manifest.json"
 #: What an env name in a manifest may be: it names a file (``<env>.jsonl``) in the suite
 #: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
-ENV_NAME = re.compile(r"[a-z][a-z0-9_]*")
+#: An env name, bounded so that ``<env>.jsonl`` is always a legal file name.
+ENV_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 @dataclass
@@ -186,10 +187,14 @@ def _task_of_line(obj: Any, file: Path, lineno: int, env: str, listed: dict[str,
 
 def _env_file(root: Path, env: str) -> Path:
     if not ENV_NAME.fullmatch(env):  # the schema checks it too; this guards every caller
-        raise SchemaError(f"env name {env!r} is not [a-z][a-z0-9_]*", file=str(root / MANIFEST),
-                          json_path="$.counts")
+        raise SchemaError(f"env name {env[:80]!r} is not [a-z][a-z0-9_]* of at most 64 "
+                          f"characters", file=str(root / MANIFEST), json_path="$.counts")
     file = root / f"{env}.jsonl"
-    if not file.is_file():
+    try:
+        present = file.is_file()
+    except OSError as exc:
+        raise ArenaGenError(f"{root}: manifest lists env {env!r}: {exc.strerror}") from None
+    if not present:
         raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
     return file
 
