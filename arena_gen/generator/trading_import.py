@@ -13,6 +13,7 @@ of a draft from the world and two source facts, for the importer and ``verify`` 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,20 @@ def _numbers(path: Path, value: Any, length: int, what: str) -> list[float]:
     return [float(x) for x in value]
 
 
+#: The phrases a released news item uses (the wording of :func:`~..envs.trading.news_phrase`).
+PHRASES = ("increased significantly", "rose slightly", "decreased significantly",
+           "dropped slightly", "stable")
+_ITEM = re.compile(r"(F\d+) ([a-z ]+) \(([+-]?\d+\.\d+)\)")
+
+
 def _same_news(released: str, ours: str) -> bool:
-    """Same factors in the same order with values within one cent (rounding before storage)."""
-    a, b = NEWS_ITEM.findall(released), NEWS_ITEM.findall(ours)
-    return len(a) == len(b) and all(x[0] == y[0] and abs(float(x[1]) - float(y[1])) <= 0.0101
-                                    for x, y in zip(a, b, strict=True))
+    """Same factors in the same order with values within one cent (rounding before storage),
+    and nothing else: every item is one of the released phrases (no other text is shown)."""
+    items = [_ITEM.fullmatch(item) for item in released.split(" | ")]
+    b = NEWS_ITEM.findall(ours)
+    return len(items) == len(b) and all(
+        x is not None and x[2] in PHRASES and x[1] == y[0]
+        and abs(float(x[3]) - float(y[1])) <= 0.0101 for x, y in zip(items, b, strict=True))
 
 
 def parse_config(path: Path, data: Any, days: int = PLAYED_DAYS) -> Draft:
