@@ -37,6 +37,11 @@ from .import_files import read_object_list
 _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budget",
         "capacity", "initial_rated", "prices")
 
+#: The world fields an energy config gives; the rest of an imported world is constants.
+RELEASED = ("horizon", "demand", "budget", "eff_wind", "eff_solar", "eff_thermal",
+            "wind_period", "solar_period", "target_stability", "target_carbon", "capacity",
+            "prices", "initial_rated")
+
 
 def importer(path: Path) -> list[Draft]:
     """Parse a released energy file into one Draft per config, or raise a clear ValueError."""
@@ -92,12 +97,6 @@ def _draft(where: _Where, cfg: dict[str, Any]) -> Draft:
     seed = cfg.get("seed") if isinstance(cfg.get("seed"), int) else None
     return derive(world, {"source": where.path.name, "index": where.index,
                           "released_seed": seed})
-
-
-#: The world fields an energy config gives; the rest of an imported world is constants.
-RELEASED = ("horizon", "demand", "budget", "eff_wind", "eff_solar", "eff_thermal",
-            "wind_period", "solar_period", "target_stability", "target_carbon", "capacity",
-            "prices", "initial_rated")
 
 
 def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
