@@ -1,7 +1,9 @@
 """Registration of the built-in envs (imported lazily by the registry on first use).
 
 Each env's version is stated here and only here; an older version stays registered beside a
-newer one for as long as released suites were built with it.
+newer one for as long as released suites were built with it. A version with an ``importer``
+names its ``imported_draft`` too: the draft an imported world gives, which the importer builds
+with and ``verify`` re-derives imported tasks with.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.lights_heuristic:LightsHeuristicAgent",
     importer="arena_gen.generator.lights_import:importer",
+    extras={"imported_draft": "arena_gen.generator.lights_import:derive"},
 ))
 
 register(EnvSpec(  # v2: the same game; calibrated presets and the baseline ladder
@@ -43,7 +46,8 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.trading_heuristic:TradingHeuristicAgent",
     importer="arena_gen.generator.trading_import:importer",
-    extras={"replay_check": "arena_gen.verifiers.trading:replay_check"},
+    extras={"replay_check": "arena_gen.verifiers.trading:replay_check",
+            "imported_draft": "arena_gen.generator.trading_import:derive"},
 ))
 
 register(EnvSpec(
@@ -76,7 +80,8 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.energy_heuristic:EnergyHeuristicAgent",
     importer="arena_gen.generator.energy_import:importer",
-    extras={"replay_check": "arena_gen.verifiers.energy:replay_check"},
+    extras={"replay_check": "arena_gen.verifiers.energy:replay_check",
+            "imported_draft": "arena_gen.generator.energy_import:derive"},
 ))
 
 register(EnvSpec(
@@ -116,6 +121,7 @@ register(EnvSpec(
     oracle="arena_gen.agents.oracle:OracleAgent",
     heuristic="arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent",
     importer="arena_gen.generator.repo2_import:importer",
+    extras={"imported_draft": "arena_gen.generator.repo2_import:derive"},
     preview=True,  # the reference-faithful game on re-expressed v1 worlds; v3 calibrates it
 ))
 

@@ -6,12 +6,14 @@ value (``$[3].world.eff_wind[47]``). The ranges are the task schema's
 (:data:`~.energy.MAX_HORIZON` and the rest), with a shorter horizon for imports
 (:data:`~.energy.MAX_IMPORT_HORIZON`: the released format has 120 days), so that a hostile
 config is refused instead of keeping the LP solver busy. Float values are kept as released (no
-rounding), so the imported world plays exactly like the released one.
+rounding), so the imported world plays exactly like the released one. :func:`derive` gives the
+rest of a draft from the world and the source facts, for the importer and ``verify`` alike.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,11 @@ from .import_files import read_object_list
 
 _TOP = ("horizon", "target_stability", "target_carbon", "world", "demand", "budget",
         "capacity", "initial_rated", "prices")
+
+#: The world fields an energy config gives; the rest of an imported world is constants.
+RELEASED = ("horizon", "demand", "budget", "eff_wind", "eff_solar", "eff_thermal",
+            "wind_period", "solar_period", "target_stability", "target_carbon", "capacity",
+            "prices", "initial_rated")
 
 
 def importer(path: Path) -> list[Draft]:
@@ -80,8 +87,6 @@ def _draft(where: _Where, cfg: dict[str, Any]) -> Draft:
         "horizon": h, **series,
         "wind_period": _int(where, "world.wind_period", w.get("wind_period")),
         "solar_period": _int(where, "world.solar_period", w.get("solar_period")),
-        "shift": None,
-        "eff_ranges": {k: list(v) for k, v in RANGES.items()},
         "target_stability": _num(where, "target_stability", cfg["target_stability"], 0.0, 1.0),
         "target_carbon": _num(where, "target_carbon", cfg["target_carbon"], 0.0, 1.0),
         "capacity": _table(where, "capacity", cfg["capacity"], CAPACITY, MAX_CAPACITY),
@@ -89,10 +94,21 @@ def _draft(where: _Where, cfg: dict[str, Any]) -> Draft:
         "initial_rated": {k: _num(where, f"initial_rated.{k}", cfg["initial_rated"].get(k),
                                   0.0, MAX_CAPACITY) for k in GENERATORS},
     }
-    params = {"horizon": h, "source": where.path.name, "index": where.index,
-              "released_seed": cfg.get("seed") if isinstance(cfg.get("seed"), int) else None,
+    seed = cfg.get("seed") if isinstance(cfg.get("seed"), int) else None
+    return derive(world, {"source": where.path.name, "index": where.index,
+                          "released_seed": seed})
+
+
+def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
+    """The draft an imported world gives with its source facts (file, config index, released
+    seed): no regime shift, the fixed efficiency ranges and zero slack floors are the
+    importer's, so ``verify`` re-derives them with the budget, public view, rules and rubric."""
+    full: dict[str, Any] = {**{k: world[k] for k in RELEASED}, "shift": None,
+                            "eff_ranges": {k: list(v) for k, v in RANGES.items()}}
+    params = {"horizon": full["horizon"], "source": source.get("source"),
+              "index": source.get("index"), "released_seed": source.get("released_seed"),
               "shift_day": None, "min_stability_slack": 0.0, "min_carbon_slack": 0.0}
-    return make_draft(world, params)
+    return make_draft(full, params)
 
 
 def _num(where: _Where, name: str, value: Any, lo: float, hi: float) -> float:

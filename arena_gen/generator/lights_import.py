@@ -3,11 +3,13 @@
 The released format is a JSON list of ``{"idx": i, "level": N, "custom_logic": {"B2": "True",
 "B5": "not B2", ...}}``; the key order of ``custom_logic`` is the hidden DAG order. Each entry
 becomes a draft exactly like the sampler's (public view, rules text, rubric), with ``params``
-recording the source index and level, and the Lite budget of 200 turns.
+recording the source index and level, and the Lite budget of 200 turns. :func:`derive` gives
+everything but the world and the source index from those two, for the importer and ``verify``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +59,17 @@ def _entry(item: Any, where: str) -> Draft:
         seen.add(bulb)
     else:
         world = {"n": n, "order": order, "conditions": conditions}
-    params = {"n": n, "level": n, "source_idx": item.get("idx"), "source": "odyssey-arena"}
-    return Draft(params=params, budget=BUDGET, public=public_view(n, BUDGET), world=world,
-                 rules_text=rules_text(conditions), rubric=list(RUBRIC))
+    return derive(world, {"source_idx": item.get("idx")})
+
+
+def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
+    """The draft an imported world gives with its source facts (``source_idx``), so that
+    ``verify`` re-derives an imported task's params, budget, public view, rules and rubric."""
+    n = int(world["n"])
+    params = {"n": n, "level": n, "source_idx": source.get("source_idx"),
+              "source": "odyssey-arena"}
+    return Draft(params=params, budget=BUDGET, public=public_view(n, BUDGET), world=dict(world),
+                 rules_text=rules_text(world["conditions"]), rubric=list(RUBRIC))
 
 
 def importer(path: Path) -> list[Draft]:

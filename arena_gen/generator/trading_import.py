@@ -6,12 +6,15 @@ released (no rounding), which reproduces the released prices. The released news 
 too (``world.news``): they were written from the changes before those were rounded to 4 decimals,
 so about 1 day in 30 reads differently from text regenerated from the stored changes (e.g.
 0.075 shown as +0.08); agents must see what released agents saw. Noise must be 0: the released
-env draws noise at run time, which no stored world can reproduce.
+env draws noise at run time, which no stored world can reproduce. :func:`derive` gives the rest
+of a draft from the world and two source facts, for the importer and ``verify`` alike.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +42,20 @@ def _numbers(path: Path, value: Any, length: int, what: str) -> list[float]:
     return [float(x) for x in value]
 
 
+#: The phrases a released news item uses (the wording of :func:`~..envs.trading.news_phrase`).
+PHRASES = ("increased significantly", "rose slightly", "decreased significantly",
+           "dropped slightly", "stable")
+_ITEM = re.compile(r"(F\d+) ([a-z ]+) \(([+-]?\d+\.\d+)\)")
+
+
 def _same_news(released: str, ours: str) -> bool:
-    """Same factors in the same order with values within one cent (rounding before storage)."""
-    a, b = NEWS_ITEM.findall(released), NEWS_ITEM.findall(ours)
-    return len(a) == len(b) and all(x[0] == y[0] and abs(float(x[1]) - float(y[1])) <= 0.0101
-                                    for x, y in zip(a, b, strict=True))
+    """Same factors in the same order with values within one cent (rounding before storage),
+    and nothing else: every item is one of the released phrases (no other text is shown)."""
+    items = [_ITEM.fullmatch(item) for item in released.split(" | ")]
+    b = NEWS_ITEM.findall(ours)
+    return len(items) == len(b) and all(
+        x is not None and x[2] in PHRASES and x[1] == y[0]
+        and abs(float(x[3]) - float(y[1])) <= 0.0101 for x, y in zip(items, b, strict=True))
 
 
 def parse_config(path: Path, data: Any, days: int = PLAYED_DAYS) -> Draft:
@@ -93,11 +105,30 @@ def parse_config(path: Path, data: Any, days: int = PLAYED_DAYS) -> Draft:
                               f"variable_changes")
         changes.append(row)
         news.append(text)
-    return make_draft(matrix=matrix, initial_prices=prices, changes=changes,
-                      noise=[[0.0] * n_stocks for _ in range(days)], noise_scale=0.0,
-                      cost_rate=0.0, initial_cash=float(cash), min_oracle_profit=0.0,
-                      extra_params={"source": path.name, "released_days": num_days},
-                      news=news)
+    world = {"matrix": matrix, "initial_prices": prices, "changes": changes,
+             "initial_cash": float(cash), "news": news}
+    return derive(world, {"source": path.name, "released_days": num_days})
+
+
+def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
+    """The draft an imported world gives with its source facts (file name, released days):
+    noise, costs and the profit floor are the importer's constants, so ``verify`` re-derives
+    them with the params, budget, public view, rules and rubric; a day's news must still
+    describe its changes."""
+    matrix, changes, news = world["matrix"], world["changes"], world["news"]
+    factors = [f"F{j}" for j in range(len(matrix[0]))]
+    if len(news) != len(changes):
+        raise ValueError(f"{len(news)} news texts for {len(changes)} days")
+    for day, (text, row) in enumerate(zip(news, changes, strict=True), start=1):
+        if not isinstance(text, str) or not _same_news(text, news_text(factors, row)):
+            raise ValueError(f"the news of day {day} does not describe its changes")
+    return make_draft(matrix=matrix, initial_prices=world["initial_prices"], changes=changes,
+                      noise=[[0.0] * len(matrix) for _ in changes], noise_scale=0.0,
+                      cost_rate=0.0, initial_cash=float(world["initial_cash"]),
+                      min_oracle_profit=0.0,
+                      extra_params={"source": source.get("source"),
+                                    "released_days": source.get("released_days")},
+                      news=list(news))
 
 
 def importer(path: Path) -> list[Draft]:

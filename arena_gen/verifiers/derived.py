@@ -5,6 +5,11 @@ A hash-consistent edit (prompt injection in ``public.intro``, a false ``rules_te
 For a task built from a preset, the sampler run again on the recorded seed path with the suite's
 preset must give back the very same draft: params, budget, public view, world, rules text and
 rubric; the seed path must name the task's own suite, env and index, and the manifest's seed.
+For an imported task (suite ``import``), the env's ``imported_draft`` part, the one the importer
+itself builds its drafts with, must give back the same draft from the task's world and the
+source facts kept in its params; its seed path must be the one ``import_tasks`` assigns, and the
+manifest's seed 0 with empty presets. What the world alone cannot show (an edit of the world
+that keeps its certificate, a changed source index) needs the source file.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import registry
-from ..core.seeds import SUITE_CODES, from_seed_path
-from ..core.task import Task
+from ..core.errors import RegistryError
+from ..core.registry import EnvSpec
+from ..core.seeds import SUITE_CODES, from_seed_path, seed_path
+from ..core.task import Draft, Task
+from ..generator.importer import SUITE as IMPORTED
 from ..generator.suites import SUITES, preset
 
 #: The draft fields a task copies from its sampler.
@@ -26,11 +34,15 @@ def _index_of(task_id: str) -> int | None:
 
 
 def derived_problem(task: Task, manifest: dict[str, Any] | None = None) -> str | None:
-    """The first fact of ``task`` that its seed path and preset do not give back, or None."""
-    if task.suite not in SUITES:
-        return None  # imported tasks: their source file is the derivation (not re-read here)
-    path = list(task.seed_path)
+    """The first fact of ``task`` that its seed path and preset (or, imported, its world and
+    importer) do not give back, or None."""
     spec = registry.for_task(task)
+    if task.suite == IMPORTED:
+        return _imported_problem(task, spec, manifest)
+    if task.suite not in SUITES:
+        return (f"suite {task.suite!r} is neither a preset ({', '.join(SUITES)}) nor "
+                f"{IMPORTED!r}: nothing re-derives this task")
+    path = list(task.seed_path)
     expected = [SUITE_CODES[task.suite], spec.code, _index_of(task.id)]
     if len(path) != 5 or path[1:4] != expected:
         return f"seed_path {path} does not name suite {task.suite}, env {task.env}, task {task.id}"
@@ -44,11 +56,36 @@ def derived_problem(task: Task, manifest: dict[str, Any] | None = None) -> str |
             return f"manifest presets.{task.env} differ from the {task.suite} preset"
     draft = spec.load("sampler")(preset(task.suite, task.env, task.env_version),
                                  from_seed_path(path))
+    return _differs(task, draft, "the seed path and preset give")
+
+
+def _imported_problem(task: Task, spec: EnvSpec, manifest: dict[str, Any] | None) -> str | None:
+    """The first fact of an imported task that its world and its env's importer do not give."""
+    index = _index_of(task.id)
+    path = list(task.seed_path)
+    if index is None or path != seed_path(0, IMPORTED, spec.code, index, 0):
+        return f"seed_path {path} is not the import seed path of {task.env} task {task.id}"
+    if manifest is not None and manifest.get("seed") != 0:
+        return f"manifest seed {manifest.get('seed')!r} is not 0, the seed of an imported suite"
+    if manifest is not None and (manifest.get("presets") or {}).get(task.env) != {}:
+        return f"manifest presets.{task.env} are not empty, as an imported suite's are"
+    try:
+        derive = spec.load("imported_draft")
+    except RegistryError:
+        return f"{task.env} v{task.env_version} has no importer, so no task of it is imported"
+    try:
+        draft = derive(task.world, {**task.params, "rules_text": task.rules_text})
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        return f"world does not give an imported draft: {type(exc).__name__}: {str(exc)[:200]}"
+    return _differs(task, draft, "the world and importer give")
+
+
+def _differs(task: Task, draft: Draft, source: str) -> str | None:
     for name in FIELDS:
         mine = getattr(task, name)
         theirs = getattr(draft, name)
         if name == "rubric":
             mine, theirs = [r.to_dict() for r in mine], [r.to_dict() for r in theirs]
         if mine != theirs:
-            return f"{name} differs from what the seed path and preset give"
+            return f"{name} differs from what {source}"
     return None
