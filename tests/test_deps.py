@@ -61,7 +61,8 @@ def test_every_default_requirement_is_imported() -> None:
 
 @pytest.mark.parametrize("extra,dist,module", [("report", "matplotlib", "matplotlib"),
                                                ("ray", "ray", "ray"),
-                                               ("inspect", "inspect-ai", "inspect_ai")])
+                                               ("inspect", "inspect-ai", "inspect_ai"),
+                                               ("sign", "cryptography", "cryptography")])
 def test_extras_hold_what_optional_paths_import(extra: str, dist: str, module: str) -> None:
     reqs = requirements()
     assert [normalize(d) for d in reqs[extra]] == [dist]

@@ -1,4 +1,5 @@
-"""Start-up stays cheap (#17): importing the CLI loads no solver, plotting, HTTP or Gym module."""
+"""Start-up stays cheap (#17): importing the CLI loads no solver, plotting, HTTP, Gym or
+crypto module."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("gymnasium", "scipy", "pysat", "z3", "matplotlib", "ray", "httpx")
+HEAVY = ("gymnasium", "scipy", "pysat", "z3", "matplotlib", "ray", "httpx", "cryptography")
 
 
 def loaded_after(code: str) -> set[str]:

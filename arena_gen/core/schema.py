@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from .errors import SchemaError
 from .paths import schema_dir
 
-KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary")
+KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary", "signature")
 
 
 def inline_defs(node: Any, defs: dict[str, Any], inside: tuple[str, ...] = ()) -> Any:

@@ -23,6 +23,10 @@ from .schema import loads, read_json, read_jsonl, validate_doc
 from .task import Task
 
 MANIFEST = "manifest.json"
+#: The detached signature of the manifest (``arena-gen sign``; see :mod:`.signing`).
+SIGNATURE = MANIFEST + ".sig"
+#: Prefix of the file a signature is written to before it is renamed into place.
+SIGNATURE_TMP = f".{SIGNATURE}.tmp-"
 #: What an env name in a manifest may be: it names a file (``<env>.jsonl``) in the suite
 #: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
 #: An env name, bounded so that ``<env>.jsonl`` is always a legal file name.
@@ -90,16 +94,17 @@ def manifest_text(manifest: dict[str, Any]) -> str:
 
 
 def is_our_suite(folder: Path) -> bool:
-    """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest and the
-    JSONL files of the envs it counts (nothing a user put there)."""
+    """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest, the JSONL
+    files of the envs it counts and the manifest's signature (nothing a user put there)."""
     try:
         manifest = loads((folder / MANIFEST).read_bytes(), file=str(folder / MANIFEST))
         envs = set(manifest["counts"])
     except (OSError, ArenaGenError, KeyError, TypeError):
         return False
-    ours = {MANIFEST} | {f"{env}.jsonl" for env in envs
-                         if isinstance(env, str) and ENV_NAME.fullmatch(env)}
-    return all(p.name in ours and p.is_file() for p in folder.iterdir())
+    ours = {MANIFEST, SIGNATURE} | {f"{env}.jsonl" for env in envs
+                                    if isinstance(env, str) and ENV_NAME.fullmatch(env)}
+    return all((p.name in ours or p.name.startswith(SIGNATURE_TMP)) and p.is_file()
+               for p in folder.iterdir())
 
 
 def check_output_folder(out: Path, *, force: bool = False) -> None:
