@@ -11,7 +11,7 @@ import sys
 import click
 
 from .. import __version__
-from . import build, import_, play, report, run, score, show, verify
+from . import build, import_, keygen, play, report, run, score, show, sign, verify
 
 
 @click.group(context_settings={"auto_envvar_prefix": "ARENA_GEN",
@@ -25,7 +25,7 @@ def main() -> None:
             reconfigure(errors="backslashreplace")
 
 
-for _module in (build, verify, show, run, play, score, report, import_):
+for _module in (build, verify, show, run, play, score, report, import_, keygen, sign):
     main.add_command(_module.command)
 
 

@@ -14,10 +14,24 @@ from .options import display_option, user_errors
 @click.argument("suite")
 @click.option("--rebuild", is_flag=True, help="Also regenerate from the seed and compare bytes "
               "(never from the build cache).")
+@click.option("--signature", is_flag=True, help="Also check the detached signature "
+              "(manifest.json.sig) against --public-key.")
+@click.option("--public-key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The trusted public key (KEY.pub from arena-gen keygen); implies "
+                   "--signature.")
+@click.option("--signature-file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="The signature to check (default: SUITE/manifest.json.sig); "
+                                 "implies --signature.")
 @jobs_option
 @display_option
-def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) -> None:
-    """Re-prove a suite: schemas, hashes, certificates and witness replays."""
+def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
+            signature_file: Path | None, jobs: int | None, display: str | None) -> None:
+    """Re-prove a suite: schemas, hashes, certificates and witness replays (and with
+    --signature, that its manifest is signed by the trusted --public-key)."""
+    if (signature or signature_file is not None) and public_key is None:
+        raise click.UsageError("--signature needs --public-key PUB: the key you trust "
+                               "(KEY.pub from arena-gen keygen), never the one in the "
+                               "signature file")
     from ..core.parallel import default_jobs
     from ..core.suite_io import read_manifest
     from ..core.task import Task
@@ -45,7 +59,8 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
                 work.finished(env, rejected=int(not check.ok), cost=per_task[env])
 
             report = verify_suite(suite, rebuild=rebuild, jobs=jobs, on_start=on_start,
-                                  on_check=on_check)
+                                  on_check=on_check, public_key=public_key,
+                                  signature_file=signature_file)
     failures = [c for c in report.checks if not c.ok]
     # failures are printed whatever the display (to stderr under --display none)
     say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
@@ -55,6 +70,8 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
         say(f"FAIL rebuild: {problem}")
     for problem in report.manifest_problems:
         say(f"FAIL manifest: {problem}")
+    if report.signature_problem is not None:
+        say(f"FAIL signature: {report.signature_problem}")
     rows = []
     for env, tasks in sorted(report.suite.tasks.items()):
         ids = {t.id for t in tasks}
@@ -66,5 +83,9 @@ def command(suite: str, rebuild: bool, jobs: int | None, display: str | None) ->
         raise click.ClickException(f"{len(failures)} task(s) failed"
                                    + (", rebuild differs" if report.rebuild_problems else "")
                                    + (", manifest differs" if report.manifest_problems
+                                      else "")
+                                   + (", signature fails" if report.signature_problem
                                       else ""))
-    ui.line("all certificates hold" + (" and the rebuild is byte-identical" if rebuild else ""))
+    ui.line("all certificates hold" + (" and the rebuild is byte-identical" if rebuild else "")
+            + (f"; the signature verifies against key id {report.signed_by}"
+               if report.signed_by else ""))

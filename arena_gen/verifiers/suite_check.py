@@ -60,11 +60,15 @@ class SuiteReport:
     checks: list[TaskCheck] = field(default_factory=list)
     rebuild_problems: list[str] = field(default_factory=list)
     manifest_problems: list[str] = field(default_factory=list)
+    #: The detached signature's problem when one was checked (None: it verifies).
+    signature_problem: str | None = None
+    #: The key id of the trusted key the signature was checked against, when it was.
+    signed_by: str | None = None
 
     @property
     def ok(self) -> bool:
         return (all(c.ok for c in self.checks) and not self.rebuild_problems
-                and not self.manifest_problems)
+                and not self.manifest_problems and self.signature_problem is None)
 
 
 def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
@@ -128,9 +132,18 @@ def _short(value: Any) -> str:
 
 def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: int = 1,
                  on_check: Callable[[TaskCheck], None] | None = None,
-                 on_start: Callable[[Task], None] | None = None) -> SuiteReport:
+                 on_start: Callable[[Task], None] | None = None,
+                 public_key: str | os.PathLike[str] | None = None,
+                 signature_file: str | os.PathLike[str] | None = None) -> SuiteReport:
     """Check a suite folder; raises on schema or hash errors, reports certificate problems
-    (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes)."""
+    (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
+    ``public_key``, the manifest's detached signature (``signature_file``, else
+    ``manifest.json.sig``) must verify against that trusted key."""
+    signed_by = None
+    if public_key is not None:  # an unusable key fails before minutes of re-proving
+        from ..core.signing import public_key_id
+
+        signed_by = public_key_id(public_key)
     suite = read_suite(path)
     report = SuiteReport(suite=suite)
     tasks = suite.all_tasks()
@@ -145,6 +158,11 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     report.manifest_problems = calibration_problems(suite)
     if rebuild:
         report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
+    if public_key is not None:
+        from ..core.signing import check_signature
+
+        report.signed_by = signed_by
+        report.signature_problem = check_signature(suite.path, public_key, signature_file)
     return report
 
 
@@ -166,7 +184,8 @@ def calibration_problems(suite: Suite) -> list[str]:
 
 
 def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
-    """Regenerate a suite from its recorded seed and list every file whose bytes differ."""
+    """Regenerate a suite from its recorded seed and list every built file whose bytes differ
+    (the manifest and the env files; a detached signature is not built, so not compared)."""
     from ..generator.build import build_suite
     from ..generator.suites import SUITES
 

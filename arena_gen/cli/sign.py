@@ -1,0 +1,26 @@
+"""``arena-gen sign``: a detached Ed25519 signature of a suite's manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import user_errors
+
+
+@click.command(name="sign",
+               short_help="Sign a suite's manifest with an Ed25519 key (manifest.json.sig).")
+@click.argument("suite")
+@click.option("--key", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The private key (from arena-gen keygen).")
+def command(suite: str, key: Path) -> None:
+    """Sign SUITE/manifest.json into SUITE/manifest.json.sig (replacing an older signature);
+    the manifest pins every task's sha256, so this covers the suite. Schemas and hashes are
+    checked first; run verify before signing a release."""
+    from ..core.signing import read_signature, sign_suite
+
+    with user_errors():
+        out = sign_suite(suite, key)
+        key_id = read_signature(out)["key_id"]
+    click.echo(f"signed {out.parent / 'manifest.json'} with key id {key_id}: wrote {out}")
