@@ -418,6 +418,44 @@ def cli_case(work: Path, rng: random.Random) -> str:
     return "ok" if result.exit_code == 0 else "error"
 
 
+@functools.cache
+def _signed_base() -> tuple[Path, bytes, bytes]:
+    """A signing key made once per process, and a one-task suite signed with it: ``(public
+    key, manifest bytes, .sig bytes)``."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from arena_gen.core.signing import generate_key, sign_suite
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-sign-"))
+    atexit.register(shutil.rmtree, root, True)
+    base = _lite_tasks()["lights"]
+    folder = write_suite_dir(root / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    generate_key(root / "key")
+    sig = sign_suite(folder, root / "key")
+    return root / "key.pub", (folder / "manifest.json").read_bytes(), sig.read_bytes()
+
+
+def signature_case(work: Path, rng: random.Random) -> str:
+    """A damaged ``manifest.json.sig`` (or, now and then, a damaged manifest under a good one):
+    check it against the trusted key; a problem found counts as the project's error."""
+    from arena_gen.core.signing import check_signature
+
+    public, manifest, sig = _signed_base()
+    base = _lite_tasks()["lights"]
+    folder = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    if rng.random() < 0.1:
+        manifest = mutate_bytes(manifest, rng)
+    else:
+        sig, _ = mutate_doc(json.loads(sig), rng)
+    (folder / "manifest.json").write_bytes(manifest)
+    (folder / "manifest.json.sig").write_bytes(sig)
+    problem: list[str | None] = []
+    outcome = _expect_project_error(lambda: problem.append(check_signature(folder, public)))
+    return "error" if outcome == "error" or problem[0] is not None else "ok"
+
+
 #: Surfaces whose case takes ``env=`` (one env's documents only: ``bench_fuzz.py --env``).
 PER_ENV = ("suite task lines", "importers (parse)", "importers (parse + verify)")
 
@@ -429,4 +467,5 @@ SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
     "run dirs": rundir_case,
     "findings and rubrics": findings_case,
     "CLI paths": cli_case,
+    "suite signatures": signature_case,
 }

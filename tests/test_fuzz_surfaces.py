@@ -1,7 +1,7 @@
 """Bounded mutation fuzzing of every input surface (#16): damaged suites, manifests, released
-files, run directories, findings and rubrics, and CLI paths never raise anything but the
-project's error. Each surface draws 40 seeded cases (derandomized, ~10 s in all); the long run,
-10,000 cases per surface, is ``benchmarks/bench_fuzz.py``."""
+files, run directories, findings and rubrics, CLI paths and suite signatures never raise
+anything but the project's error. Each surface draws 40 seeded cases (derandomized, ~10 s in
+all); the long run, 10,000 cases per surface, is ``benchmarks/bench_fuzz.py``."""
 
 from __future__ import annotations
 
