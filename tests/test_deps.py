@@ -69,6 +69,11 @@ def test_extras_hold_what_optional_paths_import(extra: str, dist: str, module: s
     assert module in import_names(dist) & imported_modules()
 
 
+def test_the_dev_extra_can_run_the_signing_tests() -> None:
+    assert "cryptography" in {normalize(d) for d in requirements()["dev"]}
+    assert "cryptography" not in {normalize(d) for d in requirements()[None]}
+
+
 def test_dropped_packages_stay_out_of_the_default_install() -> None:
     default = {normalize(d) for d in requirements()[None]}
     assert not default & {"networkx", "z3-solver", "matplotlib", "ray", "inspect-ai"}

@@ -21,7 +21,7 @@ from .canon import canonical_json, sha256_hex
 from .errors import ArenaGenError, SchemaError
 from .paths import check_creatable
 from .schema import loads, validate
-from .suite_io import MANIFEST, SIGNATURE, SIGNATURE_TMP, resolve_suite
+from .suite_io import MANIFEST, SIGNATURE, SIGNATURE_TMP, read_suite, resolve_suite
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -153,8 +153,6 @@ def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str])
     """Sign the exact bytes of ``folder/manifest.json``; write (or replace)
     ``manifest.json.sig`` beside it and return its path. The suite is read first (schemas and
     hashes), so a broken suite is never signed."""
-    from .suite_io import read_suite
-
     key = load_private_key(key_path)
     root = read_suite(folder).path
     manifest = (root / MANIFEST).read_bytes()
