@@ -225,13 +225,20 @@ def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
                  rules_text=rules_text(world), rubric=list(RUBRIC))
 
 
-def thermal_and_demand(h: int, rngs: Mapping[str, np.random.Generator]
-                       ) -> tuple[list[float], list[float], list[float]]:
-    """The series every energy sampler draws alike: thermal efficiency, demand and budget."""
+def shared_world(h: int, rngs: Mapping[str, np.random.Generator]) -> dict[str, Any]:
+    """The world fields every energy sampler draws alike: thermal efficiency, demand, budget,
+    targets, tables and the initial rated values."""
     lo, hi = RANGES["thermal"]
-    eff_thermal = _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi))
     demand = demand_series(h, rngs["demand"])
-    return eff_thermal, demand, [round(BUDGET_FACTOR * d, DECIMALS) for d in demand]
+    return {
+        "horizon": h, "demand": demand,
+        "budget": [round(BUDGET_FACTOR * d, DECIMALS) for d in demand],
+        "eff_thermal": _round(np.clip(1.0 + rngs["thermal"].normal(0.0, 0.01, size=h), lo, hi)),
+        "target_stability": round(float(rngs["targets"].uniform(0.95, 0.97)), DECIMALS),
+        "target_carbon": round(float(rngs["targets"].uniform(0.66, 0.72)), DECIMALS),
+        "capacity": dict(CAPACITY), "prices": dict(PRICES),
+        "initial_rated": initial_rated(demand[0], rngs["initial"]),
+    }
 
 
 def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
@@ -243,19 +250,14 @@ def sample(config: EnergyPreset | Mapping[str, Any], seq: np.random.SeedSequence
     shift_day = int(rngs["shift"].integers(h // 3, 2 * h // 3 + 1)) if preset.shift else None
     eff_wind, wind_periods = efficiency("wind", h, t_min, t_max, shift_day, rngs["wind"])
     eff_solar, solar_periods = efficiency("solar", h, t_min, t_max, shift_day, rngs["solar"])
-    eff_thermal, demand, budget = thermal_and_demand(h, rngs)
     world: dict[str, Any] = {
-        "horizon": h, "demand": demand, "budget": budget,
-        "eff_wind": eff_wind, "eff_solar": eff_solar, "eff_thermal": eff_thermal,
+        **shared_world(h, rngs),
+        "eff_wind": eff_wind, "eff_solar": eff_solar,
         "wind_period": wind_periods[0], "solar_period": solar_periods[0],
         "shift": None if shift_day is None else {"day": shift_day,
                                                  "wind_period": wind_periods[1],
                                                  "solar_period": solar_periods[1]},
         "eff_ranges": {k: list(v) for k, v in RANGES.items()},
-        "target_stability": round(float(rngs["targets"].uniform(0.95, 0.97)), DECIMALS),
-        "target_carbon": round(float(rngs["targets"].uniform(0.66, 0.72)), DECIMALS),
-        "capacity": dict(CAPACITY), "prices": dict(PRICES),
-        "initial_rated": initial_rated(demand[0], rngs["initial"]),
     }
     params = {"horizon": h, "t_min": t_min, "t_max": t_max, "shift_day": shift_day,
               "min_stability_slack": float(preset.min_stability_slack),

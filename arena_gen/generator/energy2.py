@@ -21,18 +21,14 @@ from ..core.task import Draft
 from .calibration import Calibration
 from .energy import (
     BUDGET_FACTOR,
-    CAPACITY,
-    DECIMALS,
-    PRICES,
     RANGES,
     RUBRIC,
     EnergyPreset,
     accept,
     efficiency_regimes,
-    initial_rated,
     public_view,
     rules_text,
-    thermal_and_demand,
+    shared_world,
     turn_budget,
 )
 from .presets import knob
@@ -107,20 +103,15 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
         "wind", h, t_min, t_max, shift_day, rngs["wind"], segment, limits["wind"])
     eff_solar, solar_periods, solar_bases = efficiency_regimes(
         "solar", h, t_min, t_max, shift_day, rngs["solar"], segment, limits["solar"])
-    eff_thermal, demand, budget = thermal_and_demand(h, rngs)
     world: dict[str, Any] = {
-        "horizon": h, "demand": demand, "budget": budget,
-        "eff_wind": eff_wind, "eff_solar": eff_solar, "eff_thermal": eff_thermal,
+        **shared_world(h, rngs),
+        "eff_wind": eff_wind, "eff_solar": eff_solar,
         "wind_period": wind_periods[0], "solar_period": solar_periods[0],
         "wind_base": wind_bases[0], "solar_base": solar_bases[0],
         "shift": None if shift_day is None else {
             "day": shift_day, "wind_period": wind_periods[1], "solar_period": solar_periods[1],
             "wind_base": wind_bases[1], "solar_base": solar_bases[1]},
         "eff_ranges": {k: list(v) for k, v in limits.items()},
-        "target_stability": round(float(rngs["targets"].uniform(0.95, 0.97)), DECIMALS),
-        "target_carbon": round(float(rngs["targets"].uniform(0.66, 0.72)), DECIMALS),
-        "capacity": dict(CAPACITY), "prices": dict(PRICES),
-        "initial_rated": initial_rated(demand[0], rngs["initial"]),
     }
     params = {"horizon": h, "t_min": t_min, "t_max": t_max, "shift_day": shift_day,
               "segment": list(segment), "swing": float(preset.swing),
