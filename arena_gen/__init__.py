@@ -4,7 +4,7 @@ Importing the package stays cheap (no Gymnasium, numpy or solvers); the Gymnasiu
 registered when Gymnasium is first imported (see :mod:`arena_gen.gym_registration`).
 """
 
-from .gym_registration import register_lazily
+from arena_gen.gym_registration import register_lazily
 
 __version__ = "0.1.0"
 

@@ -16,14 +16,14 @@ if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
     from types import ModuleType
 
-    from .core.task import Task
+    from arena_gen.core.task import Task
 
 
 def make_for_gym(task: Task | dict[str, Any], *, env: str, version: int,
                  render_mode: str | None = None) -> Any:
     """Gymnasium's entry point: the text env of ``task`` under one registered (env, version)."""
-    from .core import registry
-    from .core.task import Task
+    from arena_gen.core import registry
+    from arena_gen.core.task import Task
 
     task = task if isinstance(task, Task) else Task.from_dict(task)
     return registry.get(env, version).make(task, render_mode=render_mode)
@@ -33,7 +33,7 @@ def register_gym_envs() -> list[str]:
     """Register each (env, version) spec once; return the Gymnasium ids."""
     import gymnasium
 
-    from .core import registry
+    from arena_gen.core import registry
 
     ids = []
     for spec in registry.all_specs():

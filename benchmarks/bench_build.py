@@ -42,7 +42,7 @@ def _entries(cache: Path) -> list[Path]:
 
 def _total(args: argparse.Namespace) -> int:
     from arena_gen.core import registry
-    from arena_gen.generator.suites import preset
+    from arena_gen.suite.catalog import preset
 
     return sum(int(preset(args.suite, env)["count"]) for env in registry.names())
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import write_suite
-from arena_gen.generator.build import build_suite
-from arena_gen.verifiers.suite_check import verify_suite
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 
 def main() -> None:

@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 from arena_gen.core.seeds import attempt_seed, task_seed
-from arena_gen.envs.energy import Rules
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.energy import PRESETS, sample
-from arena_gen.verifiers import energy as lp
+from arena_gen.envs.energy import verify_v1 as lp
+from arena_gen.envs.energy.game_v1 import Rules
+from arena_gen.envs.energy.sampler_v1 import PRESETS, sample
+from arena_gen.suite.build import generate_task
 
 RELEASED = (Path(__file__).resolve().parents[2] / "shared/reference-data/odyssey-arena/energy"
             / "test_energy_lite_251207.json")
@@ -60,7 +60,7 @@ def lp_split(suite: str, seed: int) -> None:
 
 def released() -> None:
     """Import and verify the 30 released configs; print the slack spread."""
-    from arena_gen.generator.importer import import_tasks
+    from arena_gen.suite.importer import import_tasks
 
     start = time.perf_counter()
     tasks = import_tasks("energy", [RELEASED])

@@ -13,10 +13,10 @@ import time
 
 import numpy as np
 
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.lights import PRESETS, sample
-from arena_gen.verifiers.lights_bfs import bfs
-from arena_gen.verifiers.lights_sat import solve
+from arena_gen.envs.lights.bfs import bfs
+from arena_gen.envs.lights.sampler import PRESETS, sample
+from arena_gen.envs.lights.sat import solve
+from arena_gen.suite.build import generate_task
 
 SEED = 2026
 

@@ -82,7 +82,7 @@ def reference_repo(mod: ModuleType) -> None:
 
 def ours(env: str) -> Callable[[], Any]:
     """arena-gen's Lite build of one env, in this process, without the cache."""
-    from arena_gen.generator.build import build_suite
+    from arena_gen.suite.build import build_suite
 
     return lambda: build_suite("lite", 7, [env], jobs=1)
 

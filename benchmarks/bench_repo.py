@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from arena_gen.core.task import Draft
-from arena_gen.generator.repo import PRESETS, sample
-from arena_gen.verifiers.repo import verify
+from arena_gen.envs.repo.sampler_v1 import PRESETS, sample
+from arena_gen.envs.repo.verify_v1 import verify
 
 
 def bench_size(n: int, per_size: int) -> dict[str, float]:
@@ -36,7 +36,7 @@ def bench_size(n: int, per_size: int) -> dict[str, float]:
 
 def bench_lite() -> tuple[float, int]:
     """Build and re-verify the Lite preset (30 tasks), single process."""
-    from arena_gen.generator.build import build_suite
+    from arena_gen.suite.build import build_suite
 
     start = time.perf_counter()
     result = build_suite("lite", 7, ["repo"])

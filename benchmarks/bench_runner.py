@@ -13,8 +13,8 @@ from pathlib import Path
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import write_suite
-from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite, summarize
+from arena_gen.suite.build import build_suite
 
 
 def main() -> None:

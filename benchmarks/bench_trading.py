@@ -10,9 +10,9 @@ import argparse
 import statistics
 import time
 
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.trading import PRESETS
-from arena_gen.verifiers.trading import verify
+from arena_gen.envs.trading.sampler_v1 import PRESETS
+from arena_gen.envs.trading.verify_v1 import verify
+from arena_gen.suite.build import generate_task
 
 
 def main() -> None:

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena_gen.agents.trading_strategies import STRATEGIES
 from arena_gen.core.suite_io import read_suite
+from arena_gen.envs.trading.agents.strategies import STRATEGIES
 from arena_gen.runner.rundir import RunDir
 
 REPO = Path(__file__).resolve().parent.parent

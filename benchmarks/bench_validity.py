@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from arena_gen.core import registry
+from arena_gen.core.calibration import PLANNER, RANDOM, rung_order, wilson
 from arena_gen.core.suite_io import read_suite
-from arena_gen.generator.calibration import PLANNER, RANDOM, rung_order, wilson
 from arena_gen.runner.run import RunConfig, run_suite
 
 REPO = Path(__file__).resolve().parent.parent

@@ -41,7 +41,7 @@ def built_tasks(env: str, suite: str = "lite", count: int = 3, seed: int = 7) ->
     key = (env, suite, seed)
     cached = _TASK_CACHE.get(key, [])
     if len(cached) < count:
-        from arena_gen.generator.build import generate_task
+        from arena_gen.suite.build import generate_task
 
         cached = [generate_task(env, suite, seed, i).task for i in range(count)]
         _TASK_CACHE[key] = cached
@@ -57,7 +57,7 @@ def built_tasks_of(env: str, version: int, suite: str = "lite", count: int = 3,
     key = (env, version, suite, seed)
     cached = _VERSION_CACHE.get(key, [])
     if len(cached) < count:
-        from arena_gen.generator.build import generate_task
+        from arena_gen.suite.build import generate_task
 
         cached = [generate_task(env, suite, seed, i, version=version).task
                   for i in range(count)]

@@ -209,7 +209,7 @@ class _Quitter:
         pass
 
     def act(self, observation: str) -> str:
-        from arena_gen.agents.base import QuitEpisode
+        from arena_gen.core.agent import QuitEpisode
 
         if not self.actions:
             raise QuitEpisode("done")
@@ -232,8 +232,8 @@ def _expect_project_error(fn: Callable[[], Any]) -> str:
 def suite_task_case(work: Path, rng: random.Random, env: str | None = None) -> str:
     """A damaged task line in a suite (of ``env``, else a random env's): read, compile
     (check_playable) and play a few turns."""
+    from arena_gen.core.episode import run_episode
     from arena_gen.core.suite_io import read_suite
-    from arena_gen.runner.episode import run_episode
     from arena_gen.runner.run import check_playable
 
     env = env or rng.choice(sorted(_lite_tasks()))
@@ -286,7 +286,7 @@ def import_case(work: Path, rng: random.Random, env: str | None = None,
                 verify: bool = True) -> str:
     """A damaged released file of one env: import it (parse, and with ``verify`` prove and
     replay), sometimes detecting its env."""
-    from arena_gen.generator.importer import detect_env, import_tasks
+    from arena_gen.suite.importer import detect_env, import_tasks
 
     env = env or rng.choice(sorted(RELEASED_FILES))
     data, _ = mutate_doc(_released_entry(env), rng)
@@ -297,7 +297,7 @@ def import_case(work: Path, rng: random.Random, env: str | None = None,
     from arena_gen.core import registry
 
     load = registry.newest_with(env, "importer").load("importer")
-    from arena_gen.generator.importer import _guarded
+    from arena_gen.suite.importer import _guarded
 
     if rng.random() < 0.2:
         return _expect_project_error(lambda: detect_env(path))

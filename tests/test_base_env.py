@@ -47,7 +47,7 @@ def test_a_bug_inside_the_rules_raises_instead_of_becoming_feedback() -> None:
     import pytest
 
     from arena_gen.core.game import ActionError
-    from arena_gen.envs.game_env import GameEnv
+    from arena_gen.core.game_env import GameEnv
 
     task = built_tasks("lights", count=1)[0]
     env = make_env(task)

@@ -10,8 +10,8 @@ import pytest
 
 from arena_gen.core import parallel
 from arena_gen.core.suite_io import jsonl_text, manifest_text
-from arena_gen.generator import build
-from arena_gen.generator.build import Job, build_suite, schedule
+from arena_gen.suite import build
+from arena_gen.suite.build import Job, build_suite, schedule
 
 ENVS = ["lights", "trading", "repo"]
 COUNTS = {"lights": 5, "trading": 2, "repo": 2}

@@ -12,10 +12,10 @@ import pytest
 from arena_gen.core import registry
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.suite_io import jsonl_text, manifest_text
-from arena_gen.generator import cache as cache_mod
-from arena_gen.generator.build import BuildResult, Generated, build_suite
-from arena_gen.generator.cache import BuildCache, CacheWarning, default_cache_dir, entry_key
-from arena_gen.generator.suites import preset
+from arena_gen.suite import cache as cache_mod
+from arena_gen.suite.build import BuildResult, Generated, build_suite
+from arena_gen.suite.cache import BuildCache, CacheWarning, default_cache_dir, entry_key
+from arena_gen.suite.catalog import preset
 
 ENVS = ["lights", "repo"]
 COUNTS = {"lights": 6, "repo": 2}
@@ -120,7 +120,7 @@ def test_the_key_names_versions_preset_and_seed_path() -> None:
 def test_a_different_verifier_version_misses(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     build_suite("lite", 7, ["lights"], counts={"lights": 2}, cache=tmp_path)
-    monkeypatch.setattr("arena_gen.verifiers.lights.VERIFIER_VERSION", 99)
+    monkeypatch.setattr("arena_gen.envs.lights.verify.VERIFIER_VERSION", 99)
     again = build_suite("lite", 7, ["lights"], counts={"lights": 2}, cache=tmp_path)
     assert not any(g.cached for g in again.generated["lights"])
     assert len(_entries(tmp_path)) == 4
@@ -139,7 +139,7 @@ def test_default_cache_dir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path
 def test_a_local_worker_stores_its_task_itself(tmp_path: Path) -> None:
     """A task that finishes while an interrupted build shuts its pool down is kept: the worker
     writes the cache entry, not the (interrupted) main loop."""
-    from arena_gen.generator.build import Job, _job
+    from arena_gen.suite.build import Job, _job
 
     spec = registry.get("trading")
     config = preset("lite", "trading")

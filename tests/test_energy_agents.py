@@ -8,13 +8,17 @@ import pytest
 from test_energy_env import small_task, v1_tasks
 from test_energy_import import released_tasks
 
-from arena_gen.agents.energy_heuristic import EnergyHeuristicAgent, estimate_period, parse_rules
 from arena_gen.agents.oracle import OracleAgent
 from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
-from arena_gen.generator.build import generate_task
-from arena_gen.runner.episode import run_episode
+from arena_gen.core.episode import run_episode
+from arena_gen.envs.energy.agents.heuristic import (
+    EnergyHeuristicAgent,
+    estimate_period,
+    parse_rules,
+)
 from arena_gen.scoring.judge import judge
+from arena_gen.suite.build import generate_task
 
 
 def _status(findings: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]

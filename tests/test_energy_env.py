@@ -12,15 +12,21 @@ from hypothesis import strategies as st
 from arena_gen.core import registry
 from arena_gen.core.seeds import task_seed
 from arena_gen.core.task import Certificate, Task
-from arena_gen.envs.energy import COLLAPSE_DAYS, EnergyGame, Rules, format_action, parse_action
-from arena_gen.generator.energy import PRESETS, sample
+from arena_gen.envs.energy.game_v1 import (
+    COLLAPSE_DAYS,
+    EnergyGame,
+    Rules,
+    format_action,
+    parse_action,
+)
+from arena_gen.envs.energy.sampler_v1 import PRESETS, sample
 
 _V1_CACHE: dict[tuple[str, int], list[Task]] = {}
 
 
 def v1_tasks(suite: str = "lite", count: int = 1) -> list[Task]:
     """The first ``count`` energy v1 tasks of a preset (built once per session)."""
-    from arena_gen.generator.build import generate_task
+    from arena_gen.suite.build import generate_task
 
     cached = _V1_CACHE.get((suite, 7), [])
     if len(cached) < count:

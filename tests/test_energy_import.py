@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena_gen.core.errors import SchemaError
+from arena_gen.core.replay import replay
 from arena_gen.core.task import Task
-from arena_gen.generator.energy_import import importer
-from arena_gen.generator.importer import import_tasks
-from arena_gen.verifiers.replay import replay
+from arena_gen.envs.energy.importer import importer
+from arena_gen.suite.importer import import_tasks
 
 RELEASED = "reference-data/odyssey-arena/energy/test_energy_lite_251207.json"
 _CACHE: list[Task] = []

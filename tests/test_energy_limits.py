@@ -17,9 +17,9 @@ from fuzz_surfaces import _lite_tasks, _task_hash, dumps, write_suite_dir
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import schema_dir
 from arena_gen.core.suite_io import read_suite
-from arena_gen.generator import energy
-from arena_gen.generator.energy_import import importer
-from arena_gen.generator.importer import import_tasks
+from arena_gen.envs.energy import sampler_v1 as energy
+from arena_gen.envs.energy.importer import importer
+from arena_gen.suite.importer import import_tasks
 
 RELEASED = "reference-data/odyssey-arena/energy/test_energy_lite_251207.json"
 
@@ -158,7 +158,7 @@ def test_a_maximal_hostile_imported_config_is_proved_quickly(shared_dir: Path,
 
 def test_zero_demand_everywhere_verifies() -> None:
     """The Charnes-Cooper scale was total demand: all-zero demand divided by zero."""
-    from arena_gen.verifiers.energy import analyse
+    from arena_gen.envs.energy.verify_v1 import analyse
 
     world = json.loads(json.dumps(_lite_tasks()["energy"]["world"]))
     world["demand"] = [0.0] * world["horizon"]

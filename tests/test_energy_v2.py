@@ -7,15 +7,19 @@ from typing import Any
 
 import numpy as np
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.energy_planner import EnergyInductivePlanner, EnergyPlanner, parse_patterns
 from arena_gen.core import registry
-from arena_gen.envs.energy import EnergyGame, EnergyGameV2
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.energy2 import CALIBRATION, PRESETS, ranges
-from arena_gen.runner.episode import run_episode
-from arena_gen.runner.ladder import climb
-from arena_gen.verifiers.energy2 import share_floor
+from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import run_episode
+from arena_gen.envs.energy.agents.planner import (
+    EnergyInductivePlanner,
+    EnergyPlanner,
+    parse_patterns,
+)
+from arena_gen.envs.energy.game_v1 import EnergyGame, EnergyGameV2
+from arena_gen.envs.energy.sampler_v2 import CALIBRATION, PRESETS, ranges
+from arena_gen.envs.energy.verify_v2 import share_floor
+from arena_gen.suite.build import generate_task
+from arena_gen.suite.ladder import climb
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A small v2 world: Lite's knobs on a 60-day horizon with 12-18 day periods.

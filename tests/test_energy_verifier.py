@@ -8,14 +8,14 @@ from test_energy_env import v1_tasks
 
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView, play
+from arena_gen.core.presets import PresetError
+from arena_gen.core.replay import replay
 from arena_gen.core.seeds import attempt_seed, child, component_rngs, rng, task_seed
 from arena_gen.core.task import Certificate
-from arena_gen.envs.energy import EnergyGame, Rules
-from arena_gen.generator.energy import PRESETS, EnergyPreset, accept, sample, turn_budget
-from arena_gen.generator.presets import PresetError
-from arena_gen.generator.suites import preset
-from arena_gen.verifiers.energy import build_lp, min_ramp, verify, worst_case
-from arena_gen.verifiers.replay import replay
+from arena_gen.envs.energy.game_v1 import EnergyGame, Rules
+from arena_gen.envs.energy.sampler_v1 import PRESETS, EnergyPreset, accept, sample, turn_budget
+from arena_gen.envs.energy.verify_v1 import build_lp, min_ramp, verify, worst_case
+from arena_gen.suite.catalog import preset
 
 
 def _draft(index: int = 0, suite: str = "lite"):  # type: ignore[no-untyped-def]

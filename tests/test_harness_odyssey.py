@@ -130,8 +130,8 @@ def test_inspect_solver_uses_the_same_prompt_builder() -> None:
     pytest.importorskip("inspect_ai")
     from inspect_ai.model import get_model
 
-    from arena_gen.agents.base import TaskView
     from arena_gen.agents.llm import LLMAgent
+    from arena_gen.core.agent import TaskView
     from arena_gen.inspect.solver import ModelAgent
 
     task = lite_task("trading")

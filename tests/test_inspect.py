@@ -21,8 +21,8 @@ from inspect_ai import Epochs, Task  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
-from arena_gen.agents.base import TaskView  # noqa: E402
 from arena_gen.agents.llm import LLMAgent  # noqa: E402
+from arena_gen.core.agent import TaskView  # noqa: E402
 from arena_gen.core.errors import HashMismatchError  # noqa: E402
 from arena_gen.core.suite_io import read_suite  # noqa: E402
 from arena_gen.inspect import baseline, judge_scorer, suite_dataset, suite_task  # noqa: E402

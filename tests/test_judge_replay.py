@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from conftest import built_tasks
 
+from arena_gen.core.episode import run_episode
 from arena_gen.core.registry import make_env
-from arena_gen.runner.episode import run_episode
 from arena_gen.scoring.judge import judge
 from arena_gen.scoring.score import judge_record
 

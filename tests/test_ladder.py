@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 import toy_env
 
-from arena_gen.agents.base import TaskView
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.calibration import Calibration, rung_rates, suite_problems, wilson
+from arena_gen.core.episode import run_episode
 from arena_gen.core.registry import EnvSpec
 from arena_gen.core.suite_io import write_suite
 from arena_gen.core.task import Certificate, Draft, RubricItem, Task
-from arena_gen.generator.build import build_suite, uncalibrated
-from arena_gen.generator.calibration import Calibration, rung_rates, suite_problems, wilson
-from arena_gen.runner.episode import run_episode
-from arena_gen.runner.ladder import climb
-from arena_gen.verifiers.suite_check import verify_suite
+from arena_gen.suite.build import build_suite, uncalibrated
+from arena_gen.suite.ladder import climb
+from arena_gen.suite.verify import verify_suite
 
 
 class ClimbThree:

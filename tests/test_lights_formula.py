@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena_gen.envs.lights_formula import (
+from arena_gen.envs.lights.formula import (
     FormulaError,
     check,
     compile_bits,

@@ -10,25 +10,25 @@ import pytest
 from click.testing import CliRunner
 from conftest import built_tasks, built_tasks_of
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.lights_heuristic import LightsHeuristicAgent
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
-from arena_gen.generator.importer import (
-    MAX_ENTRIES_PER_FILE,
-    ImportFileError,
-    detect_env,
-    import_tasks,
-)
-from arena_gen.generator.lights_import import (
+from arena_gen.envs.lights.agents.heuristic import LightsHeuristicAgent
+from arena_gen.envs.lights.importer import (
     ImportFormatError,
     below_released_floor,
     importer,
     meets_released_floor,
 )
-from arena_gen.verifiers.lights import verify
+from arena_gen.envs.lights.verify import verify
+from arena_gen.suite.importer import (
+    MAX_ENTRIES_PER_FILE,
+    ImportFileError,
+    detect_env,
+    import_tasks,
+)
 
 RELEASED = "reference-data/odyssey-arena/lights/test_turnonlights_lite_251030.json"
 # Exact minima of the 30 released tasks, by idx (BFS; the SAT path agrees).

@@ -6,16 +6,16 @@ import dataclasses
 
 import numpy as np
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.lights_learner import DecisionList
-from arena_gen.agents.lights_planner import LightsPlannerAgent, parse_rules
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.calibration import Calibration
 from arena_gen.core.task import Task
-from arena_gen.envs.lights_formula import parse
-from arena_gen.generator.calibration import Calibration
-from arena_gen.generator.lights import PRESETS, PRESETS_V2, RUBRIC, public_view, rules_text
-from arena_gen.runner.ladder import climb
-from arena_gen.verifiers.lights import verify
+from arena_gen.envs.lights.agents.learner import DecisionList
+from arena_gen.envs.lights.agents.planner import LightsPlannerAgent, parse_rules
+from arena_gen.envs.lights.formula import parse
+from arena_gen.envs.lights.sampler import PRESETS, PRESETS_V2, RUBRIC, public_view, rules_text
+from arena_gen.envs.lights.verify import verify
+from arena_gen.suite.ladder import climb
 
 # B0 always; B1 needs B0 on; B2 needs B1 on and B0 off: the shortest plan is 0 1 0 2 0 (5).
 LINES = ["True", "B0", "(B1 and not B0)"]

@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 
 from arena_gen.core import registry
 from arena_gen.core.game import WorldView, play
+from arena_gen.core.game_env import GameEnv
+from arena_gen.core.presets import PresetError
 from arena_gen.core.task import Draft, Task
-from arena_gen.envs.game_env import GameEnv
-from arena_gen.envs.lights import LightsGame, Rules
-from arena_gen.envs.lights_formula import parse
-from arena_gen.generator.lights import PRESETS, LightsPreset, sample
-from arena_gen.generator.presets import PresetError
-from arena_gen.generator.suites import preset
-from arena_gen.verifiers.lights import verify
-from arena_gen.verifiers.lights_bfs import bfs
-from arena_gen.verifiers.lights_sat import solve
+from arena_gen.envs.lights.bfs import bfs
+from arena_gen.envs.lights.formula import parse
+from arena_gen.envs.lights.game_v1 import LightsGame, Rules
+from arena_gen.envs.lights.sampler import PRESETS, LightsPreset, sample
+from arena_gen.envs.lights.sat import solve
+from arena_gen.envs.lights.verify import verify
+from arena_gen.suite.catalog import preset
 
 
 def world_of(lines: list[str]) -> dict:
@@ -157,7 +157,7 @@ def test_sampler_is_deterministic_and_indices_differ() -> None:
     order = a.world["order"]
     seen: set[int] = set()
     for bulb in order:  # a DAG in the hidden order, rooted at a constant-true bulb
-        from arena_gen.envs.lights_formula import variables
+        from arena_gen.envs.lights.formula import variables
         assert variables(a.world["conditions"][bulb]) <= seen
         seen.add(bulb)
     assert a.world["conditions"][order[0]] == {"const": True}
@@ -267,14 +267,14 @@ def test_cyclic_world_uses_plain_bmc() -> None:
 
 
 def test_lite_n_follows_the_preset_weights_despite_rejection() -> None:
-    from arena_gen.generator.build import generate_task
+    from arena_gen.suite.build import generate_task
 
     gens = [generate_task("lights", "lite", 7, i) for i in range(30)]
     ns = [g.task.params["n"] for g in gens]
     assert min(ns) <= 7  # small worlds survive the min_len floor: N is not resampled
     assert all(g.task.certificate.min_steps >= 10 for g in gens)
     from arena_gen.core.seeds import attempt_seed, task_seed
-    from arena_gen.generator.lights import PRESETS, sample
+    from arena_gen.envs.lights.sampler import PRESETS, sample
 
     rejected = [(i, g) for i, g in enumerate(gens) if g.attempts > 1]
     assert rejected

@@ -14,14 +14,14 @@ from fake_openai import FakeOpenAI, Out, Seen, truncated_body
 from arena_gen.agents.llm import LLMAgent
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.episode import InfraError, run_episode
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
-from arena_gen.generator.build import build_suite
 from arena_gen.runner.async_exec import run_episode_async
-from arena_gen.runner.episode import InfraError, run_episode
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.score import score_run
+from arena_gen.suite.build import build_suite
 
 KEY = "sk-test-7f3a9c1e5b2d4680SECRET"
 TIMING = ("latency", "seconds")
@@ -316,7 +316,7 @@ def test_bad_key_is_not_retried_and_never_leaks(suite_dir: Path, tasks: dict[str
 
 
 def _view(task: Task) -> Any:
-    from arena_gen.agents.base import TaskView
+    from arena_gen.core.agent import TaskView
 
     return TaskView.of(task, "inductive")
 

@@ -18,14 +18,14 @@ from fake_openai import CONTEXT_ERRORS, FakeOpenAI, Out, context_limit, nested_b
 from arena_gen.agents.llm import MAX_ACTION_CHARS, MAX_REPLY_CHARS, LLMAgent
 from arena_gen.agents.llm_client import ChatClient, ContextLengthError, is_context_error
 from arena_gen.cli import main
+from arena_gen.core.episode import InfraError
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
-from arena_gen.generator.build import build_suite
 from arena_gen.runner.async_exec import run_episode_async
-from arena_gen.runner.episode import InfraError
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.score import score_run
+from arena_gen.suite.build import build_suite
 
 KEY = "sk-test-hardening-0123456789SECRET"
 LITE = REPO / "suites" / "lite"

@@ -11,7 +11,6 @@ from conftest import built_tasks
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_gen.agents.base import TaskView
 from arena_gen.agents.llm import LLMAgent
 from arena_gen.agents.llm_client import (
     backoff_delay,
@@ -27,6 +26,7 @@ from arena_gen.agents.llm_prompts import (
     split_reasoning,
 )
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
 from arena_gen.core.registry import make_env
 
 

@@ -12,10 +12,10 @@ import toy_env
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite, write_suite
-from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.scoring.score import score_run
-from arena_gen.verifiers.suite_check import verify_suite
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 
 @pytest.fixture()

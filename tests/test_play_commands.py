@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from arena_gen.agents.human import HumanAgent
 from arena_gen.cli import main
 from arena_gen.cli import play as play_cli
+from arena_gen.core.episode import run_episode
 from arena_gen.core.suite_io import read_task
-from arena_gen.runner.episode import run_episode
 
 LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
 TASK = "lights-lite-7-0000"

@@ -8,9 +8,9 @@ import pytest
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import file_digests, write_suite
-from arena_gen.generator.build import build_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir
+from arena_gen.suite.build import build_suite
 
 ray = pytest.importorskip("ray", reason="Ray is the optional extra 'ray' (.ci/run installs it)")
 

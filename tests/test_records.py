@@ -10,10 +10,10 @@ from conftest import built_tasks
 from pydantic import ValidationError
 
 from arena_gen.agents.oracle import OracleAgent
+from arena_gen.core.episode import run_episode
 from arena_gen.core.errors import SchemaError
 from arena_gen.core.records import MODELS, RunMeta, Trajectory, schema_text
 from arena_gen.core.schema import validate_doc
-from arena_gen.runner.episode import run_episode
 from arena_gen.scoring.score import judge_record
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"

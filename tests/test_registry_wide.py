@@ -5,8 +5,8 @@ from __future__ import annotations
 from conftest import built_tasks
 
 from arena_gen.core import registry
-from arena_gen.verifiers.env_check import check_env
-from arena_gen.verifiers.replay import replay
+from arena_gen.core.replay import replay
+from arena_gen.suite.env_check import check_env
 
 
 def test_check_env(env_name: str) -> None:

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from arena_gen.agents import repo2_heuristic
-from arena_gen.agents.base import TaskView
 from arena_gen.agents.registry import make_agent
-from arena_gen.agents.repo2_heuristic import RUN, RepoV2HeuristicAgent
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
+from arena_gen.envs.repo.agents import heuristic_v2 as repo2_heuristic
+from arena_gen.envs.repo.agents.heuristic_v2 import RUN, RepoV2HeuristicAgent
 
 #: Measured on odyssey-lite's 30 repo tasks; a change to the heuristic re-pins these.
 PINNED_WINS = 20
@@ -71,7 +71,7 @@ def plays(tasks: list[Task]) -> list[Play]:
 def test_registered_as_the_v2_heuristic() -> None:
     assert isinstance(make_agent("heuristic", "repo", version=2), RepoV2HeuristicAgent)
     assert registry.get("repo", 2).heuristic == \
-        "arena_gen.agents.repo2_heuristic:RepoV2HeuristicAgent"
+        "arena_gen.envs.repo.agents.heuristic_v2:RepoV2HeuristicAgent"
     assert type(make_agent("heuristic", "repo", version=1)).__name__ == "RepoHeuristicAgent"
 
 

@@ -14,9 +14,9 @@ import pytest
 from repo2_reference_util import RELEASED, random_command, reference_kind, reference_module
 
 from arena_gen.core.game import WorldView
-from arena_gen.envs.repo2 import ABSENT, RepoGameV2
-from arena_gen.generator.repo2_import import importer
-from arena_gen.verifiers.repo2 import verify
+from arena_gen.envs.repo.game_v2 import ABSENT, RepoGameV2
+from arena_gen.envs.repo.importer import importer
+from arena_gen.envs.repo.verify_v2 import verify
 
 REF = reference_module()
 pytestmark = pytest.mark.skipif(

@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 
 from arena_gen.core.game import WorldView, play
-from arena_gen.envs.repo2 import ABSENT, RepoGameV2, RepoV2
-from arena_gen.generator.importer import detect_env, import_tasks
-from arena_gen.generator.repo2_import import importer
-from arena_gen.verifiers.repo2 import clause_holds, moves, newest_python, success_clauses, verify
+from arena_gen.envs.repo.game_v2 import ABSENT, RepoGameV2, RepoV2
+from arena_gen.envs.repo.importer import importer
+from arena_gen.envs.repo.verify_v2 import (
+    clause_holds,
+    moves,
+    newest_python,
+    success_clauses,
+    verify,
+)
+from arena_gen.suite.importer import detect_env, import_tasks
 
 RELEASED = Path(__file__).resolve().parents[2] / "shared" / "reference-data" / "odyssey-arena" / \
     "repo" / "test_repo_lite_251217.json"
@@ -114,7 +120,7 @@ def test_import_gives_30_verified_tasks_with_exact_minima() -> None:
 
 
 def test_v1_world_converts_and_verifies() -> None:
-    from arena_gen.generator.repo2 import PRESETS, accept, sample
+    from arena_gen.envs.repo.sampler_v2 import PRESETS, accept, sample
 
     draft = sample(PRESETS["lite"], np.random.SeedSequence([7, 1, 4, 0, 0]))
     cert = verify(draft)

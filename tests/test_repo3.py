@@ -8,20 +8,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.repo_planner import RepoPlannerAgent
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import run_episode
 from arena_gen.core.game import WorldView, play
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.task import Task
-from arena_gen.envs.repo2 import RepoGameV2
-from arena_gen.generator import repo3
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.repo2 import public_view, rubric
-from arena_gen.runner.episode import run_episode
-from arena_gen.runner.ladder import climb
-from arena_gen.verifiers.repo3 import count_success, verify
-from arena_gen.verifiers.suite_check import check_task
+from arena_gen.envs.repo import sampler_v3 as repo3
+from arena_gen.envs.repo.agents.planner import RepoPlannerAgent
+from arena_gen.envs.repo.game_v2 import RepoGameV2
+from arena_gen.envs.repo.sampler_v2 import public_view, rubric
+from arena_gen.envs.repo.verify_v3 import count_success, verify
+from arena_gen.suite.build import generate_task
+from arena_gen.suite.ladder import climb
+from arena_gen.suite.verify import check_task
 
 
 def _api(module: str, symbols: dict[str, list[str]]) -> dict[str, Any]:
@@ -151,8 +151,8 @@ def test_versions_registered() -> None:
     """v3 is the default for build; v1 and v2 stay as they were (v2 a preview)."""
     assert registry.get("repo").version == 3 and not registry.get("repo").preview
     assert registry.get("repo", 2).preview and registry.get("repo", 2).sampler == \
-        "arena_gen.generator.repo2:sample"
-    assert registry.get("repo", 1).sampler == "arena_gen.generator.repo:sample"
+        "arena_gen.envs.repo.sampler_v2:sample"
+    assert registry.get("repo", 1).sampler == "arena_gen.envs.repo.sampler_v1:sample"
     assert registry.get("repo", 3).game == registry.get("repo", 2).game  # one set of rules
     assert play(RepoGameV2(WorldView(hand_world())), ["pip install python==3.11",
                                                       "pip install pkg1",

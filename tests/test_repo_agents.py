@@ -6,9 +6,9 @@ import numpy as np
 from conftest import built_tasks_of
 from test_repo_worlds import hand_world, task_of
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.repo_heuristic import RepoHeuristicAgent
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.envs.repo.agents.heuristic_v1 import RepoHeuristicAgent
 from arena_gen.scoring.judge import judge
 
 

@@ -10,8 +10,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from test_repo_worlds import hand_world, small_world, task_of
 
 from arena_gen.core import registry
-from arena_gen.envs.game_env import GameEnv
-from arena_gen.envs.repo import Repo
+from arena_gen.core.game_env import GameEnv
+from arena_gen.envs.repo.game_v1 import Repo
 
 
 def play(env: GameEnv, *actions: str) -> str:

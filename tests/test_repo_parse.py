@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_gen.envs.repo import SCRIPTS
-from arena_gen.envs.repo_parse import (
+from arena_gen.envs.repo.game_v1 import SCRIPTS
+from arena_gen.envs.repo.parse import (
     CommandError,
     matches,
     parse_command,

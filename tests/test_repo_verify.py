@@ -15,13 +15,13 @@ from test_repo_worlds import SMALL, hand_world, small_world, task_of
 from arena_gen.core import registry
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView, play
-from arena_gen.envs.repo import RepoGame, Rules
-from arena_gen.generator.repo import accept, sample
-from arena_gen.verifiers.replay import replay
-from arena_gen.verifiers.repo import verify
-from arena_gen.verifiers.repo_bfs import bfs
-from arena_gen.verifiers.repo_bmc import action_models, bmc, trace
-from arena_gen.verifiers.repo_sat import cover_lower_bound, solution_state, static_check
+from arena_gen.core.replay import replay
+from arena_gen.envs.repo.bfs import bfs
+from arena_gen.envs.repo.bmc import action_models, bmc, trace
+from arena_gen.envs.repo.game_v1 import RepoGame, Rules
+from arena_gen.envs.repo.sampler_v1 import accept, sample
+from arena_gen.envs.repo.sat import cover_lower_bound, solution_state, static_check
+from arena_gen.envs.repo.verify_v1 import verify
 
 
 def brute_force_count(world: dict[str, Any]) -> int:
@@ -125,7 +125,7 @@ def test_certificates_of_built_lite_tasks() -> None:
 
 
 def test_world_is_plain_json_and_deterministic() -> None:
-    from arena_gen.generator.repo import PRESETS, sample
+    from arena_gen.envs.repo.sampler_v1 import PRESETS, sample
 
     a = sample(PRESETS["lite"], np.random.SeedSequence([1, 2]))
     b = sample(PRESETS["lite"], np.random.SeedSequence([1, 2]))
@@ -169,7 +169,7 @@ def test_verify_with_starved_bmc_keeps_a_valid_bound() -> None:
 
 
 def test_public_view_hides_the_rules_and_rules_text_discloses_them() -> None:
-    from arena_gen.generator.repo import PRESETS, sample
+    from arena_gen.envs.repo.sampler_v1 import PRESETS, sample
 
     draft = sample(PRESETS["lite"], np.random.SeedSequence([4, 4]))
     public = canonical_json(draft.public)
@@ -184,8 +184,8 @@ def test_public_view_hides_the_rules_and_rules_text_discloses_them() -> None:
 @pytest.mark.slow
 def test_one_challenge_task_builds_with_honest_bounds() -> None:
     from arena_gen.core import registry
-    from arena_gen.generator.build import generate_task
-    from arena_gen.verifiers.env_check import check_env
+    from arena_gen.suite.build import generate_task
+    from arena_gen.suite.env_check import check_env
 
     task = generate_task("repo", "challenge", 7, 2, version=1).task  # ~25 s: 29 packages
     cert = task.certificate
@@ -199,8 +199,8 @@ def test_one_challenge_task_builds_with_honest_bounds() -> None:
 
 
 def test_presets_are_typed_and_validated() -> None:
-    from arena_gen.generator.presets import PresetError
-    from arena_gen.generator.repo import PRESETS, RepoPreset, sample
+    from arena_gen.core.presets import PresetError
+    from arena_gen.envs.repo.sampler_v1 import PRESETS, RepoPreset, sample
 
     lite = PRESETS["lite"]
     assert lite.to_dict() == dict(lite) and lite["budget"] == lite.budget == 120

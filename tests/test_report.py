@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from arena_gen.core.calibration import rung_rates
 from arena_gen.core.suite_io import write_suite
-from arena_gen.generator.build import build_suite
-from arena_gen.generator.calibration import rung_rates
 from arena_gen.runner.run import RunConfig, run_suite, summarize
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.report import write_report
 from arena_gen.scoring.score import score_run
+from arena_gen.suite.build import build_suite
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,11 @@ from conftest import built_tasks
 import arena_gen  # noqa: F401  (registers the Gymnasium ids)
 from arena_gen.agents.human import HumanAgent
 from arena_gen.core import registry
+from arena_gen.core.episode import InfraError, run_episode
 from arena_gen.core.suite_io import write_suite
-from arena_gen.generator.build import build_suite
-from arena_gen.runner.episode import InfraError, run_episode
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir
+from arena_gen.suite.build import build_suite
 
 TIMING = ("latency", "seconds")
 

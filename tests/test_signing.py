@@ -30,8 +30,8 @@ from arena_gen.core.signing import (
     sign_suite,
 )
 from arena_gen.core.suite_io import SIGNATURE, SIGNATURE_TMP, is_our_suite, suite_hash, write_suite
-from arena_gen.generator.build import build_suite
-from arena_gen.verifiers.suite_check import verify_suite
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 import arena_gen.core.suite_io as suite_io
 from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
 from arena_gen.core.suite_io import file_digests, read_suite, write_suite
-from arena_gen.generator.build import build_suite
+from arena_gen.suite.build import build_suite
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena_gen.core import registry
+from arena_gen.core.game_env import GameEnv
 from arena_gen.core.task import Draft
-from arena_gen.envs.game_env import GameEnv
-from arena_gen.envs.trading import (
+from arena_gen.envs.trading.game_v1 import (
     Book,
     TradingGame,
     affordable_qty,
@@ -23,7 +23,7 @@ from arena_gen.envs.trading import (
     parse_order,
     price_path,
 )
-from arena_gen.generator.trading import make_draft
+from arena_gen.envs.trading.sampler_v1 import make_draft
 
 STOCKS = ["S0", "S1", "S2"]
 

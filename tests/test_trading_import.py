@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena_gen.core.errors import ArenaGenError
-from arena_gen.generator.importer import import_tasks
-from arena_gen.generator.trading_import import importer
-from arena_gen.verifiers.trading import verify
+from arena_gen.envs.trading.importer import importer
+from arena_gen.envs.trading.verify_v1 import verify
+from arena_gen.suite.importer import import_tasks
 
 #: The integer greedy oracle on configs 1-6 over the first 120 days (the released figures).
 ORACLE = {1: 0.776, 2: 0.911, 3: 1.150, 4: 0.554, 5: 3.776, 6: 2.876}

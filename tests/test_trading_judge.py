@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 from conftest import built_tasks_of
 
-from arena_gen.agents.base import TaskView
 from arena_gen.agents.oracle import OracleAgent
-from arena_gen.agents.trading_heuristic import (
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.game import play as play_game
+from arena_gen.envs.trading.agents.heuristic import (
     RidgeLearner,
     TradingHeuristicAgent,
     parse_observation,
 )
-from arena_gen.core import registry
-from arena_gen.core.game import play as play_game
 from arena_gen.scoring.judge import judge
 
 

@@ -8,22 +8,22 @@ import numpy as np
 import pytest
 
 from arena_gen.agents.registry import AGENTS, TRADING_STRATEGY_AGENTS, make_agent
-from arena_gen.agents.trading_strategies import (
+from arena_gen.cli.run import command as run_command
+from arena_gen.core.episode import run_episode
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.seeds import seed_path
+from arena_gen.core.task import Task
+from arena_gen.envs.trading.agents.strategies import (
     ROLLING_WINDOW,
     STRATEGIES,
     Correlation,
     LeastSquares,
     TradingStrategyAgent,
 )
-from arena_gen.cli.run import command as run_command
-from arena_gen.core.errors import ArenaGenError
-from arena_gen.core.seeds import seed_path
-from arena_gen.core.task import Task
-from arena_gen.envs.trading import parse_order
-from arena_gen.generator.importer import import_tasks
-from arena_gen.generator.trading import make_draft
-from arena_gen.runner.episode import run_episode
-from arena_gen.verifiers.trading import verify
+from arena_gen.envs.trading.game_v1 import parse_order
+from arena_gen.envs.trading.sampler_v1 import make_draft
+from arena_gen.envs.trading.verify_v1 import verify
+from arena_gen.suite.importer import import_tasks
 
 #: A 3 x 2 world in which shown data is exact: integer W, 2-decimal news, prices in cents.
 MATRIX = [[3.0, -1.0], [1.0, 2.0], [-2.0, 1.0]]
@@ -186,8 +186,8 @@ def test_cli_runs_a_strategy_and_records_its_profit(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from arena_gen.cli import main
-    from arena_gen.generator.importer import write_import
     from arena_gen.runner.rundir import RunDir
+    from arena_gen.suite.importer import write_import
 
     suite = write_import(tmp_path / "suite", {"trading": [hand_task()]}, {"trading": []})
     args = ["run", "--suite", str(suite), "--agent", "trading-correlation", "--env", "trading",

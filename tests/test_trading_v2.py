@@ -8,21 +8,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena_gen.agents.base import TaskView
-from arena_gen.agents.trading_planner import TradingPlannerAgent
 from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import run_episode
+from arena_gen.core.game_env import GameEnv
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.task import Task
-from arena_gen.envs.game_env import GameEnv
-from arena_gen.envs.trading import TradingGame, TradingGameV2
-from arena_gen.generator.build import generate_task
-from arena_gen.generator.trading import make_draft
-from arena_gen.generator.trading2 import CALIBRATION, NEWS_RULE, rubric
-from arena_gen.runner.episode import run_episode
-from arena_gen.runner.ladder import climb
-from arena_gen.verifiers.suite_check import check_task
-from arena_gen.verifiers.trading2 import verify
-from arena_gen.verifiers.trading_policies import parse_rules_matrix
+from arena_gen.envs.trading.agents.planner import TradingPlannerAgent
+from arena_gen.envs.trading.game_v1 import TradingGame, TradingGameV2
+from arena_gen.envs.trading.policies import parse_rules_matrix
+from arena_gen.envs.trading.sampler_v1 import make_draft
+from arena_gen.envs.trading.sampler_v2 import CALIBRATION, NEWS_RULE, rubric
+from arena_gen.envs.trading.verify_v2 import verify
+from arena_gen.suite.build import generate_task
+from arena_gen.suite.ladder import climb
+from arena_gen.suite.verify import check_task
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The noise-free 3 x 2 task of test_trading_strategies: integer W, 2-decimal news, so shown

@@ -9,11 +9,11 @@ import pytest
 from conftest import built_tasks_of
 
 from arena_gen.core.errors import VerificationError
+from arena_gen.core.replay import check_witness, replay
 from arena_gen.core.seeds import attempt_seed, task_seed
 from arena_gen.core.task import Certificate, Task
-from arena_gen.generator.trading import PRESETS, accept, sample
-from arena_gen.verifiers.replay import check_witness, replay
-from arena_gen.verifiers.trading import continuous_bound, identifiability, verify
+from arena_gen.envs.trading.sampler_v1 import PRESETS, accept, sample
+from arena_gen.envs.trading.verify_v1 import continuous_bound, identifiability, verify
 
 
 def draft_for(suite: str, index: int, attempt: int = 0, seed: int = 7):  # noqa: ANN201
@@ -149,8 +149,8 @@ def test_challenge_task_verifies_with_ridge_far_below_oracle() -> None:
 
 
 def test_presets_are_typed_and_validated() -> None:
-    from arena_gen.generator.presets import PresetError
-    from arena_gen.generator.trading import TradingPreset
+    from arena_gen.core.presets import PresetError
+    from arena_gen.envs.trading.sampler_v1 import TradingPreset
 
     lite = PRESETS["lite"]
     assert lite.to_dict()["stocks"] == [5, 9] and lite.stocks == (5, 9)

@@ -12,8 +12,8 @@ import pytest
 
 from arena_gen.core.canon import sha256_of
 from arena_gen.core.suite_io import suite_hash, write_suite
-from arena_gen.generator.build import build_suite
-from arena_gen.verifiers.suite_check import verify_suite
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 
 @pytest.fixture(scope="module")

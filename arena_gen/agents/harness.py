@@ -29,11 +29,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.protocol import DEFAULT_HARNESS, check_harness
-from .base import TaskView
-from .llm_parse import ACTION_CLOSE, ACTION_OPEN, extract_action, fold
-from .llm_prompts import Turn, build_messages
-from .odyssey_prompts import odyssey_messages
+from arena_gen.agents.llm_parse import ACTION_CLOSE, ACTION_OPEN, extract_action, fold
+from arena_gen.agents.llm_prompts import Turn, build_messages
+from arena_gen.agents.odyssey_prompts import odyssey_messages
+from arena_gen.core.agent import TaskView
+from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 
 #: Stop sequences of the odyssey harness: generation ends where the first action closes.
 ODYSSEY_STOP = [ACTION_CLOSE]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .base import QuitEpisode, TaskView
+from arena_gen.core.agent import QuitEpisode, TaskView
 
 HELP = """Commands (not turns):
   :help   show this help and the action format

@@ -30,14 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core.protocol import DEFAULT_HARNESS, check_harness
-from ..core.redact import scrub
-from .base import MODES, Reply, TaskView
-from .harness import get_harness
-from .llm_client import ChatClient, Completion, ContextLengthError
-from .llm_context import approx_tokens, fit_window, shrink
-from .llm_parse import cap, cap_action, split_reasoning
-from .llm_prompts import Turn
+from arena_gen.agents.harness import get_harness
+from arena_gen.agents.llm_client import ChatClient, Completion, ContextLengthError
+from arena_gen.agents.llm_context import approx_tokens, fit_window, shrink
+from arena_gen.agents.llm_parse import cap, cap_action, split_reasoning
+from arena_gen.agents.llm_prompts import Turn
+from arena_gen.core.agent import MODES, Reply, TaskView
+from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
+from arena_gen.core.redact import scrub
 
 #: Default caps: characters of a reply (and of its reasoning) recorded, of an action played.
 MAX_REPLY_CHARS = 65536

@@ -4,7 +4,7 @@ One :class:`ChatClient` is shared by every episode a process runs: its semaphore
 requests in flight across episodes (``max_connections``). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
-:class:`~arena_gen.agents.base.InfraError`. A 400 that says the prompt does not fit the
+:class:`~arena_gen.core.agent.InfraError`. A 400 that says the prompt does not fit the
 model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the available context
 size", vLLM's "maximum context length") raises :class:`ContextLengthError` instead: the agent
 can shorten its prompt, so it is neither retried as is nor an infra error. Every text that leaves
@@ -27,8 +27,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import numpy as np
 
-from ..core.redact import REDACTED, public_url, url_secrets
-from .base import InfraError
+from arena_gen.core.agent import InfraError
+from arena_gen.core.redact import REDACTED, public_url, url_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Statuses worth another try: rate limits, request timeouts, and every 5xx.

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .llm_parse import extract_action, split_reasoning
+from arena_gen.agents.llm_parse import extract_action, split_reasoning
 
 __all__ = ["GRAMMAR", "NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
            "grammar_text", "split_reasoning", "strip_intro"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .llm_prompts import Turn, strip_intro
+from arena_gen.agents.llm_prompts import Turn, strip_intro
 
 CLOSING = ("Work through the problem step by step, then give your next action as "
            "<action>...</action>. Trying things is how you learn how this environment behaves.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import TaskView
+from arena_gen.core.agent import TaskView
 
 
 class OracleAgent:

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core import registry
-from .base import TaskView
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
 
 
 class RandomAgent:

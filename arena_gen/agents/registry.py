@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core import registry
-from ..core.errors import ArenaGenError
+from arena_gen.core import registry
+from arena_gen.core.errors import ArenaGenError
 
 #: The paper's scripted trading strategies (``agents.trading_strategies.STRATEGIES``, kept here
 #: as literals so naming an agent imports no numpy).
@@ -21,11 +21,11 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
     """Build a fresh agent for one episode of ``env`` (at ``version``: the task's own)."""
     config = dict(config or {})
     if name == "random":
-        from .random_agent import RandomAgent
+        from arena_gen.agents.random_agent import RandomAgent
 
         return RandomAgent()
     if name == "oracle":
-        from .oracle import OracleAgent
+        from arena_gen.agents.oracle import OracleAgent
 
         return OracleAgent()
     if name == "heuristic":
@@ -40,12 +40,12 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
                                 f"registered")
         return spec.load("planner")()
     if name == "human":
-        from .human import HumanAgent
+        from arena_gen.agents.human import HumanAgent
 
         return HumanAgent(**config)
     if name == "llm":
         try:
-            from .llm import LLMAgent
+            from arena_gen.agents.llm import LLMAgent
         except ImportError:
             raise ArenaGenError("the llm agent is not available in this version") from None
         return LLMAgent(**config)
@@ -53,7 +53,7 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         if env != "trading":
             raise ArenaGenError(f"agent {name!r} plays only trading tasks, not {env!r}; "
                                 f"select them with --env trading")
-        from .trading_strategies import TradingStrategyAgent
+        from arena_gen.envs.trading.agents.strategies import TradingStrategyAgent
 
         return TradingStrategyAgent(name.removeprefix("trading-"))
     baselines = dict(registry.get(env, version).extras.get("baselines") or {})

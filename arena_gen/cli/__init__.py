@@ -10,8 +10,8 @@ import sys
 
 import click
 
-from .. import __version__
-from . import build, import_, keygen, play, report, run, score, show, sign, verify
+from arena_gen import __version__
+from arena_gen.cli import build, import_, keygen, play, report, run, score, show, sign, verify
 
 
 @click.group(context_settings={"auto_envvar_prefix": "ARENA_GEN",

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from arena_gen.cli import main
 
 sys.exit(main())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import display_option, env_list, user_errors
+from arena_gen.cli.options import display_option, env_list, user_errors
 
 #: ``--jobs`` for build and verify: unset means every core this process may use.
 jobs_option = click.option(
@@ -43,14 +43,14 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
             cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
             force: bool, allow_uncalibrated: bool, display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
-    from ..core import registry
-    from ..core.errors import ArenaGenError
-    from ..core.parallel import default_jobs
-    from ..core.suite_io import check_output_folder, write_suite
-    from ..generator.build import Generated, Job, build_suite, uncalibrated
-    from ..generator.cache import BuildCache, default_cache_dir
-    from ..generator.suites import preset
-    from ..ui import Reporter, clock
+    from arena_gen.core import registry
+    from arena_gen.core.errors import ArenaGenError
+    from arena_gen.core.parallel import default_jobs
+    from arena_gen.core.suite_io import check_output_folder, write_suite
+    from arena_gen.suite.build import Generated, Job, build_suite, uncalibrated
+    from arena_gen.suite.cache import BuildCache, default_cache_dir
+    from arena_gen.suite.catalog import preset
+    from arena_gen.ui import Reporter, clock
 
     ui = Reporter(display)
     jobs = jobs or default_jobs()
@@ -105,7 +105,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
              ["env", "tasks", "min_steps", "rejected", "cached", "seconds"], rows)
     calibration = result.manifest.get("calibration") or {}
     if calibration:
-        from ..generator.calibration import rung_order
+        from arena_gen.core.calibration import rung_order
 
         rungs = sorted({r for row in calibration.values() for r in row["rungs"]}, key=rung_order)
         ui.table("Baseline ladder: success rate over attempts [95 % interval]",

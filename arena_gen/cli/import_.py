@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .options import display_option, user_errors
+from arena_gen.cli.options import display_option, user_errors
 
 
 @click.command(name="import")
@@ -28,11 +28,11 @@ from .options import display_option, user_errors
 def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, name: str,
             force: bool, display: str | None) -> None:
     """Import released data as verified tasks (exact minima replace the released claims)."""
-    from ..core import registry
-    from ..core.suite_io import check_output_folder
-    from ..generator import lights_import as lights
-    from ..generator.importer import detect_env, import_tasks, write_import
-    from ..ui import Reporter
+    from arena_gen.core import registry
+    from arena_gen.core.suite_io import check_output_folder
+    from arena_gen.envs.lights import importer as lights
+    from arena_gen.suite.importer import detect_env, import_tasks, write_import
+    from arena_gen.ui import Reporter
 
     ui = Reporter(display)
     with user_errors():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import user_errors
+from arena_gen.cli.options import user_errors
 
 
 @click.command(name="keygen",
@@ -15,7 +15,7 @@ from .options import user_errors
 def command(key: Path) -> None:
     """Write a new signing key to KEY (private, mode 0600) and its public half to KEY.pub;
     an existing file is never overwritten. Keep KEY off the repository; publish KEY.pub."""
-    from ..core.signing import generate_key
+    from arena_gen.core.signing import generate_key
 
     with user_errors():
         key_id = generate_key(key)

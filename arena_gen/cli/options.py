@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..core.errors import ArenaGenError
-from ..ui import DISPLAYS
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.ui import DISPLAYS
 
 display_option: Callable[[Any], Any] = click.option(
     "--display", type=click.Choice(DISPLAYS), default=None,
@@ -36,7 +36,7 @@ def split_list(value: str | None) -> list[str] | None:
 
 def env_list(value: str | None) -> list[str] | None:
     """Parse ``--env a,b`` and check every name is a registered env."""
-    from ..core import registry
+    from arena_gen.core import registry
 
     names = split_list(value)
     for name in names or ():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import user_errors
+from arena_gen.cli.options import user_errors
 
 
 def _read(prompt: str) -> str:
@@ -27,9 +27,9 @@ def _read(prompt: str) -> str:
               help="Run directory the episode is appended to.")
 def command(task_id: str, suite: str | None, mode: str, out: Path) -> None:
     """Play a task yourself in the terminal; the episode is saved like any other."""
-    from ..agents.human import HumanAgent
-    from ..core.task_lookup import find_task
-    from ..runner.play import play_task
+    from arena_gen.agents.human import HumanAgent
+    from arena_gen.core.task_lookup import find_task
+    from arena_gen.runner.play import play_task
 
     with user_errors():
         found = find_task(task_id, suite)

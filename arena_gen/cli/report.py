@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import user_errors
+from arena_gen.cli.options import user_errors
 
 
 @click.command(name="report")
@@ -23,7 +23,7 @@ def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
         raise click.ClickException(
             "arena-gen report draws its plots with matplotlib, an optional extra: "
             "pip install 'arena-gen[report]'") from None
-    from ..scoring.report import write_report
+    from arena_gen.scoring.report import write_report
 
     with user_errors():
         out = write_report(run_dirs, html_out)

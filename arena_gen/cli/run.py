@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..agents.registry import TRADING_STRATEGY_AGENTS
-from .options import display_option, split_list, user_errors
+from arena_gen.agents.registry import TRADING_STRATEGY_AGENTS
+from arena_gen.cli.options import display_option, split_list, user_errors
 
 
 @click.command(name="run")
@@ -83,16 +83,16 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     """Play an agent over a suite and write a run directory."""
     import os
 
-    from ..core.suite_io import read_suite
-    from ..runner.run import RunConfig, run_suite, select_tasks, summarize
-    from ..ui import Reporter
+    from arena_gen.core.suite_io import read_suite
+    from arena_gen.runner.run import RunConfig, run_suite, select_tasks, summarize
+    from arena_gen.ui import Reporter
 
     ui = Reporter(display)
     agent_config = None
     if agent == "llm":
         if not model:
             raise click.UsageError("--agent llm needs --model NAME")
-        from ..agents.llm_client import DEFAULT_BASE_URL
+        from arena_gen.agents.llm_client import DEFAULT_BASE_URL
 
         agent_config = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
                         "history": history, "max_connections": max_connections,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import display_option, user_errors
+from arena_gen.cli.options import display_option, user_errors
 
 
 @click.command(name="score")
@@ -20,9 +20,9 @@ from .options import display_option, user_errors
 def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             rubrics_file: Path | None, display: str | None) -> None:
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
-    from ..core.errors import ArenaGenError
-    from ..scoring.score import TERMINAL_COLUMNS, score_findings, score_run, terminal_rows
-    from ..ui import Reporter
+    from arena_gen.core.errors import ArenaGenError
+    from arena_gen.scoring.score import TERMINAL_COLUMNS, score_findings, score_run, terminal_rows
+    from arena_gen.ui import Reporter
 
     ui = Reporter(display)
     with user_errors():

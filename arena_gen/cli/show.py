@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .options import user_errors
+from arena_gen.cli.options import user_errors
 
 
 @click.command(name="show")
@@ -17,7 +17,7 @@ from .options import user_errors
 @click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
 def command(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> None:
     """Print a task readably: what the agent sees, and with --reveal what it must discover."""
-    from ..core.task_lookup import find_task
+    from arena_gen.core.task_lookup import find_task
 
     with user_errors():
         task = find_task(task_id, suite).task

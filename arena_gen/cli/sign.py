@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import user_errors
+from arena_gen.cli.options import user_errors
 
 
 @click.command(name="sign",
@@ -18,7 +18,7 @@ def command(suite: str, key: Path) -> None:
     """Sign SUITE/manifest.json into SUITE/manifest.json.sig (replacing an older signature);
     the manifest pins every task's sha256, so this covers the suite. Schemas and hashes are
     checked first; run verify before signing a release."""
-    from ..core.signing import read_signature, sign_suite
+    from arena_gen.core.signing import read_signature, sign_suite
 
     with user_errors():
         out = sign_suite(suite, key)

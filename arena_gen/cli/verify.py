@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from .build import jobs_option
-from .options import display_option, user_errors
+from arena_gen.cli.build import jobs_option
+from arena_gen.cli.options import display_option, user_errors
 
 
 @click.command(name="verify")
@@ -32,11 +32,11 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
         raise click.UsageError("--signature needs --public-key PUB: the key you trust "
                                "(KEY.pub from arena-gen keygen), never the one in the "
                                "signature file")
-    from ..core.parallel import default_jobs
-    from ..core.suite_io import read_manifest
-    from ..core.task import Task
-    from ..ui import Reporter
-    from ..verifiers.suite_check import EXPECTED_VERIFY_SECONDS, TaskCheck, verify_suite
+    from arena_gen.core.parallel import default_jobs
+    from arena_gen.core.suite_io import read_manifest
+    from arena_gen.core.task import Task
+    from arena_gen.suite.verify import EXPECTED_VERIFY_SECONDS, TaskCheck, verify_suite
+    from arena_gen.ui import Reporter
 
     ui = Reporter(display)
     jobs = jobs or default_jobs()

@@ -1,6 +1,6 @@
 """The Game contract: one typed, pure rule object per environment, compiled once from a task.
 
-Every consumer plays through a game: the text env (``arena_gen.envs.game_env``), the verifiers'
+Every consumer plays through a game: the text env (``arena_gen.core.game_env``), the verifiers'
 witness and plan checks, the oracle, the runner and the judge. A game owns the whole rule set of
 its env, so no other module may restate a transition, a success test or a rubric predicate:
 

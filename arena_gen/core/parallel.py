@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from .errors import ArenaGenError
+from arena_gen.core.errors import ArenaGenError
 
 EXECUTORS = ("local", "ray")
 #: Seconds between a pool worker's checks that its parent is still alive.

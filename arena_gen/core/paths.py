@@ -30,7 +30,7 @@ def check_creatable(path: str | os.PathLike[str], what: str = "output") -> Path:
     """Fail early, with the project's error, when ``path`` (a file or folder to write) cannot be
     created: an ancestor is a file, or the nearest existing ancestor is not writable. Nothing
     is created; this runs before any work so a bad ``--out`` costs nothing."""
-    from .errors import ArenaGenError
+    from arena_gen.core.errors import ArenaGenError
 
     path = Path(path)
     probe = path.absolute()

@@ -14,7 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import RegistryError
+from arena_gen.core.errors import RegistryError
 
 #: A part: a lazy ``module:attr`` path, or the object itself.
 Part = Any
@@ -57,7 +57,7 @@ class EnvSpec:
     importer: Part | None = None
     extras: dict[str, Part] = field(default_factory=dict)
     #: The text env class wrapping the game (the generic one unless a spec says otherwise).
-    env: Part = "arena_gen.envs.game_env:GameEnv"
+    env: Part = "arena_gen.core.game_env:GameEnv"
     #: A preview version is registered, playable, verifiable and importable, but is not the
     #: default for building (``get(name)``) until its presets are calibrated.
     preview: bool = False

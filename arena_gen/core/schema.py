@@ -17,8 +17,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from .errors import SchemaError
-from .paths import schema_dir
+from arena_gen.core.errors import SchemaError
+from arena_gen.core.paths import schema_dir
 
 KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary", "signature")
 

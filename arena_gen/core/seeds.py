@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import ArenaGenError
+from arena_gen.core.errors import ArenaGenError
 
 #: Fixed small integers naming each preset, so ``lite`` and ``challenge`` never share a stream.
 SUITE_CODES: dict[str, int] = {"lite": 1, "challenge": 2, "custom": 3, "import": 4}

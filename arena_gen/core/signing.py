@@ -17,11 +17,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .canon import canonical_json, sha256_hex
-from .errors import ArenaGenError, SchemaError
-from .paths import check_creatable
-from .schema import loads, validate
-from .suite_io import MANIFEST, SIGNATURE, SIGNATURE_TMP, read_suite, resolve_suite
+from arena_gen.core.canon import canonical_json, sha256_hex
+from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.paths import check_creatable
+from arena_gen.core.schema import loads, validate
+from arena_gen.core.suite_io import MANIFEST, SIGNATURE, SIGNATURE_TMP, read_suite, resolve_suite
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import (

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .canon import canonical_json, sha256_hex, sha256_of
-from .errors import ArenaGenError, HashMismatchError, SchemaError
-from .paths import check_creatable, suites_dir
-from .schema import loads, read_json, read_jsonl, validate_doc
-from .task import Task
+from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
+from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
+from arena_gen.core.paths import check_creatable, suites_dir
+from arena_gen.core.schema import loads, read_json, read_jsonl, validate_doc
+from arena_gen.core.task import Task
 
 MANIFEST = "manifest.json"
 #: The detached signature of the manifest (``arena-gen sign``; see :mod:`.signing`).

@@ -6,8 +6,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canon import sha256_of
-from .errors import HashMismatchError
+from arena_gen.core.canon import sha256_of
+from arena_gen.core.errors import HashMismatchError
 
 SCHEMA_VERSION = 1
 

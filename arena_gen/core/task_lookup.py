@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ArenaGenError
-from .paths import suites_dir
-from .suite_io import read_manifest, read_task
-from .task import Task
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.paths import suites_dir
+from arena_gen.core.suite_io import read_manifest, read_task
+from arena_gen.core.task import Task
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ except ImportError as exc:  # pragma: no cover - depends on the extra being abse
     raise ImportError("arena_gen.inspect needs inspect_ai: "
                       "pip install 'arena-gen[inspect]'") from exc
 
-from .dataset import suite_dataset
-from .scorer import judge_scorer
-from .solver import baseline, model_agent
-from .tasks import challenge, lite, suite, suite_task
+from arena_gen.inspect.dataset import suite_dataset
+from arena_gen.inspect.scorer import judge_scorer
+from arena_gen.inspect.solver import baseline, model_agent
+from arena_gen.inspect.tasks import challenge, lite, suite, suite_task
 
 __all__ = ["baseline", "challenge", "judge_scorer", "lite", "model_agent", "suite",
            "suite_dataset", "suite_task"]

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import baseline, challenge, judge_scorer, lite, model_agent, suite
+from arena_gen.inspect import baseline, challenge, judge_scorer, lite, model_agent, suite
 
 __all__ = ["baseline", "challenge", "judge_scorer", "lite", "model_agent", "suite"]

@@ -9,14 +9,14 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..agents.base import MODES
-from ..agents.llm_prompts import build_messages
-from ..core.canon import canonical_json
-from ..core.errors import ArenaGenError
-from ..core.registry import make_env
-from ..core.suite_io import Suite, read_suite
-from ..core.task import Task
-from ..runner.run import select_tasks
+from arena_gen.agents.llm_prompts import build_messages
+from arena_gen.core.agent import MODES
+from arena_gen.core.canon import canonical_json
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.registry import make_env
+from arena_gen.core.suite_io import Suite, read_suite
+from arena_gen.core.task import Task
+from arena_gen.runner.run import select_tasks
 
 #: Metadata keys of a sample (the task travels whole, so a log can be re-judged on its own).
 TASK_KEY, MODE_KEY = "arena_gen_task", "mode"

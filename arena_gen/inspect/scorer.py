@@ -15,11 +15,11 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from ..core.errors import ArenaGenError
-from ..scoring.policy import attempt_score, is_perfect
-from ..scoring.score import judge_record
-from .dataset import sample_task
-from .solver import TRAJECTORY
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.inspect.dataset import sample_task
+from arena_gen.inspect.solver import TRAJECTORY
+from arena_gen.scoring.policy import attempt_score, is_perfect
+from arena_gen.scoring.score import judge_record
 
 METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()]}
 

@@ -4,7 +4,7 @@
 ``generate`` call on the prompt :func:`~arena_gen.agents.llm_prompts.build_messages` builds (goal,
 action grammar, rules in with-rules mode, the history window, the current observation), and the
 text of the reply's last ``<action>`` (after ``<think>`` blocks are split off) is played through
-the task's game by the runner's :class:`~arena_gen.runner.episode.Episode`, which also records
+the task's game by the runner's :class:`~arena_gen.core.episode.Episode`, which also records
 the trajectory exactly as ``arena-gen run`` writes it. Model errors are left to inspect (the
 sample errors and is retried or excluded, never scored 0), as infra errors are in arena-gen.
 ``state.messages`` keeps a readable dialogue (observations and replies); what each call really
@@ -37,14 +37,14 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..agents.base import Reply, TaskView
-from ..agents.harness import get_harness
-from ..agents.llm_parse import cap_action, split_reasoning
-from ..agents.llm_prompts import Turn
-from ..agents.registry import make_agent
-from ..core.protocol import DEFAULT_HARNESS, check_harness
-from ..runner.episode import Episode
-from .dataset import MODE_KEY, sample_task
+from arena_gen.agents.harness import get_harness
+from arena_gen.agents.llm_parse import cap_action, split_reasoning
+from arena_gen.agents.llm_prompts import Turn
+from arena_gen.agents.registry import make_agent
+from arena_gen.core.agent import Reply, TaskView
+from arena_gen.core.episode import Episode
+from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
+from arena_gen.inspect.dataset import MODE_KEY, sample_task
 
 #: Store key of the trajectory record the scorer judges.
 TRAJECTORY = "arena_gen_trajectory"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from inspect_ai import Epochs, Task, task
 
-from ..core.suite_io import read_suite, resolve_suite
-from .dataset import suite_dataset
-from .scorer import judge_scorer
-from .solver import model_agent
+from arena_gen.core.suite_io import read_suite, resolve_suite
+from arena_gen.inspect.dataset import suite_dataset
+from arena_gen.inspect.scorer import judge_scorer
+from arena_gen.inspect.solver import model_agent
 
 REDUCERS = ["mean", "max"]
 

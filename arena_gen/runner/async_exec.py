@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import TaskView
-from ..agents.registry import make_agent
-from ..core.task import Task
-from .episode import Episode
+from arena_gen.agents.registry import make_agent
+from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import Episode
+from arena_gen.core.task import Task
 
 
 async def _act(agent: Any, observation: str) -> Any:

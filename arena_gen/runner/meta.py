@@ -13,10 +13,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..core.records import RunMeta
-from ..core.redact import public_url
-from ..core.task import Task
+from arena_gen import __version__
+from arena_gen.core.records import RunMeta
+from arena_gen.core.redact import public_url
+from arena_gen.core.task import Task
 
 #: Agent options recorded although their names look like secrets (``--max-tokens``).
 PUBLIC_CONFIG_KEYS = ("max_tokens", "max_prompt_tokens")

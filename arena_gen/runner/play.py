@@ -11,13 +11,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ArenaGenError
-from ..core.paths import check_creatable
-from ..core.task import Task
-from .episode import run_episode
-from .meta import now, run_meta
-from .run import check_playable
-from .rundir import RunDir
+from arena_gen.core.episode import run_episode
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.paths import check_creatable
+from arena_gen.core.task import Task
+from arena_gen.runner.meta import now, run_meta
+from arena_gen.runner.run import check_playable
+from arena_gen.runner.rundir import RunDir
 
 
 def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: str | Path,

@@ -7,17 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agents.registry import make_agent
-from ..core.errors import ArenaGenError
-from ..core.parallel import EXECUTORS, map_unordered
-from ..core.paths import check_creatable
-from ..core.protocol import DEFAULT_HARNESS
-from ..core.registry import make_env
-from ..core.suite_io import Suite, read_suite
-from ..core.task import Task
-from .episode import run_episode
-from .meta import now, run_meta
-from .rundir import RunDir
+from arena_gen.agents.registry import make_agent
+from arena_gen.core.episode import run_episode
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.parallel import EXECUTORS, map_unordered
+from arena_gen.core.paths import check_creatable
+from arena_gen.core.protocol import DEFAULT_HARNESS
+from arena_gen.core.registry import make_env
+from arena_gen.core.suite_io import Suite, read_suite
+from arena_gen.core.task import Task
+from arena_gen.runner.meta import now, run_meta
+from arena_gen.runner.rundir import RunDir
 
 
 @dataclass
@@ -154,7 +154,7 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
         raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")
     if cfg.executor == "local" and cfg.agent == "llm":
         # network-bound: asyncio tasks in one process, sharing one connection limit
-        from .async_exec import execute_async
+        from arena_gen.runner.async_exec import execute_async
 
         yield from execute_async(pending, cfg.jobs)
         return

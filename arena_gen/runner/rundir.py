@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..core.canon import canonical_json
-from ..core.errors import ArenaGenError, SchemaError
-from ..core.records import RunMeta
-from ..core.schema import loads, read_json
+from arena_gen.core.canon import canonical_json
+from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.records import RunMeta
+from arena_gen.core.schema import loads, read_json
 
 RUN_JSON = "run.json"
 TRAJECTORIES = "trajectories.jsonl"

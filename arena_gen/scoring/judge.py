@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..core import registry
-from ..core.game import play
-from ..core.task import Task
+from arena_gen.core import registry
+from arena_gen.core.game import play
+from arena_gen.core.task import Task
 
 #: Per-turn bookkeeping keys of a recorded ``info``; the rest are the game's facts.
 BOOKKEEPING = ("valid", "feedback", "turn", "turns_left", "success")

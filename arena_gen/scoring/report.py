@@ -38,14 +38,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from ..core.errors import ArenaGenError  # noqa: E402
-from ..core.paths import check_creatable  # noqa: E402
-from ..core.schema import read_json  # noqa: E402
-from ..core.suite_io import Suite, read_suite  # noqa: E402
-from ..core.task import Task  # noqa: E402
-from ..generator.calibration import rung_rates, wilson  # noqa: E402
-from ..runner.rundir import RunDir  # noqa: E402
-from .definitions import (  # noqa: E402
+from arena_gen.core.calibration import rung_rates, wilson  # noqa: E402
+from arena_gen.core.errors import ArenaGenError  # noqa: E402
+from arena_gen.core.paths import check_creatable  # noqa: E402
+from arena_gen.core.schema import read_json  # noqa: E402
+from arena_gen.core.suite_io import Suite, read_suite  # noqa: E402
+from arena_gen.core.task import Task  # noqa: E402
+from arena_gen.runner.rundir import RunDir  # noqa: E402
+from arena_gen.scoring.definitions import (  # noqa: E402
     ATTEMPT,
     CONVENTIONS,
     LADDER,
@@ -54,7 +54,7 @@ from .definitions import (  # noqa: E402
     fmt,
     heading,
 )
-from .policy import attempt_score, is_perfect  # noqa: E402
+from arena_gen.scoring.policy import attempt_score, is_perfect  # noqa: E402
 
 #: The metrics table's columns (definitions and units from ``definitions.METRICS``).
 TABLE_METRICS = ["success_rate", "avg_at_k", "avg_credit_at_k", "pass_at_1",

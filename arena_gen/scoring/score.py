@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.canon import canonical_json
-from ..core.errors import ArenaGenError, SchemaError
-from ..core.records import FindingsLine, Summary
-from ..core.schema import loads, validate_doc
-from ..core.suite_io import read_suite
-from ..core.task import Task
-from ..runner.rundir import RunDir
-from .definitions import fmt, metric_definitions
-from .judge import judge
-from .metrics import (
+from arena_gen.core.canon import canonical_json
+from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.records import FindingsLine, Summary
+from arena_gen.core.schema import loads, validate_doc
+from arena_gen.core.suite_io import read_suite
+from arena_gen.core.task import Task
+from arena_gen.runner.rundir import RunDir
+from arena_gen.scoring.definitions import fmt, metric_definitions
+from arena_gen.scoring.judge import judge
+from arena_gen.scoring.metrics import (
     clustered_mean_se,
     evolution_curve,
     log_growth,
@@ -36,7 +36,7 @@ from .metrics import (
     pass_hat_k,
     task_mean_se,
 )
-from .policy import attempt_score, is_perfect
+from arena_gen.scoring.policy import attempt_score, is_perfect
 
 
 def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,154 @@
+"""Play one episode: an agent against the registered env of a task, every turn recorded.
+
+One turn is one agent call and one ``env.step``. The agent's errors never escape: an
+:class:`InfraError` (endpoint down after retries) ends the attempt as ``infra_error``; any other
+exception from the agent ends it as ``agent_error``; a :class:`QuitEpisode` (a person who
+typed ``:quit`` or pressed Ctrl-C) ends it as ``quit``. An exception from the env itself (a bug
+in a game rule: anything but the :class:`~arena_gen.core.game.ActionError` a malformed action
+raises, which the env turns into feedback) ends it as ``env_error``: the turn that raised is
+kept apart (``error_turn``, not in ``turns``, so a replay of the recorded turns reproduces the
+state before it), the exception text goes to ``error``, and the run goes on; a reset that raises
+ends the attempt the same way before its first turn. All are recorded, not raised.
+
+The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
+:class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
+A trajectory played under another harness than arena-gen's records it (``harness``), and its
+``budget`` is the protocol's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
+from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_for
+from arena_gen.core.records import Trajectory
+from arena_gen.core.registry import make_env
+from arena_gen.core.task import Task
+
+#: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
+_TURN_KEYS = ("valid", "feedback", "turn", "turns_left")
+__all__ = ["Episode", "InfraError", "Reply", "agent_seed", "run_episode"]
+
+
+def agent_seed(run_seed: int, task: Task, attempt: int) -> list[int]:
+    """The entropy of an agent's RNG for one (task, attempt): recorded, never hashed from text."""
+    return [int(run_seed), *[int(x) for x in task.seed_path], int(attempt)]
+
+
+class Episode:
+    """One attempt's bookkeeping, shared by the sync and async loops: reset, turns, result."""
+
+    def __init__(self, task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
+                 run_seed: int = 0) -> None:
+        self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
+        self.seed = agent_seed(run_seed, task, attempt)
+        self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
+        self.protocol = protocol_for(self.harness, task)
+        self.turns: list[dict[str, Any]] = []
+        self.end_reason = "budget"
+        self.done = False
+        self.error: str | None = None
+        self.error_turn: dict[str, Any] | None = None
+        self.started = time.perf_counter()
+        self.env: Any = None
+        try:
+            self.env = make_env(task, self.protocol if self.harness != DEFAULT_HARNESS else None)
+            self.obs, self.info = self.env.reset(seed=None)
+        except Exception as exc:  # the run's up-front compile passed, but this build did not
+            self.obs, self.info = "", {}
+            self.end_reason, self.error = "env_error", f"{type(exc).__name__}: {exc}"[:2000]
+        self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
+        if self.error is not None:
+            return
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
+        view = TaskView.of(task, mode, privileged=bool(getattr(agent, "privileged", False)))
+        try:
+            agent.reset(view, mode, rng)
+        except Exception as exc:
+            self.fail(exc)
+
+    @property
+    def over(self) -> bool:
+        return self.done or self.error is not None
+
+    def fail(self, exc: Exception) -> None:
+        """End the attempt on an agent failure: infra errors and agent bugs are recorded."""
+        if isinstance(exc, QuitEpisode):
+            self.end_reason = "quit"
+        elif isinstance(exc, InfraError):
+            self.end_reason, self.error = "infra_error", str(exc)
+        else:
+            self.end_reason, self.error = "agent_error", f"{type(exc).__name__}: {exc}"
+
+    def step(self, reply: Any, latency: float) -> None:
+        """Apply one agent reply to the env and record the turn."""
+        if not isinstance(reply, Reply):
+            reply = Reply(action=str(reply))
+        try:
+            self.obs, reward, terminated, truncated, self.info = self.env.step(reply.action)
+        except Exception as exc:  # a bug in the game's rules must not end the run
+            self.end_reason, self.error = "env_error", f"{type(exc).__name__}: {exc}"[:2000]
+            self.error_turn = {"turn": len(self.turns) + 1, "action": reply.action,
+                               "raw": reply.raw if reply.raw is not None else reply.action,
+                               "latency": round(latency, 6)}
+            return
+        info = self.info
+        record: dict[str, Any] = {
+            "turn": self.env.turn, "raw": reply.raw if reply.raw is not None else reply.action,
+            "action": reply.action, "valid": bool(info["valid"]),
+            "feedback": str(info.get("feedback", "")), "reward": float(reward),
+            "tokens": reply.tokens, "latency": round(latency, 6),
+            "state": {k: v for k, v in info.items() if k not in _TURN_KEYS},
+        }
+        if reply.reasoning is not None:
+            record["reasoning"] = reply.reasoning
+        if reply.extra:
+            record.update(reply.extra)
+        self.turns.append(record)
+        if terminated or truncated:
+            self.done = True
+            self.end_reason = ("success" if self.env.success
+                               else ("terminated" if terminated else "budget"))
+
+    def result(self) -> dict[str, Any]:
+        """The trajectory record (one line of trajectories.jsonl), built as a typed record."""
+        result: dict[str, Any] = {
+            "task_id": self.task.id, "env": self.task.env, "attempt": self.attempt,
+            "agent": getattr(self.agent, "name", type(self.agent).__name__), "mode": self.mode,
+            "agent_seed": self.seed, "steps": len(self.turns),
+            # the env's state is not trusted after it raised: an env error never succeeds
+            "success": self.end_reason != "env_error" and bool(self.env.success),
+            "end_reason": self.end_reason,
+            "final_info": self.info,
+            "start_state": self.start_state, "turns": self.turns,
+            "min_steps": self.task.certificate.min_steps,
+            "budget": self.env.budget if self.env is not None else (
+                self.protocol.budget if self.protocol.budget is not None else self.task.budget),
+            "seconds": round(time.perf_counter() - self.started, 6),
+        }
+        if self.harness != DEFAULT_HARNESS:
+            result["harness"] = self.harness
+        if self.error is not None:
+            result["error"] = self.error
+        if self.error_turn is not None:
+            result["error_turn"] = self.error_turn
+        return Trajectory.model_validate(result).to_json_dict()
+
+
+def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
+                run_seed: int = 0) -> dict[str, Any]:
+    """Play one attempt and return its trajectory record (one line of trajectories.jsonl)."""
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
+    while not episode.over:
+        t0 = time.perf_counter()
+        try:
+            reply = agent.act(episode.obs)
+        except Exception as exc:  # an agent bug must not kill the run
+            episode.fail(exc)
+            break
+        episode.step(reply, time.perf_counter() - t0)
+    return episode.result()

@@ -1,0 +1,104 @@
+"""The one text env: any :class:`~arena_gen.core.game.Game` as a Gymnasium env.
+
+The game owns the rules; this class owns what every env shares: turn counting, the turn budget
+(as truncation), malformed actions (the game's reject rule: one turn spent, ``valid`` False,
+never an exception) and the ``info`` keys every log relies on (``valid``, ``turn``,
+``turns_left``, ``success``, ``feedback`` and the game's typed facts). Only the game's
+:class:`~arena_gen.core.game.ActionError` becomes agent feedback: a bug inside the rules raises.
+A harness :class:`~arena_gen.core.protocol.Protocol` may override the budget and hide the
+turns-left and feedback lines of observations; it never touches the rules.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from arena_gen.core.game import Event, Game, TaskLike
+from arena_gen.core.protocol import Protocol
+
+MAX_TEXT = 100_000
+
+
+class GameEnv(gym.Env[str, str]):
+    """A text env playing ``game``; ``task`` gives the budget (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+
+    def __init__(self, game: Game[Any, Any, Any], render_mode: str | None = None,
+                 protocol: Protocol | None = None) -> None:
+        self.game = game
+        self.task: TaskLike = game.task
+        self.protocol = protocol or Protocol()
+        self.budget = int(self.task.budget if self.protocol.budget is None
+                          else self.protocol.budget)
+        self.render_mode = render_mode
+        charset = string.printable + "…→←·–—×"
+        self.action_space = spaces.Text(max_length=MAX_TEXT, charset=charset)
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=charset)
+        self.turn = 0
+        self.state: Any = game.initial()
+        self._over = False
+        self._last_obs = ""
+
+    @property
+    def success(self) -> bool:
+        """Whether the game's success holds now."""
+        return self.game.success(self.state)
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random, sensible action for this episode."""
+        return self.game.random_action(self.task.public, rng)
+
+    def observe(self, feedback: str | None = None) -> str:
+        """Feedback (or the intro at reset), the rendered state and the turns left."""
+        head = self.game.intro() if feedback is None else feedback
+        if feedback is not None and not self.protocol.show_feedback:
+            head = ""
+        parts = [head, self.game.render(self.state)]
+        if self.game.shows_turns_left and self.protocol.show_turns_left:
+            parts.append(f"Turns left: {self.budget - self.turn}")
+        text = "\n".join(p for p in parts if p)
+        return text.strip() if feedback is None else text
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.turn = 0
+        self._over = False
+        self.state = self.game.initial()
+        self._last_obs = self.observe()
+        return self._last_obs, self._info(valid=True)
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._over:
+            info = self._info(valid=False)
+            info["feedback"] = "The episode is over; call reset() to start again."
+            return self._last_obs, 0.0, False, True, info
+        text = action if isinstance(action, str) else str(action)
+        self.turn += 1
+        self.state, event = self.game.act(self.state, text)
+        return self._finish(event)
+
+    def _finish(self, event: Event) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        terminated = self.game.done(self.state)
+        truncated = not terminated and self.turn >= self.budget
+        self._over = terminated or truncated
+        self._last_obs = self.observe(event.feedback)
+        info = self._info(valid=event.valid)
+        info["feedback"] = event.feedback
+        return self._last_obs, float(event.reward), terminated, truncated, info
+
+    def render(self) -> str:
+        return self._last_obs
+
+    def _info(self, *, valid: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {"valid": valid, "turn": self.turn,
+                                "turns_left": self.budget - self.turn,
+                                "success": self.success}
+        info.update(self.game.facts(self.state).to_dict())
+        return info

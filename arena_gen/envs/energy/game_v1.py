@@ -1,0 +1,382 @@
+"""Energy Dispatch: schedule thermal, wind, solar and a battery each day under hidden efficiencies.
+
+The rules (:class:`Rules`, the one transition function) and the game (:class:`EnergyGame`, whose
+docstring holds the Gymnasium sections and the Information keys) live here; the text env is
+the generic :class:`~arena_gen.core.game_env.GameEnv` around the game.
+
+Semantics follow the released OdysseyArena environment (EnergyEnv_v5): cost uses the rated
+values plus the battery wear x |actual battery flow|; the ramp sums |rated(t) - rated(t-1)| over
+thermal, wind, solar and the clamped battery *command*, normalised by the sum of the four
+capacities (1280); supply is floored at 1e-6; the thermal share is cumulative thermal actual
+output / cumulative supply, where supply includes the battery flow (charging subtracts).
+
+Decisions where the spec is silent: unknown keys are rejected (a typo such as ``"Thermal"``
+would otherwise silently schedule 0); the whole reply must be the JSON object (surrounding
+whitespace allowed); a collapse on the last day is a failure; after the episode ends the state
+no longer changes. The turn budget is H + ceil(0.1 H) (132 for Lite, 1100 for Challenge). In
+Challenge the pattern shift draws a new base pattern *and* a new period for wind and solar from
+the shift day on (tiled from that day); the rules text discloses both periods and the day. The
+judge assesses ``stable`` and ``low_carbon`` over the full horizon only: an episode that ends
+early has them violated. The verifier's non-triviality check plans with the range minima of
+the efficiencies (wind 0.60, solar 0.65, thermal 0.95) under the same no-violation LP; the task
+is non-trivial when that plan is infeasible (always so far: at those efficiencies a unit of
+supply costs more than the 4.2 budget factor allows) or fails on the true world.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+
+SOURCES = ("thermal", "wind", "solar", "battery")
+GENERATORS = ("thermal", "wind", "solar")
+#: The generators whose efficiency follows a hidden periodic pattern.
+RENEWABLES = ("wind", "solar")
+#: Consecutive violation days that end the episode.
+COLLAPSE_DAYS = 3
+
+
+def parse_action(action: str) -> dict[str, float]:
+    """Return the four commands of an action, or raise ValueError with a one-line reason."""
+    text = action.strip()
+    if not text:
+        raise ValueError('empty action; write a JSON object such as {"thermal": 200, "wind": 100,'
+                         ' "solar": 80, "battery": 0}')
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg}); write one JSON object with keys "
+                         f"thermal, wind, solar, battery") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ValueError("the action must be a JSON object with keys thermal, wind, solar, "
+                         "battery")
+    unknown = [k for k in data if k not in SOURCES]
+    if unknown:
+        raise ValueError(f"unknown key {str(unknown[0])[:30]!r}; allowed keys: "
+                         f"{', '.join(SOURCES)}")
+    out = {k: 0.0 for k in SOURCES}
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{key} must be a number, got {json.dumps(value)[:30]}")
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise ValueError(f"{key} must be a finite number")
+        out[key] = number
+    return out
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def format_action(cmd: dict[str, float], decimals: int = 3) -> str:
+    """Render commands as the action JSON text (fixed key order)."""
+    return "{" + ", ".join(f'"{k}": {cmd.get(k, 0.0):.{decimals}f}' for k in SOURCES) + "}"
+
+
+@dataclass
+class DayRecord:
+    """What happened on one day: rated and actual values, supply, cost, ramp, violations."""
+
+    day: int
+    rated: dict[str, float]
+    actual: dict[str, float]
+    supply: float
+    demand: float
+    cost: float
+    budget: float
+    ramp: float
+    stability: float
+    demand_violated: bool
+    budget_violated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"day": self.day, "rated": dict(self.rated), "actual": dict(self.actual),
+                "supply": self.supply, "demand": self.demand, "cost": self.cost,
+                "budget": self.budget, "ramp": self.ramp, "stability": self.stability,
+                "demand_violated": self.demand_violated, "budget_violated": self.budget_violated}
+
+
+@dataclass
+class GridState:
+    """The mutable state of one episode."""
+
+    day: int
+    stored: float
+    prev: dict[str, float]
+    stability_sum: float = 0.0
+    cum_thermal: float = 0.0
+    cum_supply: float = 0.0
+    streak: int = 0
+    collapsed: bool = False
+    last: DayRecord | None = field(default=None)
+
+    @property
+    def stability(self) -> float:
+        """Running average daily stability (1.0 before the first day, as released)."""
+        return self.stability_sum / self.day if self.day else 1.0
+
+    @property
+    def thermal_share(self) -> float:
+        """Cumulative thermal actual output over cumulative supply (0 before the first day)."""
+        return self.cum_thermal / self.cum_supply if self.cum_supply > 0 else 0.0
+
+
+class Rules:
+    """The one transition function of an energy world, shared by env, verifier, agents, judge."""
+
+    def __init__(self, world: dict[str, Any]) -> None:
+        self.horizon = int(world["horizon"])
+        self.demand = [float(x) for x in world["demand"]]
+        self.budget = [float(x) for x in world["budget"]]
+        self.eff = {"thermal": [float(x) for x in world["eff_thermal"]],
+                    "wind": [float(x) for x in world["eff_wind"]],
+                    "solar": [float(x) for x in world["eff_solar"]]}
+        self.capacity = {k: float(world["capacity"][k]) for k in SOURCES}
+        self.prices = {k: float(world["prices"][k]) for k in SOURCES}
+        self.initial = {k: float(world["initial_rated"].get(k, 0.0)) for k in GENERATORS}
+        self.initial["battery"] = 0.0
+        self.target_stability = float(world["target_stability"])
+        self.target_carbon = float(world["target_carbon"])
+        self.max_ramp = sum(self.capacity.values())
+        for name, values in (("demand", self.demand), ("budget", self.budget),
+                             *((f"eff_{k}", v) for k, v in self.eff.items())):
+            if len(values) < self.horizon:
+                raise ValueError(f"world {name} has {len(values)} days, horizon {self.horizon}")
+
+    def start(self) -> GridState:
+        """The state before day 0."""
+        return GridState(day=0, stored=0.0, prev=dict(self.initial))
+
+    def over(self, state: GridState) -> bool:
+        """Whether the episode has ended (horizon reached or collapsed)."""
+        return state.collapsed or state.day >= self.horizon
+
+    def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
+        """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
+        t = state.day
+        cap = self.capacity
+        rated = {k: min(max(float(cmd.get(k, 0.0)), 0.0), cap[k]) for k in GENERATORS}
+        rated["battery"] = min(max(float(cmd.get("battery", 0.0)), -cap["battery"]),
+                               cap["battery"])
+        actual = {k: rated[k] * self.eff[k][t] for k in GENERATORS}
+        if rated["battery"] >= 0:
+            flow = min(rated["battery"], state.stored)
+        else:
+            flow = -min(-rated["battery"], cap["battery"] - state.stored)
+        actual["battery"] = flow
+        state.stored -= flow
+        supply = max(1e-6, actual["thermal"] + actual["wind"] + actual["solar"] + flow)
+        demand, budget = self.demand[t], self.budget[t]
+        cost = sum(rated[k] * self.prices[k] for k in GENERATORS) + abs(flow) * self.prices[
+            "battery"]
+        demand_violated = supply < demand
+        budget_violated = cost > budget
+        ramp = sum(abs(rated[k] - state.prev[k]) for k in SOURCES)
+        stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
+        stability -= 0.5 * budget_violated + 0.5 * demand_violated
+        stability = min(max(stability, 0.0), 1.0)
+        state.prev = dict(rated)
+        state.stability_sum += stability
+        state.cum_thermal += actual["thermal"]
+        state.cum_supply += supply
+        state.day = t + 1
+        state.streak = state.streak + 1 if (demand_violated or budget_violated) else 0
+        if state.streak >= COLLAPSE_DAYS:
+            state.collapsed = True
+        record = DayRecord(day=t, rated=rated, actual=actual, supply=supply, demand=demand,
+                           cost=cost, budget=budget, ramp=ramp, stability=stability,
+                           demand_violated=demand_violated, budget_violated=budget_violated)
+        state.last = record
+        return record
+
+
+def _violations(rec: DayRecord) -> str:
+    broke = [name for name, bad in (("demand", rec.demand_violated),
+                                    ("budget", rec.budget_violated)) if bad]
+    return " and ".join(broke) + " violated" if broke else "no violation"
+
+
+@dataclass(frozen=True)
+class EnergyFacts(Facts):
+    """What judges and logs know of an energy state."""
+
+    day: int
+    horizon: int
+    collapsed: bool
+    survived: bool
+    stability: float
+    thermal_share: float
+    target_stability: float
+    target_carbon: float
+    stored: float
+    violation_streak: int
+    last_day: dict[str, Any] | None
+
+
+class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
+    """Energy Dispatch.
+
+    Description:
+        Each day the agent sets the rated output of thermal, wind and solar generation and a
+        battery command. Actual output is rated x a hidden daily efficiency; wind and solar
+        efficiencies follow hidden periodic patterns (period 15-25 days, small noise) that the
+        agent must infer from what it observes (yesterday's rated and actual outputs). Goal:
+        reach the horizon without collapsing, with average stability above the target and
+        thermal share below the target.
+    Action Space:
+        A JSON object ``{"thermal": x, "wind": x, "solar": x, "battery": x}`` of finite
+        numbers. Thermal, wind and solar are clamped to ``[0, capacity]``; battery to
+        ``[-80, 80]`` (positive discharges, negative charges). Missing keys are 0. Malformed
+        JSON, a non-object, an unknown key, or a non-numeric / non-finite / boolean value is
+        invalid: a one-line reason, the day does not advance, one turn spent.
+    Observation:
+        The feedback line, the day, running stability and thermal share against their
+        targets, stored battery energy, yesterday's rated and actual outputs, battery flow,
+        supply vs demand, cost vs budget, ramp, the day's stability and which constraints
+        broke, the consecutive violation count, today's demand and budget, and the turns
+        left. Efficiencies are never shown directly.
+    Starting State:
+        Day 0, empty battery, the task's initial rated values as yesterday's setting (the ramp
+        of day 0 is measured from them; the battery's previous command is 0).
+    Rewards:
+        1.0 on the final day if the task succeeds, else 0.0.
+    Episode End:
+        Terminated when the horizon is reached, or on the third consecutive day with a demand
+        or budget violation (a collapse, failure); truncated when the turn budget is spent.
+    Information:
+        ``day``, ``horizon``, ``collapsed``, ``survived`` (horizon reached without collapse),
+        ``stability`` (running average), ``thermal_share`` (cumulative), ``target_stability``,
+        ``target_carbon``, ``stored`` (battery energy), ``violation_streak``, ``last_day`` (the
+        last day's record: rated, actual, supply, demand, cost, budget, ramp, stability and
+        violations) or None.
+    Rubric:
+        ``survived``, ``stable`` (average stability above target) and ``low_carbon`` (thermal
+        share below target), the last two over the full horizon only. Success: all met.
+    Arguments:
+        ``task``: an energy :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
+
+    def parse(self, text: str) -> dict[str, float]:
+        try:
+            return parse_action(text)
+        except ValueError as exc:
+            raise ActionError(str(exc)) from None
+
+    def initial(self) -> GridState:
+        return self.rules.start()
+
+    def step(self, state: GridState, action: dict[str, float]) -> tuple[GridState, Event]:
+        after = replace(state, prev=dict(state.prev))
+        rec = self.rules.step(after, action)
+        done = self.rules.over(after)
+        win = done and self.success(after)
+        feedback = f"Day {rec.day} dispatched: {_violations(rec)}."
+        if after.collapsed:
+            feedback += (f" Grid collapse: {COLLAPSE_DAYS} consecutive violation days. "
+                         f"The episode is over (failure).")
+        elif done:
+            feedback += (" Horizon reached: " + ("success." if win else
+                                                 "targets missed (failure)."))
+        return after, Event(feedback=feedback, reward=1.0 if win else 0.0)
+
+    def reject(self, state: GridState, error: ActionError) -> tuple[GridState, Event]:
+        return state, Event(feedback=f"Invalid action: {error}. The day did not advance.",
+                            valid=False)
+
+    def done(self, state: GridState) -> bool:
+        return self.rules.over(state)
+
+    def facts(self, state: GridState) -> EnergyFacts:
+        r = self.rules
+        return EnergyFacts(
+            day=state.day, horizon=r.horizon, collapsed=state.collapsed,
+            survived=state.day >= r.horizon and not state.collapsed,
+            stability=state.stability, thermal_share=state.thermal_share,
+            target_stability=r.target_stability, target_carbon=r.target_carbon,
+            stored=state.stored, violation_streak=state.streak,
+            last_day=state.last.to_dict() if state.last else None)
+
+    def checks(self, facts: EnergyFacts) -> list[Check]:
+        day, horizon = facts.day, facts.horizon
+        if facts.collapsed:
+            end = f"grid collapsed after day {day - 1} (3 consecutive violation days)"
+        elif not facts.survived:
+            end = f"stopped at day {day} of {horizon}"
+        else:
+            end = f"reached day {horizon}"
+        partial = "" if facts.survived else f"; horizon not reached ({end})"
+        t_stab, t_carb = facts.target_stability, facts.target_carbon
+        return [
+            Check("survived", facts.survived, end),
+            Check("stable", facts.survived and facts.stability > t_stab,
+                  f"average stability {facts.stability:.4f} vs target > {t_stab:.4f}{partial}"),
+            Check("low_carbon", facts.survived and facts.thermal_share < t_carb,
+                  f"thermal share {facts.thermal_share:.4f} vs target < {t_carb:.4f}{partial}"),
+        ]
+
+    def render(self, state: GridState) -> str:
+        s, r = state, self.rules
+        lines = [f"=== Day {min(s.day, r.horizon)} of {r.horizon} ===",
+                 f"Status: stability {s.stability:.6f} (target > {r.target_stability:.6f}) | "
+                 f"thermal share {s.thermal_share:.6f} (target < {r.target_carbon:.6f}) | "
+                 f"battery stored {s.stored:.2f} / {r.capacity['battery']:.0f}"]
+        rec = s.last
+        if rec is None:
+            lines.append("Yesterday: first day, no history.")
+        else:
+            flow = rec.actual["battery"]
+            bat = f"discharged {flow:.2f}" if flow >= 0 else f"charged {-flow:.2f}"
+            lines.append(f"Yesterday (day {rec.day}): rated thermal {rec.rated['thermal']:.2f}, "
+                         f"wind {rec.rated['wind']:.2f}, solar {rec.rated['solar']:.2f}, "
+                         f"battery command {rec.rated['battery']:.2f}")
+            lines.append(f"  actual thermal {rec.actual['thermal']:.2f}, wind "
+                         f"{rec.actual['wind']:.2f}, solar {rec.actual['solar']:.2f}; battery "
+                         f"{bat}")
+            lines.append(f"  supply {rec.supply:.2f} vs demand {rec.demand:.2f}; cost "
+                         f"{rec.cost:.2f} vs budget {rec.budget:.2f}; ramp {rec.ramp:.2f}; "
+                         f"day stability {rec.stability:.4f}; {_violations(rec)}; "
+                         f"consecutive violation days {s.streak}")
+        if r.over(s):
+            lines.append("The episode is over.")
+        else:
+            lines.append(f"Today (day {s.day}): demand {r.demand[s.day]:.2f}, budget "
+                         f"{r.budget[s.day]:.2f}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        cap = public["capacity"]
+        cmd = {k: float(rng.uniform(0.0, float(cap[k]))) for k in GENERATORS}
+        cmd["battery"] = float(rng.uniform(-float(cap["battery"]), float(cap["battery"])))
+        return format_action(cmd, decimals=1)
+
+
+class EnergyGameV2(EnergyGame):
+    __doc__ = (EnergyGame.__doc__ or "").replace("Energy Dispatch.", "Energy Dispatch v2.", 1) \
+        .replace("        v1: initial release.\n", """        v1: initial release.
+        v2: the v1 game (same :class:`Rules`, observation and rubric) on v2 worlds. The rules
+        text discloses each regime's base efficiency pattern (with-rules mode is deductive up
+        to the noise); base patterns have 1-3 day segments (v1: 2-5) and wider swings, so the
+        pattern must be learnt; the verifier witnesses with receding-horizon LPs (linear in
+        the horizon); a baseline ladder (random, the inductive LP dispatcher, v1's
+        period-greedy heuristic, the with-rules LP planner) is calibrated per suite. See
+        docs/envs/energy.md for the measured figures.
+""")

@@ -1,0 +1,160 @@
+"""Turn On Lights: find the hidden Boolean dependency network between bulbs and light them all.
+
+The rules (:class:`Rules`, the one transition function) and the game (:class:`LightsGame`, whose
+docstring holds the Gymnasium sections and the Information keys) live here; the text env is
+the generic :class:`~arena_gen.core.game_env.GameEnv` around the game.
+
+Decisions where the spec is silent: a leading ``B`` and surrounding whitespace are tolerated in
+an action (``" B3 "`` toggles bulb 3), since agents write either form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.envs.lights.formula import (
+    FormulaError,
+    bit_columns,
+    check,
+    compile_bits,
+    evaluate_columns,
+)
+
+
+def parse_action(action: str, n: int) -> int:
+    """Return the bulb index an action names, or raise ValueError with a one-line reason."""
+    text = action.strip()
+    if text[:1] in ("B", "b"):
+        text = text[1:]
+    if not text:
+        raise ValueError(f"empty action; write a bulb index from 0 to {n - 1}")
+    if not text.isdigit() or not text.isascii():
+        raise ValueError(f"{action.strip()[:40]!r} is not a bulb index; write an integer "
+                         f"from 0 to {n - 1}")
+    index = int(text)
+    if index >= n:
+        raise ValueError(f"B{index} does not exist; bulbs are B0 to B{n - 1}")
+    return index
+
+
+class Rules:
+    """The compiled transition function of one world, shared by env, verifiers and judge."""
+
+    def __init__(self, world: dict[str, Any]) -> None:
+        self.n = int(world["n"])
+        self.conditions = world["conditions"]
+        if len(self.conditions) != self.n:
+            raise FormulaError(f"{self.n} bulbs but {len(self.conditions)} conditions")
+        for cond in self.conditions:
+            check(cond, self.n)
+        self._can = [compile_bits(c) for c in self.conditions]
+        self.goal = (1 << self.n) - 1
+
+    def enabled(self, state: int, bulb: int) -> bool:
+        """Whether ``bulb`` may flip in ``state``."""
+        return self._can[bulb](state)
+
+    def step(self, state: int, bulb: int) -> int:
+        """The one transition rule: flip ``bulb`` if its condition holds, else stay."""
+        return state ^ (1 << bulb) if self._can[bulb](state) else state
+
+    def enabled_masks(self, states: np.ndarray) -> list[np.ndarray]:
+        """Per bulb, which of many states (a bitmask array) let it flip."""
+        bits = bit_columns(states, self.n)
+        return [evaluate_columns(cond, bits, states.size) for cond in self.conditions]
+
+    def moves(self, states: np.ndarray) -> list[np.ndarray]:
+        """The same rule on many states at once: per bulb, the states it flips those into."""
+        return [states[mask] ^ np.uint32(1 << bulb)
+                for bulb, mask in enumerate(self.enabled_masks(states))]
+
+
+def state_line(state: int, n: int) -> str:
+    """Render a bitmask as ``on off ...`` in bulb order."""
+    return " ".join("on" if state >> i & 1 else "off" for i in range(n))
+
+
+@dataclass(frozen=True)
+class LightsFacts(Facts):
+    """What judges and logs know of a lights state."""
+
+    state: int
+    bulbs_on: int
+    n: int
+
+
+class LightsGame(Game[int, int, LightsFacts]):
+    """Turn On Lights.
+
+    Description:
+        N bulbs ``B0 .. B(N-1)`` start off. Each bulb has a hidden condition over other bulbs
+        (a relabelled DAG: the first bulb in a hidden order is always toggleable, every later
+        bulb's condition reads only earlier bulbs). Toggling a bulb flips it only if its
+        condition holds now.
+    Action Space:
+        A bulb index as text (``"3"``, ``"B3"`` and surrounding whitespace accepted); anything
+        else is invalid: a one-line reason, state unchanged, one turn spent.
+    Observation:
+        The feedback line (``Toggled B3 to on.`` or ``B3 remains inactive... remaining bulbs
+        should be in specific mode.``), ``State: on off ...`` in bulb order, and the turns left.
+    Starting State:
+        All bulbs off (state 0, a bitmask with bit i for bulb i).
+    Rewards:
+        1.0 on the turn that lights every bulb, else 0.0.
+    Episode End:
+        Terminated when every bulb is on; truncated when the turn budget is spent.
+    Information:
+        ``state`` (the bitmask), ``bulbs_on`` (how many are on), ``n`` (the bulb count).
+    Rubric:
+        ``all_on``: every bulb is on (success).
+    Arguments:
+        ``task``: a lights :class:`~arena_gen.core.task.Task`.
+    Version History:
+        v1: initial release.
+        v2: same dynamics; presets calibrated, baseline ladder (a model-learning heuristic
+        that plans at N = 16-24, a with-rules planner); Challenge conditions have at most 4
+        literals (see docs/envs/lights.md for the measured ladder).
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
+        self.n = self.rules.n
+
+    def parse(self, text: str) -> int:
+        try:
+            return parse_action(text, self.n)
+        except ValueError as exc:
+            raise ActionError(str(exc)) from None
+
+    def initial(self) -> int:
+        return 0
+
+    def step(self, state: int, action: int) -> tuple[int, Event]:
+        after = self.rules.step(state, action)
+        if after == state:
+            feedback = f"B{action} remains inactive... remaining bulbs should be in specific mode."
+        else:
+            feedback = f"Toggled B{action} to {'on' if after >> action & 1 else 'off'}."
+        return after, Event(feedback=feedback, reward=1.0 if after == self.rules.goal else 0.0)
+
+    def done(self, state: int) -> bool:
+        return state == self.rules.goal
+
+    def facts(self, state: int) -> LightsFacts:
+        return LightsFacts(state=state, bulbs_on=bin(state).count("1"), n=self.n)
+
+    def checks(self, facts: LightsFacts) -> list[Check]:
+        return [Check("all_on", facts.bulbs_on == facts.n,
+                      f"final state: {facts.bulbs_on}/{facts.n} bulbs on")]
+
+    def render(self, state: int) -> str:
+        return f"State: {state_line(state, self.n)}"
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        return str(int(rng.integers(int(public["n"]))))

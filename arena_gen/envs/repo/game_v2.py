@@ -1,0 +1,683 @@
+"""Repo System v2: the released OdysseyArena repo game (install, conflict and run-time rules).
+
+The rules are :class:`RepoGameV2` (its docstring holds the Gymnasium sections), compiled from a
+world in the released world format (a normalised subset of the released task objects: the same
+keys and JSON shapes, minus the generator record and the natural-language rule dump).
+``RepoGameV2.install_plan`` exposes each install as a typed :class:`InstallPlan` (the Python
+bound, the dependency adjustments, the side effects and the conflicts, in the order the rule
+applies them); ``step`` applies the plan, and the v2 verifier builds its encoding from the same
+plans, so the proof is about the game agents play.
+
+Decisions (reproducing the released game, where v1 chose otherwise):
+    - Requires-Python is checked at install time only (``>=`` bounds in the released data);
+      nothing at run time reads the Python version beyond "one is selected".
+    - High-priority installs bring each declared dependency into range at its highest allowed
+      version, then apply the side effects in order (``ensure``, ``force_high``, ``force_low``,
+      ``pin``) on the packages they name; medium-priority installs need every declared
+      dependency installed and silently move out-of-range ones to their highest allowed
+      version; low-priority installs touch nothing else.
+    - Only the new version's own declared conflicts are checked, against the adjusted state.
+    - A bare ``pip install NAME`` of an installed package reports it as installed (no upgrade);
+      requesting the installed version is a no-op. Any install error rolls the command back.
+    - ``run.py`` runs the entrypoint scripts in order; per script: consistency rules touching
+      it, its calls, the symbol requirements of the packages it touches, then the hidden rules
+      in scope. Declared dependencies and Requires-Python are not checked at run time.
+    - Consistency and hidden-rule messages are the world's own texts (version-free, the hidden
+      ones mimic API errors); ``pip show`` and ``pip check`` do not exist.
+    - Version text is read leniently as in the released game: the first ``M[.m[.p]]`` number
+      in the text, the patch ignored (``1.2.3`` is 1.2); an unparsable version is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
+from arena_gen.envs.repo.game_v1 import RepoFacts, adjust, random_command, script_checks
+
+Version = tuple[int, int]
+Clause = tuple[str, Version]
+ABSENT = -1
+OPS = ("==", ">=", "<=", ">", "<")
+_NUMBER = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def read_version(text: str) -> Version:
+    """The first ``M[.m[.p]]`` number in ``text`` as ``(M, m)`` (lenient, as released)."""
+    m = _NUMBER.search((text or "").strip())
+    if not m:
+        raise ValueError(f"no version number in {text!r}")
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def vtext(v: Version) -> str:
+    """``(1, 2)`` -> ``1.2``."""
+    return f"{v[0]}.{v[1]}"
+
+
+def holds(v: Version, op: str, target: Version) -> bool:
+    """One comparison clause."""
+    if op == "==":
+        return v == target
+    if op == "!=":
+        return v != target
+    if op == ">":
+        return v > target
+    if op == ">=":
+        return v >= target
+    if op == "<":
+        return v < target
+    if op == "<=":
+        return v <= target
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def satisfies(v: Version, clauses: list[Clause] | tuple[Clause, ...]) -> bool:
+    """Every clause holds."""
+    return all(holds(v, op, t) for op, t in clauses)
+
+
+def spec_text(clauses: list[Clause] | tuple[Clause, ...]) -> str:
+    """Clauses as ``>=1.0,<2.0``."""
+    return ",".join(f"{op}{vtext(t)}" for op, t in clauses) or "(any)"
+
+
+def normalise(clauses: list[Clause], available: list[Version]) -> list[Clause]:
+    """A request reduced as released: equalities win (all equal and available, else none);
+    otherwise the first-listed tightest lower and upper bounds; [] when nothing matches."""
+    equal = [t for op, t in clauses if op == "=="]
+    if equal:
+        return [("==", equal[0])] if all(e == equal[0] for e in equal) and \
+            equal[0] in available else []
+    lows = [(t, op == ">=") for op, t in clauses if op in (">=", ">")]
+    ups = [(t, op == "<=") for op, t in clauses if op in ("<=", "<")]
+    low = max(lows, key=lambda x: x[0]) if lows else None
+    up = min(ups, key=lambda x: x[0]) if ups else None
+    out: list[Clause] = []
+    if low is not None:
+        out.append((">=" if low[1] else ">", low[0]))
+    if up is not None:
+        out.append(("<=" if up[1] else "<", up[0]))
+    if not any(satisfies(v, out) for v in available):
+        return []
+    return out
+
+
+# -- commands ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Command:
+    """A parsed command: ``kind`` in noop | list | tree | install | uninstall | python."""
+
+    kind: str
+    name: str = ""
+    clauses: tuple[Clause, ...] = ()
+    target: str = ""
+
+
+def parse_command(text: str) -> Command:
+    """Read one command as the released game does; malformed text raises ActionError."""
+    cmd = (text or "").strip().replace("<action>", "").replace("</action>", "").strip()
+    cmd = cmd.split("\n", 1)[0].strip()
+    if not cmd or cmd == "noop":
+        return Command("noop")
+    if cmd == "pip list":
+        return Command("list")
+    if cmd in ("repo tree", "repo ls"):
+        return Command("tree")
+    tokens = cmd.split()
+    if cmd.startswith("pip install"):
+        if len(tokens) < 3 or tokens[1] != "install":
+            raise ActionError(f"malformed pip install command {cmd!r} "
+                              f"(usage: pip install NAME[==M.m])")
+        if len(tokens) != 3:
+            raise ActionError("one package per pip install command; install them one by one")
+        try:
+            name, clauses = parse_requirement(tokens[2])
+        except ValueError as exc:
+            raise ActionError(f"cannot read the requirement {tokens[2]!r}: {exc}") from None
+        return Command("install", name=name, clauses=tuple(clauses))
+    if cmd.startswith("pip uninstall"):
+        if len(tokens) < 3 or tokens[1] != "uninstall":
+            raise ActionError(f"malformed pip uninstall command {cmd!r} "
+                              f"(usage: pip uninstall NAME)")
+        return Command("uninstall", name=tokens[2])
+    if cmd.startswith("python"):
+        if len(tokens) < 2:
+            raise ActionError(f"python needs a script to run, e.g. 'python run.py' ({cmd!r})")
+        return Command("python", target=tokens[1].strip())
+    raise ActionError(f"unknown command {cmd!r}; commands: pip install, pip uninstall, "
+                      f"pip list, repo tree, python <script>")
+
+
+def parse_requirement(spec: str) -> tuple[str, list[Clause]]:
+    """``NAME`` then clauses from the first operator on, comma-separated (parsing stops at a
+    piece that starts with no known operator)."""
+    spec = spec.strip()
+    found = [i for i in (spec.find(op) for op in OPS) if i != -1]
+    if not found:
+        return spec, []
+    start = min(found)
+    name, tail = spec[:start].strip(), spec[start:].strip()
+    clauses: list[Clause] = []
+    while tail:
+        op = next((o for o in OPS if tail.startswith(o)), None)
+        if op is None:
+            break
+        rest = tail[len(op):].strip()
+        piece, _, tail = rest.partition(",")
+        tail = tail.strip()
+        clauses.append((op, read_version(piece.strip())))
+    return name, clauses
+
+
+# -- compiled rules ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Call:
+    """An API use: ``provider`` must export ``symbol`` from ``module`` taking ``kwargs``."""
+
+    provider: int
+    module: str
+    symbol: str
+    kwargs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    """What installing (package, version) does, in rule order (built once per release)."""
+
+    package: int
+    version: int
+    python: tuple[str, Version] | None  # Requires-Python clause
+    deps: tuple[tuple[int, frozenset[int]], ...]  # (package, allowed version indices)
+    effects: tuple[tuple[str, int, frozenset[int]], ...]  # (kind, package, allowed)
+    conflicts: tuple[tuple[int, frozenset[int], str], ...]  # (package, versions, world text)
+    priority: str
+
+    def adjustments(self) -> list[tuple[str, int, frozenset[int]]]:
+        """The per-package value updates a high-priority install applies, in order (a
+        dependency fix is an ``ensure``)."""
+        if self.priority != "high":
+            return []
+        return [("ensure", q, a) for q, a in self.deps] + list(self.effects)
+
+    def touches(self) -> list[int]:
+        """The packages other rules of this install may move (before the package itself)."""
+        if self.priority == "high":
+            return list(dict.fromkeys(q for _, q, _ in self.adjustments()))
+        if self.priority == "medium":
+            return list(dict.fromkeys(q for q, _ in self.deps))
+        return []
+
+    def update(self, q: int, old: int) -> tuple[int, bool]:
+        """THE per-package rule: package ``q``'s value after the adjustments (each reads only
+        ``q``'s own value), and whether a high-priority update moved it on the way (it is
+        then reported, and wins over the installed version if ``q`` is the package itself)."""
+        value, moved = old, False
+        if self.priority == "high":
+            for kind, target, allowed in self.adjustments():
+                if target == q:
+                    new = adjust(kind, allowed, value)
+                    moved, value = moved or new != value, new
+        elif self.priority == "medium":
+            for target, allowed in self.deps:
+                if target == q and value != ABSENT and value not in allowed and allowed:
+                    value = max(allowed)
+        return value, moved
+
+
+class Rules:
+    """A world compiled to index form: every version-dependent rule as an index set."""
+
+    def __init__(self, world: dict[str, Any]) -> None:
+        pk = world["packages"]
+        # canonical JSON sorts keys, so the released order lives in a list
+        self.names: list[str] = list(world.get("package_order") or pk)
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.n = len(self.names)
+        self.priority = [pk[n]["priority"] for n in self.names]
+        self.versions: list[list[Version]] = [[read_version(v) for v in pk[n]["versions"]]
+                                              for n in self.names]
+        self.pythons: list[Version] = [read_version(v) for v in world["python_versions"]]
+        self.vindex = [{v: i for i, v in enumerate(vs)} for vs in self.versions]
+        self.plans: list[list[InstallPlan]] = [
+            [self._plan(world, p, v) for v in range(len(self.versions[p]))]
+            for p in range(self.n)]
+        self.api: dict[tuple[int, int], dict[str, dict[str, frozenset[str]]]] = {}
+        for name, by_ver in (world.get("api_surface") or {}).items():
+            for vs, entry in by_ver.items():
+                key = (self.index[name], self.vindex[self.index[name]][read_version(vs)])
+                mods: dict[str, dict[str, frozenset[str]]] = {m: {} for m in entry["modules"]}
+                for m, syms in entry.get("exports", {}).items():
+                    if m in mods:
+                        for s in syms:
+                            mods[m][s] = frozenset(entry.get("signatures", {}).get(f"{m}:{s}",
+                                                                                   []))
+                self.api[key] = mods
+        self.needs: dict[tuple[int, int], list[Call]] = {}  # checked in package, version order
+        wanted = {(self.index[name], self.vindex[self.index[name]][read_version(vs)]): reqs
+                  for name, by_ver in (world.get("symbol_requires") or {}).items()
+                  for vs, reqs in by_ver.items()}
+        for key in sorted(wanted):
+            self.needs[key] = [self._call(r) for r in wanted[key]]
+        self.script_paths: list[str] = list(world["scripts"])
+        self.entrypoints: list[str] = list(world["entrypoints"])
+        self.calls: dict[str, list[Call]] = {}
+        self.touched: dict[str, set[int]] = {}
+        for path, entry in world["scripts"].items():
+            self.calls[path] = [self._call(c) for c in entry.get("calls", [])]
+            self.touched[path] = {self.index[x] for x in entry.get("imports", [])} | \
+                {c.provider for c in self.calls[path]}
+        self.consistency: list[tuple[str, int, list[int], str]] = [
+            (r["type"], self.index[r["anchor"]], [self.index[m] for m in r["packages"]],
+             r.get("error", "RuntimeError: consistency check failed."))
+            for r in world.get("consistency_rules", [])]
+        self.hidden: list[tuple[list[tuple[int, frozenset[int]]], list[str], str]] = []
+        for r in world.get("hidden_rules", []):
+            when = [(self.index[name], self._allowed(self.index[name], cl))
+                    for name, cl in r.get("when", []) if cl]
+            if not when:
+                continue
+            scope = r.get("scope") or ["run.py"]
+            self.hidden.append((when, [scope] if isinstance(scope, str) else list(scope),
+                                r.get("error", "RuntimeError: the project failed.")))
+
+    def _allowed(self, p: int, clauses: list[list[str]]) -> frozenset[int]:
+        cl = [(op, read_version(t)) for op, t in clauses]
+        return frozenset(i for i, v in enumerate(self.versions[p]) if satisfies(v, cl))
+
+    def _call(self, c: dict[str, Any]) -> Call:
+        return Call(self.index[c["provider"]], c["module"], c["symbol"],
+                    tuple(c.get("required_kwargs") or ()))
+
+    def _plan(self, world: dict[str, Any], p: int, v: int) -> InstallPlan:
+        name, vs = self.names[p], self.versions[p][v]
+
+        def lookup(key: str) -> Any:
+            table = world.get(key, {}).get(name, {})
+            return next((val for k, val in table.items() if read_version(k) == vs), None)
+
+        py = lookup("version_requires_python")
+        deps = tuple((self.index[q], self._allowed(self.index[q], cl))
+                     for q, cl in (lookup("version_dependencies") or []))
+        effects = tuple((kind, self.index[q], self._allowed(self.index[q], cl))
+                        for kind, q, cl in (lookup("side_effects") or []) if q in self.index)
+        conflicts = tuple((self.index[q], self._allowed(self.index[q], [[op, t]]), msg)
+                          for q, op, t, msg in (lookup("version_conflicts") or []))
+        return InstallPlan(p, v, (py[0], read_version(py[1])) if py else None, deps, effects,
+                           conflicts, self.priority[p])
+
+    def vname(self, p: int, v: int) -> str:
+        """A version index as text."""
+        return vtext(self.versions[p][v])
+
+
+# -- state, outcomes, facts ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class RepoV2:
+    """A state: Python index (or ABSENT), a version index (or ABSENT) per package, and whether
+    ``python run.py`` has succeeded."""
+
+    python: int
+    installed: tuple[int, ...]
+    run_ok: bool = False
+
+
+@dataclass(frozen=True)
+class RepoEvent(Event):
+    """An event with its message kind and, for script failures, the failing script."""
+
+    kind: str = ""
+    script: str | None = None
+    check: str | None = None  # the failing run-time check (``run_failed`` / ``script_failed``)
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """Why a script fails: the check kind and the message."""
+
+    kind: str
+    message: str
+
+
+#: A v2 repo state's facts have the same fields as v1's (one definition).
+RepoV2Facts = RepoFacts
+
+
+class InstallFailure(Exception):
+    """An install error: the command is rolled back."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
+    """Repo System, version 2 (the released OdysseyArena rules).
+
+    Description:
+        A repository needs packages ``pkg0 .. pkg(n-1)`` and a Python version. Hidden rules
+        (declared dependencies, Requires-Python, conflicts, side effects of high-priority
+        installs, API drift between versions, symbol requirements, consistency rules and
+        hidden combination rules) decide whether ``python run.py`` succeeds; most of them
+        show up only in error messages.
+    Action Space:
+        One terminal command per turn: ``pip install NAME``, ``pip install NAME==M.m``,
+        ``pip install NAME>=M.m,<M.m`` (operators ``== >= <= > <``), ``pip install
+        python==3.X``, ``pip uninstall NAME``, ``pip list``, ``repo tree`` (or ``repo ls``),
+        ``python run.py``, ``python <script path>``; an empty command does nothing. Text that
+        is no command is invalid (a reason, state unchanged, one turn spent).
+    Observation:
+        The command's output, then the turns left.
+    Starting State:
+        No Python selected, nothing installed.
+    Rewards:
+        1.0 on the turn ``python run.py`` succeeds, 0.0 otherwise.
+    Episode End:
+        Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
+    Information:
+        ``python`` (selected version or None), ``installed`` (package -> version),
+        ``scripts`` (entrypoint path -> whether it passes now), ``run_ok``; plus the text env's
+        ``valid``, ``turn``, ``turns_left``, ``success`` and ``feedback``. Each event carries a
+        message ``kind`` (e.g. ``installed``, ``conflict``, ``run_failed``) and the failing
+        ``script``.
+    Rubric:
+        ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint (it passes at the end).
+    Arguments:
+        ``task``: a repo v2 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
+    Version History:
+        v1: arena-gen's own repo game (sampler-defined world format).
+        v2: the released OdysseyArena rules, so imported released tasks play as released:
+        side effects follow dependency edges and pin the world's versions, only the new
+        version's conflicts are checked, Requires-Python only at install time with ``>=``
+        bounds, run.py checks calls, consistency, symbol requirements and hidden rules only,
+        consistency messages name only the anchor, hidden-rule messages are version-free
+        decoys, a bare install of an installed package is a no-op, no ``pip show``, lenient
+        version text (``1.2.3`` is 1.2). Differentially tested against the released code.
+        v3: the same rules (this class, unchanged) on new worlds (``envs/repo/sampler_v3.py``):
+        reference-like density (about 3 dependencies per version, a symbol requirement on
+        every dependency edge), side effects that move packages off the working state,
+        consistency and hidden-rule messages that name no package of the fix, success sets
+        capped per preset, and a complete rules text a planner can parse; the default for
+        ``build`` (the repair loop solves 27 % of Lite and 20 % of Challenge at seed 7).
+    """
+
+    def __init__(self, task: TaskLike) -> None:
+        super().__init__(task)
+        self.rules = Rules(task.world)
+
+    # -- Game API --------------------------------------------------------------------------------
+    def parse(self, text: str) -> Command:
+        return parse_command(text)
+
+    def reject(self, state: RepoV2, error: ActionError) -> tuple[RepoV2, Event]:
+        return state, RepoEvent(feedback=f"ERROR: {error}", valid=False, kind="invalid")
+
+    def initial(self) -> RepoV2:
+        return RepoV2(ABSENT, (ABSENT,) * self.rules.n)
+
+    def done(self, state: RepoV2) -> bool:
+        return state.run_ok
+
+    def step(self, state: RepoV2, action: Command) -> tuple[RepoV2, Event]:
+        r = self.rules
+        k = action.kind
+        if k == "noop":
+            return state, RepoEvent("ERROR: no command given.", valid=False, kind="noop")
+        if k == "list":
+            return state, RepoEvent(self.pip_list(state), kind="list")
+        if k == "tree":
+            return state, RepoEvent("\n".join(["Scripts:", "  run.py"] +
+                                              [f"  {p}" for p in sorted(r.script_paths)]),
+                                    kind="tree")
+        if k == "uninstall":
+            p = r.index.get(action.name)
+            if p is None or state.installed[p] == ABSENT:
+                return state, RepoEvent(f"ERROR: {action.name} is not installed; nothing to "
+                                        f"uninstall.", kind="not_installed")
+            old = r.vname(p, state.installed[p])
+            return self._with(state, {p: ABSENT}), RepoEvent(
+                f"Removed {action.name} {old}.", kind="uninstalled")
+        if k == "install":
+            if action.name.lower() == "python":
+                return self._python(state, action.clauses)
+            return self._install(state, action.name, list(action.clauses))
+        return self._run(state, action.target)
+
+    # -- install ---------------------------------------------------------------------------------
+    def _python(self, state: RepoV2, clauses: tuple[Clause, ...]) -> tuple[RepoV2, Event]:
+        r = self.rules
+        if not clauses:
+            return state, RepoEvent("ERROR: say which Python to install, as python==3.X.",
+                                    kind="python_needs_version")
+        if len(clauses) != 1 or clauses[0][0] != "==":
+            return state, RepoEvent("ERROR: Python takes one exact version (python==3.X).",
+                                    kind="python_exact_only")
+        py = clauses[0][1]
+        if py not in r.pythons:
+            return state, RepoEvent(
+                f"ERROR: Python {vtext(py)} is not offered here; choose one of "
+                f"{', '.join(vtext(v) for v in r.pythons)}.", kind="python_unavailable")
+        return RepoV2(r.pythons.index(py), state.installed, state.run_ok), RepoEvent(
+            f"Python {vtext(py)} is now the interpreter.", kind="python_installed")
+
+    def _install(self, state: RepoV2, name: str, clauses: list[Clause]) -> tuple[RepoV2, Event]:
+        r = self.rules
+        p = r.index.get(name)
+        if p is None:
+            return state, RepoEvent(f"ERROR: no package called {name!r} in the index.",
+                                    kind="unknown_package")
+        available = r.versions[p]
+        listing = ", ".join(vtext(v) for v in available)
+        if not clauses:
+            if state.installed[p] != ABSENT:
+                return state, RepoEvent(
+                    f"{name} {r.vname(p, state.installed[p])} is installed already.",
+                    kind="already_installed")
+            v = max(range(len(available)), key=lambda i: available[i])
+        else:
+            norm = normalise(clauses, available)
+            hits = [i for i, x in enumerate(available) if norm and satisfies(x, norm)]
+            if not hits:
+                return state, RepoEvent(
+                    f"ERROR: no version of {name} matches {spec_text(norm or clauses)} "
+                    f"(versions: {listing}).", kind="no_matching_version")
+            v = max(hits, key=lambda i: available[i])
+            if state.installed[p] == v:
+                return state, RepoEvent(f"{name} {r.vname(p, v)} is installed already and "
+                                        f"matches {spec_text(norm)}.", kind="already_installed")
+        try:
+            after, changed = self.apply_install(state, p, v)
+        except InstallFailure as exc:
+            return state, RepoEvent(f"ERROR: {exc} Nothing was changed.", kind=exc.kind)
+        text = f"Installed {name} {r.vname(p, v)}."
+        if changed:
+            text += " Changed along with it: " + ", ".join(
+                f"{r.names[q]} {r.vname(q, x)}" for q, x in changed) + "."
+        return after, RepoEvent(text, kind="installed")
+
+    def install_plan(self, p: int, v: int) -> InstallPlan:
+        """The typed rule of installing version index ``v`` of package ``p``."""
+        return self.rules.plans[p][v]
+
+    def apply_install(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, list[tuple[int, int]]]:
+        """THE install rule for an exact version (raises InstallFailure): the new state and the
+        adjusted packages reported (by name order)."""
+        r = self.rules
+        plan = r.plans[p][v]
+        label = f"{r.names[p]} {r.vname(p, v)}"
+        if plan.python is not None:
+            op, target = plan.python
+            if state.python == ABSENT:
+                raise InstallFailure("requires_python_unset",
+                                     f"{label} needs Python {op} {vtext(target)} and no Python "
+                                     f"is selected.")
+            if not holds(r.pythons[state.python], op, target):
+                raise InstallFailure("requires_python",
+                                     f"{label} needs Python {op} {vtext(target)}; the selected "
+                                     f"one is {vtext(r.pythons[state.python])}.")
+        if plan.priority == "high":
+            for q, allowed in plan.deps:
+                if not allowed:
+                    raise InstallFailure("dependency_unsatisfiable",
+                                         f"{label} depends on {r.names[q]} in a range no "
+                                         f"version of it meets.")
+            for _, q, allowed in plan.effects:
+                if not allowed:
+                    raise InstallFailure("side_effect_unsatisfiable",
+                                         f"{label} would move {r.names[q]} into a range no "
+                                         f"version of it meets.")
+        elif plan.priority == "medium":
+            missing = [f"{r.names[q]} (not installed)" if state.installed[q] == ABSENT else
+                       f"{r.names[q]} (no version of it fits)"
+                       for q, allowed in plan.deps
+                       if state.installed[q] == ABSENT or not allowed]
+            if missing:
+                raise InstallFailure("missing_dependencies",
+                                     f"{label} needs these installed first: "
+                                     f"{', '.join(missing)}.")
+        work = list(state.installed)
+        changed: dict[int, int] = {}
+        for q in plan.touches():
+            new, moved = plan.update(q, work[q])
+            work[q] = new
+            if moved:
+                changed[q] = new
+        for q, versions, text in plan.conflicts:
+            if work[q] != ABSENT and work[q] in versions:
+                raise InstallFailure("conflict",
+                                     f"{label} cannot sit beside {r.names[q]} "
+                                     f"{r.vname(q, work[q])} ({text}).")
+        work[p] = changed.get(p, v)
+        return (RepoV2(state.python, tuple(work), state.run_ok),
+                sorted(changed.items(), key=lambda kv: r.names[kv[0]]))
+
+    def _with(self, state: RepoV2, updates: dict[int, int]) -> RepoV2:
+        inst = list(state.installed)
+        for q, x in updates.items():
+            inst[q] = x
+        return RepoV2(state.python, tuple(inst), state.run_ok)
+
+    # -- run -------------------------------------------------------------------------------------
+    def _run(self, state: RepoV2, target: str) -> tuple[RepoV2, Event]:
+        r = self.rules
+        if state.python == ABSENT:
+            return state, RepoEvent("ERROR: no Python selected yet; install one first "
+                                    "(pip install python==3.X).", kind="python_unset")
+        if target == "run.py":
+            for path in r.entrypoints:
+                fail = self.script_failure(state.installed, path)
+                if fail is not None:
+                    return state, RepoEvent(f"ERROR: run.py stopped in {path}:\n  {fail.message}",
+                                            kind="run_failed", script=path,
+                                            check=fail.kind)
+            return RepoV2(state.python, state.installed, True), RepoEvent(
+                "run.py finished: every entrypoint passed.", reward=1.0, kind="run_ok")
+        if target in r.calls:
+            fail = self.script_failure(state.installed, target)
+            if fail is not None:
+                return state, RepoEvent(f"ERROR: {target} failed:\n  {fail.message}",
+                                        kind="script_failed", script=target,
+                                        check=fail.kind)
+            return state, RepoEvent(f"{target} passed.", kind="script_ok", script=target)
+        return state, RepoEvent(f"ERROR: there is no script {target!r} (see repo tree).",
+                                kind="unknown_script")
+
+    def script_failure(self, installed: tuple[int, ...], path: str) -> RunFailure | None:
+        """THE run-time rule of one script: the first failing check, or None."""
+        r = self.rules
+        touched = r.touched[path]
+        for kind, anchor, members, text in r.consistency:
+            if anchor not in touched and not any(m in touched for m in members):
+                continue
+            a = installed[anchor]
+            if a == ABSENT:
+                continue
+            av = r.versions[anchor][a]
+            for m in members:
+                if installed[m] == ABSENT:
+                    continue
+                mv = r.versions[m][installed[m]]
+                if (kind == "same_major_with_anchor" and mv[0] != av[0]) or \
+                        (kind == "same_minor_with_anchor" and mv != av):
+                    return RunFailure("consistency", text)
+        for call in r.calls[path]:
+            fail = self.call_failure(installed, call, None)
+            if fail is not None:
+                return fail
+        for (caller, cv), reqs in r.needs.items():
+            if caller not in touched or installed[caller] != cv:
+                continue
+            for call in reqs:
+                fail = self.call_failure(installed, call, r.names[caller])
+                if fail is not None:
+                    return fail
+        for when, scopes, text in r.hidden:
+            if path not in scopes and "run.py" not in scopes and "*" not in scopes:
+                continue
+            if all(installed[q] != ABSENT and installed[q] in allowed for q, allowed in when):
+                return RunFailure("hidden_rule", text)
+        return None
+
+    def call_failure(self, installed: tuple[int, ...], call: Call,
+                     caller: str | None) -> RunFailure | None:
+        """THE rule of one API use: why it fails with these packages, or None."""
+        r = self.rules
+        pv = installed[call.provider]
+        if pv == ABSENT:
+            return RunFailure("module_missing",
+                              f"ModuleNotFoundError: No module named '{r.names[call.provider]}'")
+        mods = r.api.get((call.provider, pv), {})
+        if call.module not in mods:
+            return RunFailure("module_missing",
+                              f"ModuleNotFoundError: No module named '{call.module}'")
+        if call.symbol not in mods[call.module]:
+            return RunFailure("symbol_missing", f"ImportError: cannot import name "
+                                                f"'{call.symbol}' from '{call.module}'")
+        sig = mods[call.module][call.symbol]
+        for kw in call.kwargs:
+            if kw not in sig:
+                where = f"imported by '{caller}'" if caller else "called by the project"
+                return RunFailure("signature_mismatch" if caller is None else
+                                  "caller_signature_mismatch",
+                                  f"TypeError: {call.module}.{call.symbol}() got an unexpected "
+                                  f"keyword argument '{kw}' ({where})")
+        return None
+
+    def run_ok(self, installed: tuple[int, ...]) -> bool:
+        """Whether every entrypoint passes with these packages (Python selected)."""
+        return all(self.script_failure(installed, p) is None for p in self.rules.entrypoints)
+
+    # -- views -----------------------------------------------------------------------------------
+    def pip_list(self, state: RepoV2) -> str:
+        """The Python version and the installed packages."""
+        r = self.rules
+        py = "(none)" if state.python == ABSENT else vtext(r.pythons[state.python])
+        lines = [f"Python: {py}", "Packages:"]
+        pkgs = [f"  {r.names[q]}=={r.vname(q, x)}" for q, x in
+                sorted(enumerate(state.installed), key=lambda qx: r.names[qx[0]])
+                if x != ABSENT]
+        return "\n".join(lines + (pkgs or ["  (none)"]))
+
+    def facts(self, state: RepoV2) -> RepoV2Facts:
+        r = self.rules
+        return RepoV2Facts(
+            python=None if state.python == ABSENT else vtext(r.pythons[state.python]),
+            installed={r.names[q]: r.vname(q, x) for q, x in enumerate(state.installed)
+                       if x != ABSENT},
+            scripts={p: state.python != ABSENT and self.script_failure(state.installed, p)
+                     is None for p in r.entrypoints},
+            run_ok=state.run_ok)
+
+    def checks(self, facts: RepoV2Facts) -> list[Check]:
+        return script_checks(self.rules.entrypoints, facts.run_ok, facts.scripts)
+
+    def render(self, state: RepoV2) -> str:
+        return ""
+
+    @staticmethod
+    def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
+        return random_command(public, rng, ("pip list", "repo tree"))  # no pip show in v2

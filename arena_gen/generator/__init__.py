@@ -1,1 +1,0 @@
-"""Samplers (one per env), presets and the suite builder."""

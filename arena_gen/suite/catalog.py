@@ -1,0 +1,27 @@
+"""Named suite presets: which envs a suite holds, how many tasks, and with which knobs.
+
+Each env keeps its own preset knobs beside its sampler (``generator/<env>.py:PRESETS``); this
+module only names the suites and their version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena_gen.core import registry
+from arena_gen.core.errors import ArenaGenError
+
+#: Bump when a preset changes what a suite contains.
+SUITE_VERSION = 1
+
+SUITES = ("lite", "challenge")
+
+
+def preset(suite: str, env: str, version: int | None = None) -> dict[str, Any]:
+    """Return the preset config of ``env`` (at ``version``, default the newest) in ``suite``."""
+    if suite not in SUITES:
+        raise ArenaGenError(f"unknown suite {suite!r}; choose one of {', '.join(SUITES)}")
+    presets = registry.get(env, version).load("presets")
+    if suite not in presets:
+        raise ArenaGenError(f"env {env!r} has no {suite!r} preset")
+    return dict(presets[suite])

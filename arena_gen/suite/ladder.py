@@ -1,0 +1,76 @@
+"""The baseline ladder of one task: random, the env's inductive baselines, the with-rules planner.
+
+Each rung is played by :func:`~.episode.run_episode` exactly as ``arena-gen run`` would play it
+(run seed 0, attempt seeds 0..k-1), so the ladder in a certificate is what a user measures by
+running the same agents, and ``verify`` recomputes it turn for turn. Per attempt the ladder
+keeps success, steps, item credit (share of rubric checks met at the end) and, where the game
+defines one, its headline value (e.g. trading's profit rate).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena_gen.agents.random_agent import RandomAgent
+from arena_gen.core import registry
+from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM, Calibration
+from arena_gen.core.episode import Episode
+from arena_gen.core.registry import load_entry
+from arena_gen.core.task import Task
+
+#: The ladder's format version (bump when what a rung records changes).
+LADDER_VERSION = 1
+
+
+def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str, int]]:
+    """(rung, agent factory, mode, attempts) for each rung the spec has."""
+    rungs: list[tuple[str, Any, str, int]] = [(RANDOM, RandomAgent, "inductive",
+                                               cal.random_attempts)]
+    if spec.heuristic is not None:
+        rungs.append((HEURISTIC, spec.load("heuristic"), "inductive", 1))
+    for name, part in sorted(dict(spec.extras.get("baselines") or {}).items()):
+        rungs.append((name, load_entry(part), "inductive", 1))
+    if "planner" in spec.extras:
+        rungs.append((PLANNER, spec.load("planner"), "with-rules", 1))
+    return rungs
+
+
+def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=0)
+    while not episode.over:
+        try:
+            reply = agent.act(episode.obs)
+        except Exception as exc:  # a baseline bug is recorded as a failed attempt
+            episode.fail(exc)
+            break
+        episode.step(reply, 0.0)
+    if episode.env is None:  # the game could not be built: no state to credit
+        return {"success": False, "steps": 0, "credit": 0.0, "error": episode.end_reason}
+    game, state = episode.env.game, episode.env.state
+    checks = game.checks(game.facts(state))
+    credit = sum(c.met is True for c in checks) / len(checks) if checks else 0.0
+    success = episode.end_reason != "env_error" and bool(episode.env.success)  # as the runner
+    out: dict[str, Any] = {"success": success, "steps": len(episode.turns),
+                           "credit": round(credit, 6)}
+    value = getattr(game, "ladder_value", None)
+    if value is not None:
+        v = value(state)
+        out["value"] = None if v is None else round(float(v), 6)
+    if episode.error is not None:
+        out["error"] = episode.end_reason
+    return out
+
+
+def climb(task: Task, cal: Calibration) -> dict[str, Any]:
+    """Play every rung of the ladder on ``task``; deterministic for a task and calibration."""
+    spec = registry.for_task(task)
+    ladder: dict[str, Any] = {}
+    for rung, factory, mode, attempts in _rungs(spec, cal):
+        results = [_attempt(task, factory(), mode, a) for a in range(attempts)]
+        ladder[rung] = {
+            "mode": mode,
+            "attempts": attempts,
+            "successes": sum(r["success"] for r in results),
+            "results": results,
+        }
+    return ladder

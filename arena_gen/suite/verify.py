@@ -1,0 +1,210 @@
+"""Re-prove a frozen suite: schemas, hashes, every certificate re-derived, witnesses replayed.
+
+Tasks are re-proved longest first (repo, then by an expected verifier cost per env and suite)
+so that every core stays busy to the end; the report lists them in the suite's order.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena_gen.core import registry
+from arena_gen.core.calibration import calibration_for, climb
+from arena_gen.core.errors import ArenaGenError, RegistryError, VerificationError
+from arena_gen.core.parallel import map_unordered
+from arena_gen.core.replay import check_witness
+from arena_gen.core.suite_io import Suite, jsonl_text, manifest_text, read_suite
+from arena_gen.core.task import Task
+from arena_gen.suite.derived import derived_problem
+
+#: Verifier seconds per task, per (env, suite), from benchmarks/README.md: only the order in
+#: which tasks start depends on them. Unlisted pairs count as 1 s.
+EXPECTED_VERIFY_SECONDS: dict[tuple[str, str], float] = {
+    ("repo", "lite"): 0.15, ("energy", "lite"): 0.2, ("trading", "lite"): 0.02,
+    ("lights", "lite"): 0.001,
+    ("repo", "challenge"): 46.0, ("energy", "challenge"): 5.4, ("trading", "challenge"): 0.14,
+    ("lights", "challenge"): 0.35,
+}
+
+#: Envs re-proved before all others (repo's per-task time has the widest spread).
+FIRST: tuple[str, ...] = ("repo",)
+
+
+def verify_order(tasks: list[Task]) -> list[Task]:
+    """The order tasks are re-proved in: ``FIRST`` envs, then the longest expected first."""
+    def cost(t: Task) -> float:
+        return EXPECTED_VERIFY_SECONDS.get((t.env, t.suite), 1.0)
+
+    return sorted(tasks, key=lambda t: (t.env not in FIRST, -cost(t), t.env, t.id))
+
+
+@dataclass
+class TaskCheck:
+    """The outcome of re-proving one task."""
+
+    task_id: str
+    ok: bool
+    problem: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class SuiteReport:
+    """All task checks of a suite, plus rebuild comparison when asked for."""
+
+    suite: Suite
+    checks: list[TaskCheck] = field(default_factory=list)
+    rebuild_problems: list[str] = field(default_factory=list)
+    manifest_problems: list[str] = field(default_factory=list)
+    #: The detached signature's problem when one was checked (None: it verifies).
+    signature_problem: str | None = None
+    #: The key id of the trusted key the signature was checked against, when it was.
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return (all(c.ok for c in self.checks) and not self.rebuild_problems
+                and not self.manifest_problems and self.signature_problem is None)
+
+
+def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in cert.items() if k not in ("seconds", "ladder")}
+
+
+def ladder_problem(task: Task, spec: registry.EnvSpec) -> str | None:
+    """Replay the task's baseline ladder and name the first rung that differs, or None."""
+    stored = task.certificate.facts.get("ladder")
+    cal = calibration_for(spec, task.suite)
+    if stored is None:
+        return (f"certificate has no baseline ladder; {spec.name} v{spec.version} in suite "
+                f"{task.suite!r} is calibrated") if cal is not None else None
+    if cal is None:
+        return (f"certificate has a baseline ladder but {spec.name} v{spec.version} has no "
+                f"calibration for suite {task.suite!r}")
+    fresh = climb(task, cal)
+    for rung in sorted(set(stored) | set(fresh)):
+        if stored.get(rung) != fresh.get(rung):
+            return (f"certificate.ladder.{rung}: stored {_short(stored.get(rung))}, "
+                    f"replayed {_short(fresh.get(rung))}")
+    return cal.task_problem(fresh)
+
+
+def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
+    """Re-derive a task from its seed path, re-run the env's verifier and replay its witness;
+    report the first broken fact."""
+    try:
+        spec = registry.for_task(task)
+    except RegistryError as exc:
+        return TaskCheck(task.id, False, str(exc))
+    problem = derived_problem(task, manifest)
+    if problem is not None:
+        return TaskCheck(task.id, False, problem)
+    try:
+        fresh = spec.load("verifier")(task)
+        stored = _comparable(task.certificate.to_dict())
+        derived = _comparable(fresh.to_dict())
+        for key in sorted(set(stored) | set(derived)):
+            if stored.get(key) != derived.get(key):
+                return TaskCheck(task.id, False,
+                                 f"certificate.{key}: stored {_short(stored.get(key))}, "
+                                 f"verifier says {_short(derived.get(key))}",
+                                 fresh.seconds or 0.0)
+        reason = spec.acceptance()(task, fresh)
+        if reason is not None:
+            return TaskCheck(task.id, False, f"no longer acceptable: {reason}")
+        check_witness(task)
+        problem = ladder_problem(task, spec)
+        if problem is not None:
+            return TaskCheck(task.id, False, problem)
+    except VerificationError as exc:
+        return TaskCheck(task.id, False, str(exc))
+    return TaskCheck(task.id, True, None, fresh.seconds or 0.0)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: int = 1,
+                 on_check: Callable[[TaskCheck], None] | None = None,
+                 on_start: Callable[[Task], None] | None = None,
+                 public_key: str | os.PathLike[str] | None = None,
+                 signature_file: str | os.PathLike[str] | None = None) -> SuiteReport:
+    """Check a suite folder; raises on schema or hash errors, reports certificate problems
+    (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
+    ``public_key``, the manifest's detached signature (``signature_file``, else
+    ``manifest.json.sig``) must verify against that trusted key."""
+    signed_by = None
+    if public_key is not None:  # an unusable key fails before minutes of re-proving
+        from arena_gen.core.signing import public_key_id
+
+        signed_by = public_key_id(public_key)
+    suite = read_suite(path)
+    report = SuiteReport(suite=suite)
+    tasks = suite.all_tasks()
+    checker = functools.partial(check_task, manifest=suite.manifest)
+    for check in map_unordered(checker, verify_order(tasks), jobs=jobs,
+                               on_submit=on_start):
+        report.checks.append(check)
+        if on_check:
+            on_check(check)
+    position = {t.id: n for n, t in enumerate(tasks)}
+    report.checks.sort(key=lambda c: position[c.task_id])
+    report.manifest_problems = calibration_problems(suite)
+    if rebuild:
+        report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
+    if public_key is not None:
+        from arena_gen.core.signing import check_signature
+
+        report.signed_by = signed_by
+        report.signature_problem = check_signature(suite.path, public_key, signature_file)
+    return report
+
+
+def calibration_problems(suite: Suite) -> list[str]:
+    """The manifest's ``calibration`` must be what the tasks' (replayed) ladders and the env
+    versions' calibrations give: a forged rate or target is named."""
+    from arena_gen.suite.build import suite_calibration
+
+    manifest = suite.manifest
+    try:
+        expected = suite_calibration(manifest["suite"], manifest.get("env_versions") or {},
+                                     suite.tasks)
+    except (KeyError, RegistryError) as exc:
+        return [f"manifest calibration cannot be recomputed: {exc}"]
+    stored = manifest.get("calibration") or {}
+    return [f"manifest calibration.{env} differs from the tasks' ladders and the "
+            f"{env} calibration" for env in sorted(set(stored) | set(expected))
+            if stored.get(env) != expected.get(env)]
+
+
+def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
+    """Regenerate a suite from its recorded seed and list every built file whose bytes differ
+    (the manifest and the env files; a detached signature is not built, so not compared)."""
+    from arena_gen.suite.build import build_suite
+    from arena_gen.suite.catalog import SUITES
+
+    manifest = suite.manifest
+    if manifest["suite"] not in SUITES:
+        raise ArenaGenError(f"suite {manifest['suite']!r} was not built from a preset; "
+                            f"--rebuild needs one of {', '.join(SUITES)}")
+    envs = sorted(manifest["counts"])
+    built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs,
+                        counts=manifest["counts"], versions=manifest.get("env_versions"))
+    problems = []
+    for env in envs:
+        fresh = jsonl_text(built.tasks[env]).encode("utf-8")
+        stored = (suite.path / f"{env}.jsonl").read_bytes()
+        if fresh != stored:
+            fresh_ids = {t.id: t.sha256 for t in built.tasks[env]}
+            bad = [t.id for t in suite.tasks[env] if fresh_ids.get(t.id) != t.sha256]
+            problems.append(f"{env}.jsonl differs from a rebuild"
+                            + (f" (tasks {', '.join(bad[:5])})" if bad else ""))
+    if manifest_text(built.manifest).encode("utf-8") != (suite.path / "manifest.json").read_bytes():
+        problems.append("manifest.json differs from a rebuild")
+    return problems

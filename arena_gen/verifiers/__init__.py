@@ -1,1 +1,0 @@
-"""Verifiers: prove tasks solvable and measure exact minima; replay witnesses through the env."""
