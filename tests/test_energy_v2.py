@@ -15,7 +15,7 @@ from arena_gen.envs.energy.agents.planner import (
     EnergyPlanner,
     parse_patterns,
 )
-from arena_gen.envs.energy.game_v1 import EnergyGame, EnergyGameV2
+from arena_gen.envs.energy.game_v1 import EnergyGame
 from arena_gen.envs.energy.sampler_v2 import CALIBRATION, PRESETS, ranges
 from arena_gen.envs.energy.verify_v2 import share_floor
 from arena_gen.suite.build import generate_task
@@ -32,7 +32,7 @@ def small_task(index: int = 0) -> Any:
 
 def test_v2_is_registered_beside_an_unchanged_v1() -> None:
     v1, v2 = registry.get("energy", 1), registry.get("energy", 2)
-    assert v1.load("game") is EnergyGame and v2.load("game") is EnergyGameV2
+    assert v1.load("game") is EnergyGame and v2.load("game") is EnergyGame
     assert "calibration" not in v1.extras and "planner" not in v1.extras
     assert registry.get("energy").version == 2
     # v1 still draws the world it released: the first task of the v1 Lite suite (released until

@@ -15,7 +15,8 @@ from arena_gen.core.game_env import GameEnv
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.task import Task
 from arena_gen.envs.trading.agents.planner import TradingPlannerAgent
-from arena_gen.envs.trading.game_v1 import TradingGame, TradingGameV2
+from arena_gen.envs.trading.game_v1 import TradingGame
+from arena_gen.envs.trading.game_v2 import TradingGameV2
 from arena_gen.envs.trading.policies import parse_rules_matrix
 from arena_gen.envs.trading.sampler_v1 import make_draft
 from arena_gen.envs.trading.sampler_v2 import CALIBRATION, NEWS_RULE, rubric

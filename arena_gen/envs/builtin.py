@@ -52,7 +52,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="trading", version=2, code=2, gym_name="AITrading",
-    game="arena_gen.envs.trading.game_v1:TradingGameV2",
+    game="arena_gen.envs.trading.game_v2:TradingGameV2",
     sampler="arena_gen.envs.trading.sampler_v2:sample",
     presets="arena_gen.envs.trading.sampler_v2:PRESETS",
     accept="arena_gen.envs.trading.sampler_v2:accept",
@@ -86,7 +86,7 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="energy", version=2, code=3, gym_name="EnergyDispatch",
-    game="arena_gen.envs.energy.game_v1:EnergyGameV2",
+    game="arena_gen.envs.energy.game_v1:EnergyGame",
     sampler="arena_gen.envs.energy.sampler_v2:sample",
     presets="arena_gen.envs.energy.sampler_v2:PRESETS",
     accept="arena_gen.envs.energy.sampler_v2:accept",

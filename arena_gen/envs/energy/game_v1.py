@@ -268,6 +268,13 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         ``task``: an energy :class:`~arena_gen.core.task.Task`.
     Version History:
         v1: initial release.
+        v2: this game unchanged (same :class:`Rules`, observation and rubric) on v2 worlds.
+        The rules text discloses each regime's base efficiency pattern (with-rules mode is
+        deductive up to the noise); base patterns have 1-3 day segments (v1: 2-5) and wider
+        swings, so the pattern must be learnt; the verifier witnesses with receding-horizon
+        LPs (linear in the horizon); a baseline ladder (random, the inductive LP dispatcher,
+        v1's period-greedy heuristic, the with-rules LP planner) is calibrated per suite. See
+        docs/envs/energy.md for the measured figures.
     """
 
     def __init__(self, task: TaskLike) -> None:
@@ -367,16 +374,3 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         cmd = {k: float(rng.uniform(0.0, float(cap[k]))) for k in GENERATORS}
         cmd["battery"] = float(rng.uniform(-float(cap["battery"]), float(cap["battery"])))
         return format_action(cmd, decimals=1)
-
-
-class EnergyGameV2(EnergyGame):
-    __doc__ = (EnergyGame.__doc__ or "").replace("Energy Dispatch.", "Energy Dispatch v2.", 1) \
-        .replace("        v1: initial release.\n", """        v1: initial release.
-        v2: the v1 game (same :class:`Rules`, observation and rubric) on v2 worlds. The rules
-        text discloses each regime's base efficiency pattern (with-rules mode is deductive up
-        to the noise); base patterns have 1-3 day segments (v1: 2-5) and wider swings, so the
-        pattern must be learnt; the verifier witnesses with receding-horizon LPs (linear in
-        the horizon); a baseline ladder (random, the inductive LP dispatcher, v1's
-        period-greedy heuristic, the with-rules LP planner) is calibrated per suite. See
-        docs/envs/energy.md for the measured figures.
-""")

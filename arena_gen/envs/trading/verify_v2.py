@@ -15,7 +15,7 @@ from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import TaskLike
 from arena_gen.core.game_env import GameEnv
 from arena_gen.core.task import Certificate
-from arena_gen.envs.trading.game_v1 import TradingGameV2
+from arena_gen.envs.trading.game_v2 import TradingGameV2
 from arena_gen.envs.trading.policies import PlannerPolicy
 from arena_gen.envs.trading.verify_v1 import replay_check
 from arena_gen.envs.trading.verify_v1 import verify as verify_v1
