@@ -37,8 +37,8 @@ def rungs_of(tasks: list[Any]) -> list[tuple[str, str, int]]:
     out = [(RANDOM, "inductive", 4)]
     if spec.heuristic is not None:
         out.append(("heuristic", "inductive", 1))
-    out += [(name, "inductive", 1) for name in sorted(spec.extras.get("baselines") or {})]
-    if "planner" in spec.extras:
+    out += [(name, "inductive", 1) for name in sorted(spec.baselines)]
+    if spec.planner is not None:
         out.append((PLANNER, "with-rules", 1))
     return out
 

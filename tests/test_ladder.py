@@ -70,11 +70,10 @@ CALIBRATION = {"lite": Calibration(inductive=(0.1, 0.9), planner_floor=0.9, rand
 
 def calibrated_spec() -> EnvSpec:
     return EnvSpec(name="counter", version=3, code=toy_env.CODE, gym_name="Counter",
-                   game=toy_env.CounterGame, sampler=sample,
+                   package=__name__, game=toy_env.CounterGame, sampler=sample,
                    presets={"lite": {"count": 8}, "challenge": {"count": 4}},
-                   verifier=verify, oracle="arena_gen.agents.oracle:OracleAgent",
-                   heuristic=ClimbThree,
-                   extras={"planner": ReadTarget, "calibration": CALIBRATION})
+                   verifier=verify, heuristic=ClimbThree, planner=ReadTarget,
+                   calibration=CALIBRATION, default_suites=("lite", "challenge"))
 
 
 @pytest.fixture()

@@ -18,7 +18,6 @@ from arena_gen.agents.llm_client import (
     parse_retry_after,
 )
 from arena_gen.agents.llm_prompts import (
-    GRAMMAR,
     NO_ACTION,
     Turn,
     build_messages,
@@ -84,14 +83,15 @@ def test_every_env_prompt_has_goal_grammar_examples_and_rules(env_name: str) -> 
         assert user.count(task.public["intro"]) == 1  # the first observation drops its intro
         assert "Action format:" in user and user.count("<action>") >= 2
         assert (task.rules_text in user) == (mode == "with-rules")
-    assert env_name in GRAMMAR  # every built-in env has examples
+    assert registry.get(env_name).grammar is not None  # every built-in env has examples
 
 
 def test_grammar_examples_are_valid_actions(env_name: str) -> None:
     """The examples shown to the model are accepted by the env itself."""
     task = built_tasks(env_name, count=1)[0]
-    _, examples = GRAMMAR[env_name]
-    for example in examples(task.public):
+    examples = registry.for_task(task).load("grammar").examples(task.public)
+    assert examples
+    for example in examples:
         env = make_env(task)
         env.reset()
         _, _, _, _, info = env.step(example)

@@ -8,12 +8,14 @@ import pytest
 
 from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
-from arena_gen.core.registry import EnvSpec, load_entry
+from arena_gen.core.registry import EnvSpec, Lazy, Parts
 
 
 def spec(name: str, code: int, version: int = 1) -> EnvSpec:
-    return EnvSpec(name=name, version=version, code=code, gym_name="X", game="a:b",
-                   sampler="a:b", presets="a:b", accept="a:b", verifier="a:b")
+    part = Parts("toy_pkg")
+    return EnvSpec(name=name, version=version, code=code, gym_name="X", package="toy_pkg",
+                   game=part("a:b"), sampler=part("a:b"), presets=part("a:b"),
+                   accept=part("a:b"), verifier=part("a:b"))
 
 
 def test_duplicate_name_version_and_code_are_rejected() -> None:
@@ -50,12 +52,17 @@ def test_unknown_env_and_parts() -> None:
     with pytest.raises(RegistryError, match="unknown env 'nope'"):
         registry.get("nope")
     with pytest.raises(RegistryError, match="module:attr"):
-        load_entry("no-colon")
+        Lazy("arena_gen.core", "no-colon")
+    with pytest.raises(RegistryError, match="inside that package"):
+        Lazy("arena_gen.envs.lights", ".game_v1:LightsGame")  # a part never leaves its package
     with pytest.raises(RegistryError, match="no attribute"):
-        load_entry("arena_gen.core.registry:missing")
-    with pytest.raises(RegistryError, match="has no 'nothing'"):
+        Lazy("arena_gen.core", "registry:missing").load()
+    assert Lazy("arena_gen.core", "registry:EnvSpec").load() is EnvSpec
+    with pytest.raises(RegistryError, match="not a part"):
         registry.get("lights").load("nothing")
-    assert load_entry(len) is len  # a part may be the object itself
+    with pytest.raises(RegistryError, match="has no 'planner'"):
+        registry.get("lights", 1).load("planner")
+    assert registry.resolve(len) is len  # a part may be the object itself
 
 
 def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
@@ -69,3 +76,4 @@ def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
         registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
+    assert registry.newest_with("lights", "planner").version == 2

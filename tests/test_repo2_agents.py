@@ -70,8 +70,7 @@ def plays(tasks: list[Task]) -> list[Play]:
 
 def test_registered_as_the_v2_heuristic() -> None:
     assert isinstance(make_agent("heuristic", "repo", version=2), RepoV2HeuristicAgent)
-    assert registry.get("repo", 2).heuristic == \
-        "arena_gen.envs.repo.agents.heuristic_v2:RepoV2HeuristicAgent"
+    assert registry.get("repo", 2).load("heuristic") is RepoV2HeuristicAgent
     assert type(make_agent("heuristic", "repo", version=1)).__name__ == "RepoHeuristicAgent"
 
 

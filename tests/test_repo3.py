@@ -150,9 +150,9 @@ def test_preset_builds_a_calibrated_exact_task(suite: str) -> None:
 def test_versions_registered() -> None:
     """v3 is the default for build; v1 and v2 stay as they were (v2 a preview)."""
     assert registry.get("repo").version == 3 and not registry.get("repo").preview
-    assert registry.get("repo", 2).preview and registry.get("repo", 2).sampler == \
-        "arena_gen.envs.repo.sampler_v2:sample"
-    assert registry.get("repo", 1).sampler == "arena_gen.envs.repo.sampler_v1:sample"
+    assert registry.get("repo", 2).preview
+    assert registry.get("repo", 2).load("sampler").__module__ == "arena_gen.envs.repo.sampler_v2"
+    assert registry.get("repo", 1).load("sampler").__module__ == "arena_gen.envs.repo.sampler_v1"
     assert registry.get("repo", 3).game == registry.get("repo", 2).game  # one set of rules
     assert play(RepoGameV2(WorldView(hand_world())), ["pip install python==3.11",
                                                       "pip install pkg1",

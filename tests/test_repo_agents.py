@@ -6,6 +6,7 @@ import numpy as np
 from conftest import built_tasks_of
 from test_repo_worlds import hand_world, task_of
 
+from arena_gen.agents.registry import make_agent
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.envs.repo.agents.heuristic_v1 import RepoHeuristicAgent
@@ -33,7 +34,7 @@ def test_judge_items_and_partial_credit() -> None:
     ids = [r.id for r in task.rubric]
     assert ids == ["run_ok", "script_smoke_ok", "script_check_io_ok", "script_smoke_model_ok",
                    "script_run_train_ok", "script_run_eval_ok"]
-    oracle = registry.get("repo").load("oracle")()
+    oracle = make_agent("oracle", "repo")
     findings, mismatch = judge(task, run_agent(oracle, task))
     assert [f["item"] for f in findings] == ids and not mismatch
     assert all(f["status"] == "met" for f in findings)

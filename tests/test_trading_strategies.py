@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena_gen.agents.registry import AGENTS, TRADING_STRATEGY_AGENTS, make_agent
+from arena_gen.agents.registry import agent_names, env_agents, make_agent
 from arena_gen.cli.run import command as run_command
 from arena_gen.core.episode import run_episode
 from arena_gen.core.errors import ArenaGenError
@@ -168,10 +168,11 @@ def test_optimal_equals_the_certificate_oracle_on_released_lite_tasks(shared_dir
 
 
 def test_strategy_agents_are_registered_for_trading_only() -> None:
-    assert TRADING_STRATEGY_AGENTS == tuple(f"trading-{s}" for s in STRATEGIES)
-    assert set(TRADING_STRATEGY_AGENTS) <= set(AGENTS)
+    strategies = [f"trading-{s}" for s in STRATEGIES]
+    assert {name: env_agents()[name] for name in strategies} == {n: ["trading"] for n in strategies}
+    assert set(strategies) <= set(agent_names())
     choices = next(p for p in run_command.params if p.name == "agent").type.choices
-    assert set(TRADING_STRATEGY_AGENTS) <= set(choices)
+    assert set(strategies) <= set(choices)
     agent = make_agent("trading-optimal", "trading")
     assert isinstance(agent, TradingStrategyAgent) and agent.privileged
     assert agent.name == "trading-optimal"

@@ -128,6 +128,6 @@ def spec(version: int = 1, game: type[CounterGame] | None = None) -> EnvSpec:
     """The toy's spec at ``version`` (the register call a new env needs); ``game`` replaces
     the version's game (a faulty one, say)."""
     game = game or (CounterGame if version == 1 else CounterGameV2)
-    return EnvSpec(name="counter", version=version, code=CODE, gym_name="Counter", game=game,
-                   sampler=sample, presets=PRESETS, verifier=verifier(game.step_size),
-                   oracle="arena_gen.agents.oracle:OracleAgent")
+    return EnvSpec(name="counter", version=version, code=CODE, gym_name="Counter",
+                   package=__name__, game=game, sampler=sample, presets=PRESETS,
+                   verifier=verifier(game.step_size), default_suites=("lite", "challenge"))

@@ -32,14 +32,12 @@ from dataclasses import dataclass
 from arena_gen.agents.llm_parse import ACTION_CLOSE, ACTION_OPEN, extract_action, fold
 from arena_gen.agents.llm_prompts import Turn, build_messages
 from arena_gen.agents.odyssey_prompts import odyssey_messages
+from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 
 #: Stop sequences of the odyssey harness: generation ends where the first action closes.
 ODYSSEY_STOP = [ACTION_CLOSE]
-#: History entries the odyssey harness shows per env (None: all of them).
-ODYSSEY_WINDOWS: dict[str, int | None] = {"lights": None, "trading": 50, "energy": 40,
-                                          "repo": None}
 
 
 def first_action(answer: str) -> str | None:
@@ -99,7 +97,9 @@ class OdysseyHarness(ArenaGenHarness):
     stop: list[str] | None = ODYSSEY_STOP
 
     def window(self, env: str, history: int | None) -> int | None:
-        return ODYSSEY_WINDOWS.get(env)
+        """History entries shown: the env's reference window (its spec's odyssey profile)."""
+        spec = registry.get(env)
+        return None if spec.odyssey is None else registry.resolve(spec.odyssey).window
 
     def entries(self, turns: Sequence[Turn]) -> int:
         return sum(1 for t in turns if t.kept)
@@ -152,6 +152,6 @@ def get_harness(name: str) -> ArenaGenHarness:
     return HARNESS_CLASSES[check_harness(name)]()
 
 
-__all__ = ["HARNESS_CLASSES", "ODYSSEY_STOP", "ODYSSEY_WINDOWS", "ArenaGenHarness",
+__all__ = ["HARNESS_CLASSES", "ODYSSEY_STOP", "ArenaGenHarness",
            "OdysseyHarness", "Play", "first_action", "get_harness"]
 

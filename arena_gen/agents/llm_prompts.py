@@ -9,14 +9,15 @@ the current observation. The reply's action is the text inside its last ``<actio
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena_gen.agents.llm_parse import extract_action, split_reasoning
+from arena_gen.core import registry
+from arena_gen.core.errors import RegistryError
 
-__all__ = ["GRAMMAR", "NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
+__all__ = ["NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
            "grammar_text", "split_reasoning", "strip_intro"]
 
 SYSTEM = (
@@ -40,51 +41,18 @@ class Turn:
     kept: bool = True
 
 
-def _lights(public: dict[str, Any]) -> list[str]:
-    n = int(public.get("n", 4))
-    return [str(min(3, n - 1)), "0"]
-
-
-def _trading(public: dict[str, Any]) -> list[str]:
-    stocks = list(public.get("stocks") or ["S0", "S1"])
-    return [json.dumps({"buy": {stocks[0]: 10}, "sell": {stocks[-1]: 5}}),
-            json.dumps({"sell": {stocks[0]: 3}}), "{}"]
-
-
-def _energy(public: dict[str, Any]) -> list[str]:
-    return ['{"thermal": 250, "wind": 120, "solar": 80, "battery": 0}',
-            '{"thermal": 200, "wind": 150, "solar": 100, "battery": -20}']
-
-
-def _repo(public: dict[str, Any]) -> list[str]:
-    packages = list(public.get("packages") or {"pkg0": ["1.0"]})
-    first = packages[0]
-    versions = (public.get("packages") or {}).get(first) or ["1.0"]
-    pythons = list(public.get("pythons") or ["3.10"])
-    return ["python run.py", f"pip install python=={pythons[-1]}",
-            f"pip install {first}=={versions[-1]}", "pip list"]
-
-
-#: Per-env grammar notes and example actions; envs without an entry use action_format alone.
-GRAMMAR: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
-    "lights": ("The action is one bulb index (an integer), nothing else.", _lights),
-    "trading": ("The action is one JSON object with optional \"buy\" and \"sell\" maps from "
-                "stock symbol to a whole number of shares; {} holds for the day.", _trading),
-    "energy": ("The action is one JSON object with a number for each of thermal, wind and solar "
-               "(rated output) and battery (positive discharges, negative charges).", _energy),
-    "repo": ("The action is exactly one terminal command (no shell operators, no cd).", _repo),
-}
-
-
 def grammar_text(env: str, public: dict[str, Any]) -> str:
     """The action grammar section: format, per-env note, examples in tags."""
     lines = []
     if public.get("action_format"):
         lines.append(f"Action format: {public['action_format']}.")
-    note, examples = GRAMMAR.get(env, ("", lambda p: []))
-    if note:
-        lines.append(note)
-    shown = examples(public)
+    try:  # the env's own grammar (an env without one is described by action_format alone)
+        grammar = registry.newest_with(env, "grammar").load("grammar")
+    except RegistryError:
+        grammar = None
+    if grammar is not None and grammar.note:
+        lines.append(grammar.note)
+    shown = grammar.examples(public) if grammar is not None else []
     if shown:
         lines.append("Examples of the action part of a reply:")
         lines.extend(f"<action>{e}</action>" for e in shown)

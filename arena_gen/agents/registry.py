@@ -1,6 +1,7 @@
-"""Agents by name: ``random``, ``oracle``, ``heuristic`` and ``planner`` (the with-rules planner
-of the baseline ladder; per env), ``human``, ``llm``, and the
-paper's six scripted trading strategies ``trading-optimal`` .. ``trading-ridge``."""
+"""Agents by name: ``random``, ``oracle``, ``heuristic`` and ``planner`` (the env's inductive
+heuristic and with-rules planner of the baseline ladder), ``human``, ``llm``, every rung name of
+an env's ladder baselines, and the agents an env offers by name (its spec's ``agents``, e.g.
+the paper's scripted trading strategies ``trading-optimal`` .. ``trading-ridge``)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,23 @@ from typing import Any
 from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError
 
-#: The paper's scripted trading strategies (``agents.trading_strategies.STRATEGIES``, kept here
-#: as literals so naming an agent imports no numpy).
-TRADING_STRATEGY_AGENTS = ("trading-optimal", "trading-conservative", "trading-progressive",
-                           "trading-correlation", "trading-rolling", "trading-ridge")
-AGENTS = ("random", "oracle", "heuristic", "planner", "llm", "human", *TRADING_STRATEGY_AGENTS)
+#: The agents every env has (``heuristic`` and ``planner`` where the env registers one).
+GENERIC_AGENTS = ("random", "oracle", "heuristic", "planner", "llm", "human")
+
+
+def env_agents() -> dict[str, list[str]]:
+    """The agents envs offer by name -> the envs offering each (read from specs, no import)."""
+    found: dict[str, list[str]] = {}
+    for spec in registry.all_specs():
+        for name in spec.agents:
+            if spec.name not in found.setdefault(name, []):
+                found[name].append(spec.name)
+    return found
+
+
+def agent_names() -> list[str]:
+    """Every name ``--agent`` accepts (the generic agents, then the envs' named agents)."""
+    return [*GENERIC_AGENTS, *env_agents()]
 
 
 def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
@@ -24,21 +37,6 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         from arena_gen.agents.random_agent import RandomAgent
 
         return RandomAgent()
-    if name == "oracle":
-        from arena_gen.agents.oracle import OracleAgent
-
-        return OracleAgent()
-    if name == "heuristic":
-        spec = registry.get(env, version)
-        if spec.heuristic is None:
-            raise ArenaGenError(f"env {env!r} v{spec.version} has no heuristic agent registered")
-        return spec.load("heuristic")()
-    if name == "planner":
-        spec = registry.get(env, version)
-        if "planner" not in spec.extras:
-            raise ArenaGenError(f"env {env!r} v{spec.version} has no with-rules planner "
-                                f"registered")
-        return spec.load("planner")()
     if name == "human":
         from arena_gen.agents.human import HumanAgent
 
@@ -49,14 +47,24 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         except ImportError:
             raise ArenaGenError("the llm agent is not available in this version") from None
         return LLMAgent(**config)
-    if name in TRADING_STRATEGY_AGENTS:
-        if env != "trading":
-            raise ArenaGenError(f"agent {name!r} plays only trading tasks, not {env!r}; "
-                                f"select them with --env trading")
-        from arena_gen.envs.trading.agents.strategies import TradingStrategyAgent
+    spec = registry.get(env, version)
+    if name == "oracle":
+        if spec.oracle is not None:
+            return spec.load("oracle")()
+        from arena_gen.agents.oracle import OracleAgent
 
-        return TradingStrategyAgent(name.removeprefix("trading-"))
-    baselines = dict(registry.get(env, version).extras.get("baselines") or {})
-    if name in baselines:  # a scripted inductive baseline of the env's ladder, by its rung name
-        return registry.load_entry(baselines[name])()
-    raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
+        return OracleAgent()
+    if name in ("heuristic", "planner"):
+        if not spec.has(name):
+            what = "heuristic agent" if name == "heuristic" else "with-rules planner"
+            raise ArenaGenError(f"env {env!r} v{spec.version} has no {what} registered")
+        return spec.load(name)()
+    if name in spec.agents:
+        return registry.resolve(spec.agents[name])()
+    if name in spec.baselines:  # a scripted inductive baseline of the env's ladder, by rung name
+        return registry.resolve(spec.baselines[name])()
+    owners = env_agents().get(name)
+    if owners:
+        raise ArenaGenError(f"agent {name!r} plays only {' and '.join(owners)} tasks, not "
+                            f"{env!r}; select them with --env {owners[0]}")
+    raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(agent_names())}")

@@ -55,7 +55,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
     ui = Reporter(display)
     jobs = jobs or default_jobs()
     with user_errors():
-        env_names = env_list(envs) or registry.names()
+        env_names = env_list(envs) or registry.suite_envs(suite)
         want = {e: int(preset(suite, e)["count"]) for e in env_names}
         out = out or Path("out") / f"{suite}-{seed}"
         check_output_folder(out, force=force)  # before any work: never replace a user's folder

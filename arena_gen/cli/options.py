@@ -42,3 +42,20 @@ def env_list(value: str | None) -> list[str] | None:
     for name in names or ():
         registry.get(name)
     return names
+
+
+class AgentChoice(click.Choice):  # type: ignore[type-arg]
+    """``--agent``'s choices, read from the registry when first needed (not at import)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        from arena_gen.agents.registry import agent_names
+
+        return agent_names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """click sets the choices in ``__init__``; they always come from the registry."""

@@ -8,23 +8,16 @@ from typing import Any
 
 import click
 
-from arena_gen.agents.registry import TRADING_STRATEGY_AGENTS
-from arena_gen.cli.options import display_option, split_list, user_errors
+from arena_gen.cli.options import AgentChoice, display_option, split_list, user_errors
 
 
 @click.command(name="run")
 @click.option("--suite", required=True, help="Released suite name or suite folder.")
-@click.option("--agent", type=click.Choice(["random", "oracle", "heuristic", "planner",
-                                           "llm", *TRADING_STRATEGY_AGENTS]),
-              required=True,
-              help="Who plays. planner: the env's with-rules planner of the baseline ladder "
-                   "(run it with --mode with-rules: it reads the rules text). "
-                   "trading-*: the OdysseyArena paper's scripted trading strategies "
-                   "(with --env trading), all trading greedily all-in on their forecast: "
-                   "optimal (perfect foresight, privileged), conservative (least squares after "
-                   "F+2 days), progressive (least squares from day 3), correlation (per-factor "
-                   "simple regressions), rolling (least squares on the last 15 days), ridge "
-                   "(progressive with an L2 penalty).")
+@click.option("--agent", type=AgentChoice(), required=True,
+              help="Who plays: random, oracle, heuristic, llm, planner (the env's with-rules "
+                   "planner of the baseline ladder; run it with --mode with-rules: it reads the "
+                   "rules text), a ladder baseline by its rung name, or an agent an env offers "
+                   "by name (with --env ENV; each env's page in docs/envs/ describes its own).")
 @click.option("--attempts", type=click.IntRange(min=1), default=1, show_default=True,
               help="Attempts per task (k for Avg@k and Pass@k).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,

@@ -35,7 +35,7 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
     from arena_gen.core.parallel import default_jobs
     from arena_gen.core.suite_io import read_manifest
     from arena_gen.core.task import Task
-    from arena_gen.suite.verify import EXPECTED_VERIFY_SECONDS, TaskCheck, verify_suite
+    from arena_gen.suite.verify import TaskCheck, verify_seconds, verify_suite
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
@@ -44,7 +44,7 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
         manifest = read_manifest(suite)[1]
         counts = {env: int(n) for env, n in sorted(manifest["counts"].items())}
         env_of: dict[str, str] = {}  # filled as tasks start, before their checks end
-        per_task = {env: EXPECTED_VERIFY_SECONDS.get((env, manifest["suite"]), 1.0)
+        per_task = {env: verify_seconds(env, manifest["env_versions"].get(env), manifest["suite"])
                     for env in counts}
         with ui.work(f"verify {Path(suite).name or suite} ({jobs} jobs)", counts, jobs=jobs,
                      reject_word="failed") as work:

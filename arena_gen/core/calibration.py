@@ -19,11 +19,6 @@ from typing import Any
 #: extra scripted inductive baselines), the with-rules planner.
 RANDOM, HEURISTIC, PLANNER = "random", "heuristic", "planner"
 
-#: The function that plays a task's ladder. It lives with the runner (it plays agents), a layer
-#: above the generator and the verifiers, so they load it by name like a registry part.
-CLIMB = "arena_gen.suite.ladder:climb"
-
-
 @dataclass(frozen=True)
 class Calibration:
     """The ladder targets of one preset (one env version in one suite)."""
@@ -62,18 +57,10 @@ class Calibration:
 
 def calibration_for(spec: Any, suite: str) -> Calibration | None:
     """The calibration of ``spec`` (an env version) in ``suite``, or None when it has none."""
-    if "calibration" not in spec.extras:
+    if spec.calibration is None:
         return None
-    table = spec.load("calibration")
+    table: dict[str, Calibration] = spec.load("calibration")
     return table.get(suite)
-
-
-def climb(task: Any, cal: Calibration) -> dict[str, Any]:
-    """The ladder of ``task`` under ``cal`` (played by the runner's :data:`CLIMB`)."""
-    from arena_gen.core.registry import load_entry
-
-    result: dict[str, Any] = load_entry(CLIMB)(task, cal)
-    return result
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

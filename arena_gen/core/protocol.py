@@ -11,11 +11,10 @@ reject rule. It only sets
 - ``show_feedback``: whether observations start with the game's feedback line (the reference's
   trading and energy envs print only the state; the feedback stays in ``info`` and the log).
 
-``odyssey`` facts, from the reference infer scripts (``*/infer_multi_turn_*.py``): ``max_steps``
-is 200 for lights and 120 for trading, energy and repo; no script prints a turns-left line;
-trading and energy observations are the rendered state alone. For trading and energy the
-budget is never below the world's horizon (the reference's 120 is its Lite horizon), so a
-longer suite keeps the same no-slack rule: every lost step is a lost day.
+Each env's ``odyssey`` facts (the reference's step count, whether its observation shows the
+feedback line, its history window) are an :class:`OdysseyProfile` on the env's spec. For daily
+envs (one step per day) the budget is never below the world's horizon (the reference's 120 is
+its Lite horizon), so a longer suite keeps the same no-slack rule: every lost step is a lost day.
 """
 
 from __future__ import annotations
@@ -26,14 +25,6 @@ from typing import Any
 #: Harness names accepted by ``--harness`` and ``-T harness=``.
 HARNESSES = ("arena-gen", "odyssey")
 DEFAULT_HARNESS = "arena-gen"
-
-#: The reference scripts' ``max_steps`` per env.
-ODYSSEY_STEPS = {"lights": 200, "trading": 120, "energy": 120, "repo": 120}
-#: Envs whose reference observation is the state alone (no feedback line).
-ODYSSEY_NO_FEEDBACK = frozenset({"trading", "energy"})
-#: Envs with a fixed horizon of one step per day.
-DAILY = frozenset({"trading", "energy"})
-
 
 @dataclass(frozen=True)
 class Protocol:
@@ -53,12 +44,18 @@ def check_harness(name: str) -> str:
 
 
 def protocol_for(harness: str, task: Any) -> Protocol:
-    """The protocol of ``harness`` for one task (its env and world decide the odyssey budget)."""
+    """The protocol of ``harness`` for one task (its env's spec and world decide the odyssey
+    budget): the one owner of an episode's budget under a harness."""
     if check_harness(harness) == DEFAULT_HARNESS:
         return Protocol()
-    env = str(task.env)
-    steps = ODYSSEY_STEPS.get(env, int(task.budget))
-    if env in DAILY:
+    from arena_gen.core import registry
+
+    spec = registry.for_task(task)
+    if spec.odyssey is None:  # an env the paper does not have: its own budget, all lines
+        return Protocol(harness=harness, budget=int(task.budget), show_turns_left=False)
+    profile = registry.resolve(spec.odyssey)
+    steps = int(profile.steps)
+    if spec.daily:
         steps = max(steps, int(task.world.get("horizon", steps)))
     return Protocol(harness=harness, budget=steps, show_turns_left=False,
-                    show_feedback=env not in ODYSSEY_NO_FEEDBACK)
+                    show_feedback=profile.show_feedback)

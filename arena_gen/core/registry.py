@@ -1,37 +1,100 @@
-"""The env registry: one spec per (environment, version), naming its parts lazily.
+"""The env registry: one typed spec per (environment, version), declared by its env's package.
 
-Registering an env gives it the CLI, suite building, verification, the runner, the scorer and
-the registry-wide tests for free. Parts are ``module:attr`` paths imported only when used (so
-``arena-gen show`` does not load z3), or the objects themselves (a test registers a toy env
-from its own module). Versions live side by side, as Gymnasium keeps CartPole-v0 and -v1: a
-suite built with version 1 of an env keeps playing and verifying after version 2 ships, since
-every task is played by the spec of its own ``env_version``.
+Each env is a package (``arena_gen/envs/<env>/`` for the built-in ones, or a third-party package)
+whose ``SPECS`` tuple is announced through the ``arena_gen.envs`` entry-point group; the
+registry loads the group on first use, so core never names an env and a plugin needs no edit
+of arena-gen. Registering an env gives it the CLI, suite building, verification, the runner, the
+scorer and the registry-wide tests.
+
+A spec's parts are the objects themselves or :class:`Lazy` references *into the declaring
+package* (``Parts(__name__)("sampler:sample")``), imported only when used, so ``arena-gen show``
+loads no solver; a reference can never leave its own package. Versions live side by side, as
+Gymnasium keeps CartPole-v0 and -v1: a suite built with version 1 keeps playing and verifying
+after version 2 ships, since every task is played by the spec of its own ``env_version``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from arena_gen.core.errors import RegistryError
 
-#: A part: a lazy ``module:attr`` path, or the object itself.
-Part = Any
+if TYPE_CHECKING:
+    from arena_gen.core.calibration import Calibration
+    from arena_gen.core.task import Certificate, Draft, Task
+
+T = TypeVar("T")
+
+#: The entry-point group a package announces its env specs in (a sequence of EnvSpec, or a
+#: function returning one).
+ENTRY_POINT_GROUP = "arena_gen.envs"
 
 
-def load_entry(path: Part) -> Any:
-    """Import ``module:attr`` and return the attribute (an object is returned as it is)."""
-    if not isinstance(path, str):
-        return path
-    module_name, _, attr = path.partition(":")
-    if not module_name or not attr:
-        raise RegistryError(f"entry point must look like 'module:attr', got {path!r}")
-    module = importlib.import_module(module_name)
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise RegistryError(f"{module_name} has no attribute {attr!r}") from None
+class RegistryWarning(UserWarning):
+    """A third-party env plugin could not be loaded (it is skipped; the others still work)."""
+
+
+@dataclass(frozen=True)
+class Lazy(Generic[T]):
+    """A part of an env package, named ``module:attr`` relative to that package and imported on
+    first use (the name cannot leave the package: ``..`` and absolute names are refused)."""
+
+    package: str
+    target: str
+
+    def __post_init__(self) -> None:
+        module, _, attr = self.target.partition(":")
+        if not module or not attr or module.startswith(".") or ":" in attr:
+            raise RegistryError(f"a part of {self.package} must look like 'module:attr' inside "
+                                f"that package, got {self.target!r}")
+
+    def load(self) -> T:
+        """Import the module inside the package and return the attribute."""
+        module_name, _, attr = self.target.partition(":")
+        module = importlib.import_module(f"{self.package}.{module_name}")
+        try:
+            value: T = getattr(module, attr)
+        except AttributeError:
+            raise RegistryError(f"{module.__name__} has no attribute {attr!r}") from None
+        return value
+
+    @property
+    def module(self) -> str:
+        """The absolute name of the module the part lives in (read without importing it)."""
+        return f"{self.package}.{self.target.partition(':')[0]}"
+
+
+class Parts:
+    """Makes :class:`Lazy` parts of one package: ``part = Parts(__name__)``, then
+    ``part("game_v1:LightsGame")``."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def __call__(self, target: str) -> Lazy[Any]:
+        return Lazy(self.package, target)
+
+
+#: A part: the object itself or a lazy reference into the declaring package.
+Part = T | Lazy[T]
+GameFactory = Callable[[Any], Any]
+Sampler = Callable[[Mapping[str, Any], Any], "Draft"]
+Verifier = Callable[[Any], "Certificate"]
+Acceptance = Callable[[Any, Any], str | None]
+AgentFactory = Callable[[], Any]
+Importer = Callable[[Any], list[Any]]
+ImportedDraft = Callable[..., "Draft"]
+ReplayCheck = Callable[["Task", Any], None]
+
+
+def resolve(part: Part[T]) -> T:
+    """The object behind a part (a lazy reference is imported)."""
+    return part.load() if isinstance(part, Lazy) else part
 
 
 def accept_solvable(draft: Any, certificate: Any) -> str | None:
@@ -41,23 +104,56 @@ def accept_solvable(draft: Any, certificate: Any) -> str | None:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """What arena-gen knows about one version of one environment."""
+    """What arena-gen knows about one version of one environment: its parts and its facts."""
 
     name: str
     version: int
+    #: A small integer naming the env in every seed path; every version of an env keeps it.
     code: int
     gym_name: str
-    game: Part
-    sampler: Part
-    presets: Part
-    verifier: Part
-    accept: Part | None = None
-    oracle: Part | None = None
-    heuristic: Part | None = None
-    importer: Part | None = None
-    extras: dict[str, Part] = field(default_factory=dict)
-    #: The text env class wrapping the game (the generic one unless a spec says otherwise).
-    env: Part = "arena_gen.core.game_env:GameEnv"
+    #: The package that declares the spec (its source is part of the build cache's key).
+    package: str
+    game: Part[GameFactory]
+    sampler: Part[Sampler]
+    presets: Part[Mapping[str, Any]]
+    verifier: Part[Verifier]
+    accept: Part[Acceptance] | None = None
+    #: The env's inductive heuristic (the ladder's ``heuristic`` rung).
+    heuristic: Part[AgentFactory] | None = None
+    #: The with-rules planner (reads only ``rules_text``; the ladder's top rung).
+    planner: Part[AgentFactory] | None = None
+    #: Further scripted inductive baselines, by rung name.
+    baselines: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
+    #: More agents this env offers by name (``arena-gen run --agent NAME``), e.g. the paper's
+    #: scripted trading strategies.
+    agents: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
+    #: The ladder targets per suite; a version without one builds uncalibrated suites.
+    calibration: Part[Mapping[str, Calibration]] | None = None
+    #: An oracle other than the generic one (which plays the certificate's witness).
+    oracle: Part[AgentFactory] | None = None
+    #: ``importer(path) -> drafts`` for released data, and ``imported_draft``, the one function
+    #: of a world and its source facts that builds every draft it returns (verify re-derives).
+    importer: Part[Importer] | None = None
+    imported_draft: Part[ImportedDraft] | None = None
+    #: Env-specific facts a witness replay must reproduce (e.g. the oracle's recorded value).
+    replay_check: Part[ReplayCheck] | None = None
+    #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
+    env: Part[Callable[..., Any]] | None = None
+    #: A fixed horizon of one step per day (trading, energy): a budget never below it.
+    daily: bool = False
+    #: The OdysseyArena harness's facts for this env (steps, windows, prompt), if it has one.
+    odyssey: Part[OdysseyProfile] | None = None
+    #: The action grammar the LLM prompt states: a note and example actions from ``public``.
+    grammar: Part[Grammar] | None = None
+    #: Seconds to build one task (sample + verify + ladder) / to verify one, per suite, on one
+    #: core: the build and verify schedulers start the slow ones first and size progress bars.
+    build_seconds: Mapping[str, float] = field(default_factory=dict)
+    verify_seconds: Mapping[str, float] = field(default_factory=dict)
+    #: The suites that hold this env when no ``--env`` is given (a plugin joins none unless it
+    #: says so, so installing one never changes the bytes of a released suite).
+    default_suites: Sequence[str] = ()
+    #: Start this env's tasks before all others (its per-task time has the widest spread).
+    schedule_first: bool = False
     #: A preview version is registered, playable, verifiable and importable, but is not the
     #: default for building (``get(name)``) until its presets are calibrated.
     preview: bool = False
@@ -70,16 +166,25 @@ class EnvSpec:
     def key(self) -> tuple[str, int]:
         return (self.name, self.version)
 
+    def has(self, part: str) -> bool:
+        """Whether this version has ``part`` (``planner``, ``importer``, ...) registered."""
+        return part in PARTS and getattr(self, part) is not None
+
     def load(self, part: str) -> Any:
         """Load one named part (``game``, ``sampler``, ``verifier``, ...) of this spec."""
-        path = getattr(self, part, None) if part in self.__dataclass_fields__ else None
-        if path is None:
-            path = self.extras.get(part)
-        if path is None:
+        if part not in PARTS:
+            raise RegistryError(f"{part!r} is not a part of an env spec; parts: "
+                                f"{', '.join(PARTS)}")
+        value = getattr(self, part)
+        if value is None:
             raise RegistryError(f"env {self.name!r} v{self.version} has no {part!r} registered")
-        return load_entry(path)
+        return resolve(value)
 
-    def acceptance(self) -> Any:
+    def load_baselines(self) -> dict[str, AgentFactory]:
+        """The extra inductive baselines, loaded, by rung name."""
+        return {name: resolve(p) for name, p in sorted(self.baselines.items())}
+
+    def acceptance(self) -> Acceptance:
         """The acceptance rule ``accept(draft, certificate) -> reason or None``; by default
         every solvable candidate is accepted."""
         return self.load("accept") if self.accept is not None else accept_solvable
@@ -92,7 +197,39 @@ class EnvSpec:
         """The text env for ``task``: the generic env around the task's game (a harness
         ``protocol`` only when one is given, so custom env classes keep working)."""
         extra = {} if protocol is None else {"protocol": protocol}
-        return self.load("env")(self.make_game(task), render_mode=render_mode, **extra)
+        if self.env is None:
+            from arena_gen.core.game_env import GameEnv
+
+            return GameEnv(self.make_game(task), render_mode=render_mode, **extra)
+        return resolve(self.env)(self.make_game(task), render_mode=render_mode, **extra)
+
+
+#: The loadable parts of a spec (the fields holding code rather than facts).
+PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
+         "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
+         "odyssey", "grammar")
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """How an env's actions are written, for prompts: one note and example actions."""
+
+    note: str
+    examples: Callable[[dict[str, Any]], list[str]]
+
+
+@dataclass(frozen=True)
+class OdysseyProfile:
+    """One env under the OdysseyArena reference harness (from its ``infer_multi_turn_*.py``;
+    :func:`arena_gen.core.protocol.protocol_for` reads it)."""
+
+    #: The reference script's ``max_steps``.
+    steps: int
+    #: Whether the reference observation starts with the feedback line (trading and energy
+    #: print the state alone; the feedback stays in ``info`` and the log).
+    show_feedback: bool = True
+    #: History entries the reference prompt shows (None: all of them).
+    window: int | None = None
 
 
 _REGISTRY: dict[tuple[str, int], EnvSpec] = {}
@@ -121,14 +258,13 @@ def unregister(name: str, version: int | None = None) -> None:
 
 def versions(name: str) -> list[int]:
     """The registered versions of an env, oldest first."""
-    _ensure_builtin()
+    _discover()
     return sorted(v for n, v in _REGISTRY if n == name)
 
 
 def get(name: str, version: int | None = None) -> EnvSpec:
     """The spec of a registered env: the given version, else the newest one that is not a
     preview (the version ``build`` uses by default)."""
-    _ensure_builtin()
     found = versions(name)
     if not found:
         raise RegistryError(f"unknown env {name!r}; registered: {names()}")
@@ -146,7 +282,7 @@ def newest_with(name: str, part: str) -> EnvSpec:
     """The newest version of an env (previews included) that has ``part`` registered."""
     for version in reversed(versions(name)):
         spec = _REGISTRY[(name, version)]
-        if getattr(spec, part, None) is not None or part in spec.extras:
+        if spec.has(part):
             return spec
     raise RegistryError(f"no version of env {name!r} has a {part!r} registered")
 
@@ -168,28 +304,51 @@ def make_game(task: Any) -> Any:
 
 
 def names() -> list[str]:
-    """Registered env names, in registration order."""
-    _ensure_builtin()
-    return list(dict.fromkeys(n for n, _ in _REGISTRY))
+    """Registered env names, ordered by env code (the built-in envs first, as released)."""
+    _discover()
+    codes = {n: spec.code for (n, _), spec in _REGISTRY.items()}
+    return sorted(codes, key=lambda n: (codes[n], n))
 
 
 def specs() -> list[EnvSpec]:
-    """The newest spec of each registered env, in registration order."""
+    """The newest spec of each registered env, in :func:`names` order."""
     return [get(name) for name in names()]
 
 
 def all_specs() -> list[EnvSpec]:
-    """Every registered (env, version) spec."""
-    _ensure_builtin()
-    return list(_REGISTRY.values())
+    """Every registered (env, version) spec, by env then version."""
+    return [get(name, v) for name in names() for v in versions(name)]
 
 
-_BUILTIN_LOADED = False
+def suite_envs(suite: str) -> list[str]:
+    """The envs a suite holds when no ``--env`` is given: those whose default spec joins it."""
+    return [spec.name for spec in specs() if suite in spec.default_suites]
 
 
-def _ensure_builtin() -> None:
-    """Register the built-in envs once, on first use."""
-    global _BUILTIN_LOADED
-    if not _BUILTIN_LOADED:
-        _BUILTIN_LOADED = True
-        importlib.import_module("arena_gen.envs.builtin")
+_DISCOVERED = False
+
+
+def _discover() -> None:
+    """Register every spec announced in the ``arena_gen.envs`` entry-point group, once."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    for entry in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP),
+                        key=lambda e: e.name):
+        ours = entry.value.startswith("arena_gen.")
+        try:
+            announced = entry.load()
+            found = announced() if callable(announced) else announced
+            for spec in found:
+                if not isinstance(spec, EnvSpec):
+                    raise RegistryError(f"announces {type(spec).__name__}, not an EnvSpec")
+                register(spec)
+        except Exception as exc:
+            if ours:  # a broken built-in env is arena-gen's own bug: never hide it
+                raise
+            warnings.warn(f"env plugin {entry.name!r} ({entry.value}) skipped: "
+                          f"{type(exc).__name__}: {exc}", RegistryWarning, stacklevel=3)
+    if not _REGISTRY:
+        raise RegistryError("no env is registered: arena-gen's entry points are missing "
+                            "(install it, e.g. pip install -e .)")

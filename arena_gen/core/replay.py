@@ -48,6 +48,6 @@ def check_witness(task: Task) -> ReplayResult:
         raise VerificationError(f"task {task.id}: witness ended after {result.steps} of "
                                 f"{expected} actions")
     spec = registry.for_task(task)
-    if "replay_check" in spec.extras:  # env-specific facts, e.g. the oracle's recorded value
+    if spec.replay_check is not None:  # env-specific facts, e.g. the oracle's recorded value
         spec.load("replay_check")(task, result)
     return result

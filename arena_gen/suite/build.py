@@ -19,7 +19,7 @@ from typing import Any
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.calibration import calibration_for, climb, rung_rates, suite_problems
+from arena_gen.core.calibration import calibration_for, rung_rates, suite_problems
 from arena_gen.core.errors import GenerationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.replay import check_witness
@@ -28,25 +28,13 @@ from arena_gen.core.suite_io import suite_hash
 from arena_gen.core.task import Task
 from arena_gen.suite.cache import BuildCache, code_fingerprint, entry_key, warn_ignored
 from arena_gen.suite.catalog import SUITE_VERSION, preset
-
-#: Seconds one accepted task is expected to take, rejections included, per (env, preset):
-#: the means measured in benchmarks/README.md. Only the order in which tasks start depends on
-#: them (never the bytes); an env or preset not listed counts as 1 s.
-EXPECTED_SECONDS: dict[tuple[str, str], float] = {
-    ("repo", "lite"): 0.42, ("energy", "lite"): 1.04, ("trading", "lite"): 0.32,
-    ("lights", "lite"): 0.14,
-    ("repo", "challenge"): 2.9, ("energy", "challenge"): 3.8, ("trading", "challenge"): 4.8,
-    ("lights", "challenge"): 6.8,
-}
-
-#: Envs whose tasks start before all others: repo's per-task time has by far the widest spread
-#: (one Challenge world can take 48 s, another 2 s), so its tail must not come last.
-FIRST: tuple[str, ...] = ("repo",)
+from arena_gen.suite.ladder import climb
 
 
-def expected_seconds(env: str, suite: str) -> float:
-    """The expected cost of one task of ``env`` in ``suite`` (a scheduling estimate only)."""
-    return EXPECTED_SECONDS.get((env, suite), 1.0)
+def expected_seconds(env: str, suite: str, version: int | None = None) -> float:
+    """The expected cost of one task of ``env`` in ``suite`` (its spec's ``build_seconds``, a
+    scheduling estimate only: never the bytes); an unlisted suite counts as 1 s."""
+    return float(registry.get(env, version).build_seconds.get(suite, 1.0))
 
 
 def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
@@ -132,9 +120,11 @@ class Job:
 
 
 def schedule(jobs: list[Job]) -> list[Job]:
-    """The order tasks start in: likely-cached last, ``FIRST`` envs first, then longest first
-    (ties in canonical order). Output bytes never depend on it; the tests shuffle it."""
-    return sorted(jobs, key=lambda j: (j.cost == 0.0, j.env not in FIRST, -j.cost, j.env,
+    """The order tasks start in: likely-cached last, envs whose spec says ``schedule_first``
+    first, then longest first (ties in canonical order). Output bytes never depend on it; the
+    tests shuffle it."""
+    first = {j.env: registry.get(j.env, j.version).schedule_first for j in jobs}
+    return sorted(jobs, key=lambda j: (j.cost == 0.0, not first[j.env], -j.cost, j.env,
                                        j.index))
 
 
@@ -186,7 +176,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
     schedule nor cache. ``on_start(env)`` fires as each task is handed to a worker and
     ``on_task`` as each finishes (in finishing order); ``on_plan`` sees the schedule first."""
     start = time.perf_counter()
-    envs = list(envs) if envs else registry.names()
+    envs = list(envs) if envs else registry.suite_envs(suite)
     version = {env: registry.get(env, (versions or {}).get(env)).version for env in envs}
     configs = {env: preset(suite, env, version[env]) for env in envs}
     want = {env: int((counts or {}).get(env, configs[env]["count"])) for env in envs}
@@ -201,7 +191,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
             hit = store is not None and key is not None and store.has(key)
             todo.append(Job(env, suite, suite_seed, i, version[env], key=key,
                             cache_dir=str(store.root) if store is not None else None,
-                            cost=0.0 if hit else expected_seconds(env, suite),
+                            cost=0.0 if hit else expected_seconds(env, suite, version[env]),
                             worker_stores=executor == "local" and jobs > 1))
     keys = {(j.env, j.index): j.key for j in todo}
     todo = schedule(todo)

@@ -28,7 +28,6 @@ from typing import Any
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.calibration import CLIMB
 from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.replay import check_witness
@@ -53,6 +52,8 @@ def default_cache_dir() -> Path:
 def _module_file(part: Any) -> str | None:
     """The source file behind a spec part (``module:attr`` or an object), without importing it
     when it is a path."""
+    if isinstance(part, registry.Lazy):
+        part = part.module + ":"
     if isinstance(part, str):
         found = importlib.util.find_spec(part.partition(":")[0])
         return found.origin if found is not None else None
@@ -64,11 +65,11 @@ def code_fingerprint(spec: registry.EnvSpec) -> str:
     """A sha256 over the source of the modules that decide a task's bytes."""
     digest = hashlib.sha256()
     parts = [spec.sampler, spec.verifier, spec.game, spec.accept]
-    if "calibration" in spec.extras:  # the ladder's agents decide bytes too
-        parts += [spec.heuristic, spec.extras.get("planner"), spec.extras["calibration"],
-                  CLIMB, "arena_gen.core.episode:Episode", "arena_gen.core.game_env:GameEnv",
-                  "arena_gen.agents.random_agent:RandomAgent",
-                  *dict(spec.extras.get("baselines") or {}).values()]
+    if spec.calibration is not None:  # the ladder's agents decide bytes too
+        parts += [spec.heuristic, spec.planner, spec.calibration,
+                  "arena_gen.suite.ladder:climb", "arena_gen.core.episode:Episode",
+                  "arena_gen.core.game_env:GameEnv", "arena_gen.agents.random_agent:RandomAgent",
+                  *spec.baselines.values()]
     for file in sorted({f for f in map(_module_file, [p for p in parts if p is not None]) if f}):
         digest.update(Path(file).name.encode("utf-8") + b"\0")
         try:

@@ -15,7 +15,6 @@ from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM, Calibration
 from arena_gen.core.episode import Episode
-from arena_gen.core.registry import load_entry
 from arena_gen.core.task import Task
 
 #: The ladder's format version (bump when what a rung records changes).
@@ -28,9 +27,9 @@ def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str
                                                cal.random_attempts)]
     if spec.heuristic is not None:
         rungs.append((HEURISTIC, spec.load("heuristic"), "inductive", 1))
-    for name, part in sorted(dict(spec.extras.get("baselines") or {}).items()):
-        rungs.append((name, load_entry(part), "inductive", 1))
-    if "planner" in spec.extras:
+    for name, factory in spec.load_baselines().items():
+        rungs.append((name, factory, "inductive", 1))
+    if spec.planner is not None:
         rungs.append((PLANNER, spec.load("planner"), "with-rules", 1))
     return rungs
 

@@ -13,33 +13,41 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena_gen.core import registry
-from arena_gen.core.calibration import calibration_for, climb
+from arena_gen.core.calibration import calibration_for
 from arena_gen.core.errors import ArenaGenError, RegistryError, VerificationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.replay import check_witness
 from arena_gen.core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from arena_gen.core.task import Task
 from arena_gen.suite.derived import derived_problem
+from arena_gen.suite.ladder import climb
 
-#: Verifier seconds per task, per (env, suite), from benchmarks/README.md: only the order in
-#: which tasks start depends on them. Unlisted pairs count as 1 s.
-EXPECTED_VERIFY_SECONDS: dict[tuple[str, str], float] = {
-    ("repo", "lite"): 0.15, ("energy", "lite"): 0.2, ("trading", "lite"): 0.02,
-    ("lights", "lite"): 0.001,
-    ("repo", "challenge"): 46.0, ("energy", "challenge"): 5.4, ("trading", "challenge"): 0.14,
-    ("lights", "challenge"): 0.35,
-}
 
-#: Envs re-proved before all others (repo's per-task time has the widest spread).
-FIRST: tuple[str, ...] = ("repo",)
+def verify_seconds(env: str, version: Any, suite: str) -> float:
+    """Verifier seconds for one task of ``env`` at ``version`` in ``suite`` (its spec's
+    ``verify_seconds``, 1 s when unlisted or unknown): it orders work and sizes progress only."""
+    try:
+        spec = registry.get(env, None if version is None else int(version))
+    except (ArenaGenError, TypeError, ValueError):  # an unknown env fails its own check later
+        return 1.0
+    return float(spec.verify_seconds.get(suite, 1.0))
+
+
+def expected_verify_seconds(task: Task) -> float:
+    """Verifier seconds for one task (see :func:`verify_seconds`)."""
+    return verify_seconds(task.env, task.env_version, task.suite)
 
 
 def verify_order(tasks: list[Task]) -> list[Task]:
-    """The order tasks are re-proved in: ``FIRST`` envs, then the longest expected first."""
-    def cost(t: Task) -> float:
-        return EXPECTED_VERIFY_SECONDS.get((t.env, t.suite), 1.0)
+    """The order tasks are re-proved in: envs whose spec says ``schedule_first``, then the
+    longest expected first."""
+    def first(t: Task) -> bool:
+        try:
+            return registry.for_task(t).schedule_first
+        except ArenaGenError:
+            return False
 
-    return sorted(tasks, key=lambda t: (t.env not in FIRST, -cost(t), t.env, t.id))
+    return sorted(tasks, key=lambda t: (not first(t), -expected_verify_seconds(t), t.env, t.id))
 
 
 @dataclass

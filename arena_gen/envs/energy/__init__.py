@@ -1,1 +1,54 @@
-"""arena_gen/envs/energy"""
+"""Energy Dispatch: hidden periodic renewable efficiencies under demand, budget, stability and
+carbon constraints.
+
+Versions (a game file is frozen once released; ``_vN`` in a file name is the registry version
+that introduced it):
+
+- v1: :mod:`.game_v1`, its presets and the released-data importer.
+- v2: the same game on v2 worlds (:mod:`.sampler_v2`), the receding-horizon LP verifier,
+  calibrated presets, the inductive LP dispatcher as heuristic and the with-rules planner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena_gen.core.registry import EnvSpec, OdysseyProfile, Parts
+
+part = Parts(__name__)
+
+V1 = EnvSpec(
+    name="energy", version=1, code=3, gym_name="EnergyDispatch", package=__name__,
+    game=part("game_v1:EnergyGame"),
+    sampler=part("sampler_v1:sample"),
+    presets=part("sampler_v1:PRESETS"),
+    accept=part("sampler_v1:accept"),
+    verifier=part("verify_v1:verify"),
+    heuristic=part("agents.heuristic:EnergyHeuristicAgent"),
+    importer=part("importer:importer"),
+    imported_draft=part("importer:derive"),
+    replay_check=part("verify_v1:replay_check"),
+    daily=True,
+    grammar=part("prompts:GRAMMAR"),
+    # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
+    # a 40-step history.
+    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=40),
+    build_seconds={"lite": 1.04, "challenge": 3.8},
+    verify_seconds={"lite": 0.2, "challenge": 5.4},
+    default_suites=("lite", "challenge"),
+)
+
+V2 = replace(
+    V1, version=2,
+    sampler=part("sampler_v2:sample"),
+    presets=part("sampler_v2:PRESETS"),
+    accept=part("sampler_v2:accept"),
+    verifier=part("verify_v2:verify"),
+    heuristic=part("agents.planner:EnergyInductivePlanner"),
+    planner=part("agents.planner:EnergyPlanner"),
+    baselines={"period_greedy": part("agents.heuristic:EnergyHeuristicAgent")},
+    calibration=part("sampler_v2:CALIBRATION"),
+    importer=None, imported_draft=None,
+)
+
+SPECS = (V1, V2)

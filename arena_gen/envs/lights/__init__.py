@@ -1,1 +1,46 @@
-"""arena_gen/envs/lights"""
+"""Turn On Lights: a hidden Boolean dependency network between bulbs; light them all.
+
+Versions (a game file is frozen once released; ``_vN`` in a file name is the registry version
+that introduced it):
+
+- v1: :mod:`.game_v1`, the first release's presets, and the released-data importer.
+- v2: the same game; calibrated presets, the learner as heuristic, the with-rules planner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena_gen.core.registry import EnvSpec, OdysseyProfile, Parts
+
+part = Parts(__name__)
+
+V1 = EnvSpec(
+    name="lights", version=1, code=1, gym_name="TurnOnLights", package=__name__,
+    game=part("game_v1:LightsGame"),
+    sampler=part("sampler:sample"),
+    presets=part("sampler:PRESETS"),
+    accept=part("sampler:accept"),
+    verifier=part("verify:verify"),
+    heuristic=part("agents.heuristic:LightsHeuristicAgent"),
+    importer=part("importer:importer"),
+    imported_draft=part("importer:derive"),
+    grammar=part("prompts:GRAMMAR"),
+    # The reference harness: max_steps 200, every valid step's history kept.
+    odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None),
+    # Seconds per task on one core (benchmarks/README.md): they order work, never bytes.
+    build_seconds={"lite": 0.14, "challenge": 6.8},
+    verify_seconds={"lite": 0.001, "challenge": 0.35},
+    default_suites=("lite", "challenge"),
+)
+
+V2 = replace(
+    V1, version=2,
+    presets=part("sampler:PRESETS_V2"),
+    heuristic=part("agents.learner:LightsLearnerAgent"),
+    planner=part("agents.planner:LightsPlannerAgent"),
+    calibration=part("sampler:CALIBRATION"),
+    importer=None, imported_draft=None,
+)
+
+SPECS = (V1, V2)

@@ -1,1 +1,65 @@
-"""arena_gen/envs/repo"""
+"""Repo System: repair a simulated Python repository with pip and python commands under
+hidden dependency rules.
+
+Versions (a game file is frozen once released; ``_vN`` in a file name is the registry version
+that introduced it):
+
+- v1: :mod:`.game_v1`, its worlds and verifier (SAT/BMC).
+- v2 (preview): :mod:`.game_v2`, the reference-faithful game on re-expressed v1 worlds, and
+  the released-data importer.
+- v3: v2's game unchanged on new, calibrated worlds (:mod:`.sampler_v3`), with the with-rules
+  planner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena_gen.core.registry import EnvSpec, OdysseyProfile, Parts
+
+part = Parts(__name__)
+
+V1 = EnvSpec(
+    name="repo", version=1, code=4, gym_name="RepoSystem", package=__name__,
+    game=part("game_v1:RepoGame"),
+    sampler=part("sampler_v1:sample"),
+    presets=part("sampler_v1:PRESETS"),
+    accept=part("sampler_v1:accept"),
+    verifier=part("verify_v1:verify"),
+    heuristic=part("agents.heuristic_v1:RepoHeuristicAgent"),
+    grammar=part("prompts:GRAMMAR"),
+    # The reference harness: max_steps 120, every step's history kept.
+    odyssey=OdysseyProfile(steps=120, show_feedback=True, window=None),
+    build_seconds={"lite": 0.42, "challenge": 2.9},
+    verify_seconds={"lite": 0.15, "challenge": 46.0},
+    # Its per-task time has by far the widest spread (one Challenge world 48 s, another 2 s):
+    # its tasks start before all others so its tail does not come last.
+    schedule_first=True,
+    default_suites=("lite", "challenge"),
+)
+
+V2 = replace(
+    V1, version=2,
+    game=part("game_v2:RepoGameV2"),
+    sampler=part("sampler_v2:sample"),
+    presets=part("sampler_v2:PRESETS"),
+    accept=part("sampler_v2:accept"),
+    verifier=part("verify_v2:verify"),
+    heuristic=part("agents.heuristic_v2:RepoV2HeuristicAgent"),
+    importer=part("importer:importer"),
+    imported_draft=part("importer:derive"),
+    preview=True,  # the reference-faithful game on re-expressed v1 worlds; v3 calibrates it
+)
+
+V3 = replace(
+    V2, version=3,
+    sampler=part("sampler_v3:sample"),
+    presets=part("sampler_v3:PRESETS"),
+    accept=part("sampler_v3:accept"),
+    verifier=part("verify_v3:verify"),
+    planner=part("agents.planner:RepoPlannerAgent"),
+    calibration=part("sampler_v3:CALIBRATION"),
+    importer=None, imported_draft=None, preview=False,
+)
+
+SPECS = (V1, V2, V3)

@@ -1,1 +1,62 @@
-"""arena_gen/envs/trading"""
+"""AI Trading: learn the hidden linear map from factor news to price moves, and trade on it.
+
+Versions (a game file is frozen once released; ``_vN`` in a file name is the registry version
+that introduced it):
+
+- v1: :mod:`.game_v1` (success: half the perfect-foresight oracle's profit), its presets and
+  the released-data importer.
+- v2: :mod:`.game_v2` (success from the W-known planner's log growth), calibrated presets, the
+  planner and the paper's strategies that read only what an agent sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arena_gen.core.registry import EnvSpec, OdysseyProfile, Parts
+
+part = Parts(__name__)
+
+V1 = EnvSpec(
+    name="trading", version=1, code=2, gym_name="AITrading", package=__name__,
+    game=part("game_v1:TradingGame"),
+    sampler=part("sampler_v1:sample"),
+    presets=part("sampler_v1:PRESETS"),
+    accept=part("sampler_v1:accept"),
+    verifier=part("verify_v1:verify"),
+    heuristic=part("agents.heuristic:TradingHeuristicAgent"),
+    importer=part("importer:importer"),
+    imported_draft=part("importer:derive"),
+    replay_check=part("verify_v1:replay_check"),
+    # The paper's six scripted strategies, all-in on their forecast: optimal (perfect
+    # foresight, privileged), conservative (least squares after F+2 days), progressive (least
+    # squares from day 3), correlation (per-factor simple regressions), rolling (least squares
+    # on the last 15 days), ridge (progressive with an L2 penalty).
+    agents={f"trading-{s}": part(f"agents.strategies:{s}_agent")
+            for s in ("optimal", "conservative", "progressive", "correlation", "rolling",
+                      "ridge")},
+    daily=True,
+    grammar=part("prompts:GRAMMAR"),
+    # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
+    # a 50-step history.
+    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=50),
+    build_seconds={"lite": 0.32, "challenge": 4.8},
+    verify_seconds={"lite": 0.02, "challenge": 0.14},
+    default_suites=("lite", "challenge"),
+)
+
+V2 = replace(
+    V1, version=2,
+    game=part("game_v2:TradingGameV2"),
+    sampler=part("sampler_v2:sample"),
+    presets=part("sampler_v2:PRESETS"),
+    accept=part("sampler_v2:accept"),
+    verifier=part("verify_v2:verify"),
+    planner=part("agents.planner:TradingPlannerAgent"),
+    calibration=part("sampler_v2:CALIBRATION"),
+    baselines={s: part(f"agents.strategies:{s.capitalize()}Agent")
+               for s in ("conservative", "progressive", "correlation", "rolling", "ridge")},
+    importer=None, imported_draft=None,
+)
+
+SPECS = (V1, V2)

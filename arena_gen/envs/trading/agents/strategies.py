@@ -27,6 +27,7 @@ Readings of the paper's one-line descriptions (where they are brief):
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -258,3 +259,17 @@ class RidgeAgent(_Baseline):
     """``trading-ridge`` as a ladder baseline."""
 
     strategy_name = "ridge"
+
+
+
+def named_agent(strategy: str) -> Callable[[], TradingStrategyAgent]:
+    """The zero-argument factory of ``--agent trading-<strategy>`` (the spec names each)."""
+    return functools.partial(TradingStrategyAgent, strategy)
+
+
+optimal_agent = named_agent("optimal")
+conservative_agent = named_agent("conservative")
+progressive_agent = named_agent("progressive")
+correlation_agent = named_agent("correlation")
+rolling_agent = named_agent("rolling")
+ridge_agent = named_agent("ridge")
