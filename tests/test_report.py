@@ -232,3 +232,55 @@ def test_html_report_defines_and_marks_undefined_metrics(runs: dict[str, Path]) 
         assert f"<td>{heading(key)}</td>" in text, key          # the definitions table
         d = definition_of(key)
         assert d is not None and d.definition.replace("'", "&#x27;") in text, key
+
+
+def test_report_templates_ship_as_package_data() -> None:
+    """The page's templates are found through importlib.resources, and setup.cfg's package
+    data names every file in templates/, so a non-editable install carries them."""
+    import configparser
+    import fnmatch
+    from importlib import resources
+
+    from arena_gen.scoring.report_html import template_text
+
+    templates = resources.files("arena_gen.scoring") / "templates"
+    names = sorted(p.name for p in templates.iterdir() if p.is_file())
+    assert {"report.html", "parts.html"} <= set(names)
+    assert template_text("report.html").startswith("<!doctype html>")
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).resolve().parents[1] / "setup.cfg")
+    patterns = [p.strip() for p in
+                config["options.package_data"]["arena_gen.scoring"].split(",")]
+    for name in names:
+        assert any(fnmatch.fnmatch(f"templates/{name}", p) for p in patterns), name
+
+
+def test_template_pieces_escape_values_but_not_filled_pieces() -> None:
+    from arena_gen.scoring.report_html import join, part
+
+    cell = part("metrics_cell", value="<script>alert(1)</script>")
+    assert cell == "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"
+    row = part("metrics_row", env="a&b", run="'x'", cells=join([cell, cell]))
+    assert row == f"<tr><td>a&amp;b</td><td>&#x27;x&#x27;</td>{cell}{cell}</tr>"
+
+
+def test_html_report_escapes_run_and_finding_text(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A run's agent name and a finding's evidence holding markup show as text in the page."""
+    from arena_gen.scoring.report import build_report
+
+    score_run(runs["random"])
+    copy = Path(shutil.copytree(runs["random"], tmp_path / "hostile"))
+    evil = "<script>alert(1)</script>"
+    summary = json.loads((copy / "summary.json").read_text())
+    summary["run"]["agent"]["name"] = evil
+    (copy / "summary.json").write_text(json.dumps(summary))
+    lines = (copy / "findings.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["findings"][0]["evidence"] = evil
+    (copy / "findings.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    text = build_report([copy])
+    assert "<script>alert" not in text
+    assert text.count("<script>") == 1  # the page's own render check, nothing else
+    escaped = html.escape(evil)
+    assert f"<li><b>{escaped} (hostile)</b>: suite" in text  # the run list
+    assert f"<span class='evidence'>{escaped}</span>" in text

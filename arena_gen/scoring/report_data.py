@@ -1,0 +1,407 @@
+"""The report's data: scored runs and their suites read from disk, and the plain model the page
+shows (metrics rows, per-suite baseline ladders, per-task drill-down), with no HTML in it.
+
+:mod:`.report_plots` draws figures from this model and :mod:`.report_html` fills the template
+with it; :mod:`.report` ties the three together.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena_gen.core.calibration import rung_rates, wilson
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.schema import read_json
+from arena_gen.core.suite_io import Suite, read_suite
+from arena_gen.core.task import Task
+from arena_gen.runner.rundir import RunDir
+from arena_gen.scoring.definitions import fmt
+from arena_gen.scoring.policy import attempt_score, is_perfect
+
+#: The metrics table's columns (definitions and units from ``definitions.METRICS``).
+TABLE_METRICS = ["success_rate", "avg_at_k", "avg_credit_at_k", "pass_at_1",
+                 "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
+                 "token_efficiency", "avg_at_k_profit", "best_at_k_profit", "profit_rate_median",
+                 "log_growth", "normalized_profit", "infra_errors", "missing"]
+#: Metrics whose excluded tasks are counted once, as ``profit_excluded``.
+PROFIT_METRICS = ("avg_at_k_profit", "best_at_k_profit", "profit_rate_median")
+
+
+# --- Reading runs -------------------------------------------------------------------------------
+
+def load_summary(run_dir: str | Path) -> dict[str, Any]:
+    """Read a scored run's summary.json (run ``arena-gen score`` first)."""
+    path = Path(run_dir) / "summary.json"
+    if not path.is_file():
+        raise ArenaGenError(f"{run_dir}: no summary.json; run `arena-gen score {run_dir}` first")
+    return read_json(path, "summary")
+
+
+def run_label(summary: dict[str, Any], path: str | Path) -> str:
+    """A short name for a run: its agent, mode and folder."""
+    agent = (summary.get("run") or {}).get("agent") or {}
+    return f"{agent.get('name', '?')} ({Path(path).name})"
+
+
+@dataclass
+class AttemptRow:
+    """One judged attempt as the drill-down shows it."""
+
+    task_id: str
+    env: str
+    attempt: int
+    steps: int
+    budget: int | None
+    end_reason: str
+    score: float | None
+    perfect: bool
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    flags: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunView:
+    """A scored run with what the report needs: its summary, suite (if found) and attempts."""
+
+    label: str
+    path: Path
+    summary: dict[str, Any]
+    suite: Suite | None
+    suite_note: str | None
+    attempts: list[AttemptRow]
+
+    @property
+    def suite_key(self) -> str:
+        """What groups runs of the same suite: its hash, else its name, else the run."""
+        run = self.summary.get("run") or {}
+        return str(run.get("suite_sha256") or run.get("suite") or self.path)
+
+    def task(self, task_id: str) -> Task | None:
+        """The suite's task of that id, if the suite was found."""
+        if self.suite is None:
+            return None
+        for env_tasks in self.suite.tasks.values():
+            for t in env_tasks:
+                if t.id == task_id:
+                    return t
+        return None
+
+
+def _suite_of(meta: dict[str, Any]) -> tuple[Suite | None, str | None]:
+    """The run's suite, hash-checked against run.json, or None and why."""
+    where = meta.get("suite_path") or meta.get("suite")
+    if not where:
+        return None, "run.json names no suite"
+    try:
+        suite = read_suite(where)
+    except ArenaGenError as exc:
+        return None, f"suite {where} not readable ({exc})"
+    if meta.get("suite_sha256") not in (None, suite.manifest.get("suite_sha256")):
+        return None, f"suite {where} has changed since the run (hash differs)"
+    return suite, None
+
+
+def _findings_lines(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The judge's findings.jsonl lines by (task, attempt)."""
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    file = path / "findings.jsonl"
+    if not file.is_file():
+        return out
+    for raw in file.read_text(encoding="utf-8").splitlines():
+        if raw.strip():
+            line = json.loads(raw)
+            out[(str(line["task_id"]), int(line["attempt"]))] = line
+    return out
+
+
+def load_run(run_dir: str | Path) -> RunView:
+    """A scored run directory read for the report (summary, findings, trajectories, suite)."""
+    path = Path(run_dir)
+    summary = load_summary(path)
+    rundir = RunDir(path)
+    meta = rundir.read_meta() if rundir.exists() else {}
+    suite, note = _suite_of(meta) if meta else (None, "no run.json")
+    lines = _findings_lines(path)
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for rec in rundir.records():
+        latest[(rec["task_id"], int(rec["attempt"]))] = rec
+    view = RunView(run_label(summary, path), path, summary, suite, note, [])
+    for key, rec in sorted(latest.items()):
+        line = lines.get(key) or {"findings": [], "flags": {}}
+        task = view.task(key[0])
+        rubric = ([r.id for r in task.rubric] if task is not None
+                  else [f["item"] for f in line.get("findings") or []])
+        score = attempt_score(line, rubric) if rubric else None
+        if rec.get("end_reason") == "infra_error":
+            score = None
+        view.attempts.append(AttemptRow(
+            task_id=key[0], env=str(rec.get("env") or (task.env if task else "?")),
+            attempt=key[1], steps=int(rec.get("steps") or 0),
+            budget=rec.get("budget") if isinstance(rec.get("budget"), int) else None,
+            end_reason=str(rec.get("end_reason")), score=score,
+            perfect=score is not None and is_perfect(line.get("findings") or [], rubric),
+            findings=list(line.get("findings") or []), flags=dict(line.get("flags") or {})))
+    return view
+
+
+# --- The model ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunLine:
+    """One run in the page's opening list."""
+
+    label: str
+    suite: str
+    mode: str
+    harness: str
+    k: int
+    tasks: int
+
+
+@dataclass(frozen=True)
+class MetricCell:
+    """One metrics-table value (``n/a`` when undefined) and how many tasks it left out."""
+
+    value: str
+    excluded: int | None  # None: nothing left out, or nothing to say (the value is n/a)
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metrics-table row: a run's metrics on one env (or overall)."""
+
+    env: str
+    run: str
+    cells: list[MetricCell]
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """A ladder row: a rung's (or a run's) success rate over the same tasks, Wilson 95 % CI."""
+
+    name: str
+    mode: str
+    kind: str  # "rung" (a scripted baseline from the certificates) or "agent" (a run)
+    attempts: int
+    successes: int
+    tasks: int
+    solved: int
+    rate: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class EnvLadder:
+    """One env's ladder within a suite; no rows when its certificates carry no ladder."""
+
+    env: str
+    anchor: str
+    played: int      # tasks the runs played that carry a ladder
+    in_suite: int    # tasks of this env in the suite
+    rows: list[LadderRow]
+    targets: list[str] | None  # the manifest's calibration targets; None: no calibration
+    missed: list[str]
+
+
+@dataclass(frozen=True)
+class SuiteLadder:
+    """The ladders of one suite the runs played; ``note`` says why there are none."""
+
+    name: str
+    digest: str
+    path: str
+    note: str | None
+    envs: list[EnvLadder]
+
+
+@dataclass(frozen=True)
+class RungResult:
+    """One rung of a task's own ladder: its mode, successes and steps per attempt."""
+
+    rung: str
+    mode: str
+    successes: Any
+    attempts: Any
+    steps: list[Any]
+
+
+@dataclass(frozen=True)
+class TaskEntry:
+    """A task's drill-down: its certified minimum and budget, each run's attempts, its ladder."""
+
+    task_id: str
+    min_steps: str
+    budget: str
+    runs: list[tuple[str, list[AttemptRow]]]  # (run label, its attempts), runs that played it
+    ladder: list[RungResult]
+
+
+@dataclass(frozen=True)
+class EnvSteps:
+    """Steps per attempt on one env, per run (infra errors left out), and the turn budget."""
+
+    env: str
+    series: list[tuple[str, list[int]]]
+    budget: int | None  # None: the attempts do not share one budget
+
+
+@dataclass(frozen=True)
+class ReportModel:
+    """Everything the page and its plots show, computed from the runs."""
+
+    runs: list[RunLine]
+    envs: list[str]
+    summaries: list[tuple[str, dict[str, Any]]]  # (run label, summary.json) for the plots
+    metric_rows: list[MetricRow]
+    ladders: list[SuiteLadder]
+    tasks: dict[str, list[TaskEntry]]  # env -> its tasks in natural id order
+    steps: list[EnvSteps]
+
+
+def _cell(metrics: dict[str, Any], key: str) -> MetricCell:
+    """One metric's value and the tasks it left out (shown only beside a defined value)."""
+    excluded = metrics.get("profit_excluded" if key in PROFIT_METRICS else f"{key}_excluded")
+    shown = excluded if excluded and metrics.get(key) is not None else None
+    return MetricCell(fmt(metrics.get(key)), shown)
+
+
+def metric_rows(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]]
+                ) -> list[MetricRow]:
+    """Per env then overall, one row per run that has metrics there."""
+    rows = []
+    for env in [*envs, "overall"]:
+        for label, summary in runs:
+            metrics = summary["overall"] if env == "overall" else summary["envs"].get(env)
+            if metrics:
+                rows.append(MetricRow(env, label, [_cell(metrics, k) for k in TABLE_METRICS]))
+    return rows
+
+
+def pct(x: float) -> str:
+    """A share (0 to 1) as a percentage with one decimal."""
+    return f"{100 * x:.1f}"
+
+
+def ladder_row(name: str, mode: str, kind: str, attempts: int, successes: int, tasks: int,
+               solved: int) -> LadderRow:
+    """A ladder row with its rate and Wilson interval."""
+    lo, hi = wilson(successes, attempts)
+    return LadderRow(name, mode, kind, attempts, successes, tasks, solved,
+                     successes / attempts if attempts else 0.0, lo, hi)
+
+
+def target_texts(targets: dict[str, Any]) -> list[str]:
+    """The manifest's calibration targets for one env, in words."""
+    parts = []
+    if targets.get("inductive"):
+        lo, hi = targets["inductive"]
+        parts.append(f"best scripted inductive baseline {pct(lo)} to {pct(hi)} %")
+    if targets.get("planner_floor") is not None:
+        parts.append(f"planner ≥ {pct(targets['planner_floor'])} %")
+    if targets.get("random_ceiling") is not None:
+        parts.append(f"random ≤ {pct(targets['random_ceiling'])} %")
+    if targets.get("trivial_share") is not None:
+        parts.append(f"a task random solves in ≥ {pct(targets['trivial_share'])} % of its "
+                     f"{targets.get('random_attempts', '?')} attempts is rejected")
+    return parts
+
+
+def env_ladder(env: str, suite: Suite, runs: Sequence[RunView], anchor: str) -> EnvLadder:
+    """One env's rungs over the tasks the runs played, then each run's own row."""
+    played = sorted({a.task_id for r in runs for a in r.attempts if a.env == env})
+    tasks = [t for t in suite.tasks.get(env, []) if t.id in played]
+    ladders = [t.certificate.facts["ladder"] for t in tasks
+               if isinstance(t.certificate.facts.get("ladder"), dict)]
+    calibration = (suite.manifest.get("calibration") or {}).get(env)
+    in_suite = len(suite.tasks.get(env, []))
+    if not ladders:
+        return EnvLadder(env, anchor, 0, in_suite, [], None, [])
+    rows = [ladder_row(rung, str(next((lad[rung]["mode"] for lad in ladders if rung in lad), "")),
+                       "rung", r["attempts"], r["successes"], r["tasks"], r["tasks_solved"])
+            for rung, r in rung_rates(ladders).items()]
+    with_ladder = {t.id for t in tasks if isinstance(t.certificate.facts.get("ladder"), dict)}
+    for run in runs:
+        mine = [a for a in run.attempts if a.env == env and a.task_id in with_ladder
+                and a.score is not None]
+        mode = str((run.summary.get("run") or {}).get("mode") or "")
+        rows.append(ladder_row(f"this run: {run.label}", mode, "agent", len(mine),
+                               sum(a.perfect for a in mine), len({a.task_id for a in mine}),
+                               len({a.task_id for a in mine if a.perfect})))
+    targets = target_texts(calibration.get("targets") or {}) if calibration else None
+    missed = [str(m) for m in calibration.get("missed") or []] if calibration else []
+    return EnvLadder(env, anchor, len(ladders), in_suite, rows, targets, missed)
+
+
+def suite_ladders(views: Sequence[RunView]) -> list[SuiteLadder]:
+    """Runs grouped by suite, each suite's ladders per env they played."""
+    groups: dict[str, list[RunView]] = {}
+    for v in views:
+        groups.setdefault(v.suite_key, []).append(v)
+    out = []
+    for group in groups.values():
+        suite = group[0].suite
+        name = str((group[0].summary.get("run") or {}).get("suite") or "?")
+        if suite is None:
+            out.append(SuiteLadder(name, "", "", group[0].suite_note or "suite not found", []))
+            continue
+        envs = sorted({a.env for r in group for a in r.attempts})
+        digest = str(suite.manifest.get("suite_sha256", ""))[:12]
+        out.append(SuiteLadder(name, digest, str(suite.path), None,
+                               [env_ladder(env, suite, group, f"ladder-{digest}-{env}")
+                                for env in envs]))
+    return out
+
+
+def _natural(text: str) -> list[Any]:
+    """Sort key: digits compare as numbers (task-2 before task-10)."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
+
+
+def task_entry(task_id: str, views: Sequence[RunView]) -> TaskEntry:
+    """A task's drill-down across the runs that played it."""
+    task = next((t for v in views if (t := v.task(task_id)) is not None), None)
+    runs = [(v.label, mine) for v in views
+            if (mine := [a for a in v.attempts if a.task_id == task_id])]
+    ladder = task.certificate.facts.get("ladder") if task else None
+    rungs = []
+    if isinstance(ladder, dict) and ladder:
+        for rung in rung_rates([ladder]):  # the ladder's order: random ... planner
+            r = ladder[rung]
+            rungs.append(RungResult(rung, str(r.get("mode")), r.get("successes"),
+                                    r.get("attempts"),
+                                    [x.get("steps") for x in r.get("results") or []]))
+    return TaskEntry(task_id, fmt(task.certificate.min_steps) if task else "n/a",
+                     str(task.budget) if task else "n/a", runs, rungs)
+
+
+def _budget(views: Sequence[RunView], env: str) -> int | None:
+    """The env's turn budget when every attempt on it had the same one."""
+    budgets = {a.budget for v in views for a in v.attempts if a.env == env}
+    return budgets.pop() if len(budgets) == 1 else None
+
+
+def build_model(run_dirs: Sequence[str | Path]) -> ReportModel:
+    """Read the runs and compute everything the report shows."""
+    if not run_dirs:
+        raise ArenaGenError("report needs at least one run directory")
+    views = [load_run(p) for p in run_dirs]
+    summaries = [(v.label, v.summary) for v in views]
+    envs = sorted({env for _, s in summaries for env in s["envs"]})
+    runs = [RunLine(v.label, str(s["run"].get("suite")), str(s["run"].get("mode")),
+                    str(s["run"].get("harness", "arena-gen")), s.get("k", 1),
+                    len({a.task_id for a in v.attempts})) for v in views for s in [v.summary]]
+    tasks: dict[str, list[TaskEntry]] = {}
+    for env in sorted({a.env for v in views for a in v.attempts}):
+        ids = {a.task_id for v in views for a in v.attempts if a.env == env}
+        tasks[env] = [task_entry(tid, views) for tid in sorted(ids, key=_natural)]
+    steps = [EnvSteps(env, [(v.label, sorted(a.steps for a in v.attempts
+                                             if a.env == env and a.end_reason != "infra_error"))
+                            for v in views], _budget(views, env)) for env in envs]
+    return ReportModel(runs, envs, summaries, metric_rows(envs, summaries), suite_ladders(views),
+                       tasks, steps)
