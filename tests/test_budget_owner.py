@@ -22,8 +22,8 @@ from arena_gen.core.episode import Episode
 from arena_gen.core.protocol import ODYSSEY_STEPS
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
-from arena_gen.runner.rundir import RunDir
 from arena_gen.runner.run import RunConfig, run_suite
+from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.judge import BUDGET_ITEM
 from arena_gen.scoring.score import judge_record, score_run
 
