@@ -12,8 +12,10 @@ ends the attempt the same way before its first turn. All are recorded, not raise
 
 The agent's ``harness`` (``arena-gen`` unless it says otherwise) picks the env-side
 :class:`~arena_gen.core.protocol.Protocol`: the step budget and which observation lines show.
-A trajectory played under another harness than arena-gen's records it (``harness``), and its
-``budget`` is the protocol's.
+A trajectory played under another harness than arena-gen's records it (``harness``), and every
+trajectory records the ``budget`` it ran under: the one :func:`~arena_gen.core.budget
+.harness_budget` gives the task under that harness (the protocol's, else the task's own), which
+the judge replays under and checks against the run's harness.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
+from arena_gen.core.budget import protocol_budget
 from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_for
 from arena_gen.core.records import Trajectory
 from arena_gen.core.registry import make_env
@@ -48,6 +51,8 @@ class Episode:
         self.seed = agent_seed(run_seed, task, attempt)
         self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
         self.protocol = protocol_for(self.harness, task)
+        #: The steps this attempt may take (the env truncates there; the record carries it).
+        self.budget = protocol_budget(self.protocol, task)
         self.turns: list[dict[str, Any]] = []
         self.end_reason = "budget"
         self.done = False
@@ -126,8 +131,8 @@ class Episode:
             "final_info": self.info,
             "start_state": self.start_state, "turns": self.turns,
             "min_steps": self.task.certificate.min_steps,
-            "budget": self.env.budget if self.env is not None else (
-                self.protocol.budget if self.protocol.budget is not None else self.task.budget),
+            # what the env truncated at (a custom env class may not read the protocol)
+            "budget": int(getattr(self.env, "budget", self.budget)),
             "seconds": round(time.perf_counter() - self.started, 6),
         }
         if self.harness != DEFAULT_HARNESS:

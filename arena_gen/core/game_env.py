@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from arena_gen.core.budget import protocol_budget
 from arena_gen.core.game import Event, Game, TaskLike
 from arena_gen.core.protocol import Protocol
 
@@ -34,8 +35,7 @@ class GameEnv(gym.Env[str, str]):
         self.game = game
         self.task: TaskLike = game.task
         self.protocol = protocol or Protocol()
-        self.budget = int(self.task.budget if self.protocol.budget is None
-                          else self.protocol.budget)
+        self.budget = protocol_budget(self.protocol, self.task)
         self.render_mode = render_mode
         charset = string.printable + "…→←·–—×"
         self.action_space = spaces.Text(max_length=MAX_TEXT, charset=charset)

@@ -78,7 +78,12 @@ class Trajectory(_Record):
     start_state: dict[str, Any] = Field(default_factory=dict)
     turns: list[Turn]
     min_steps: int | None = Field(None, ge=0, le=MAX_TURNS)
-    budget: int | None = Field(None, ge=0, le=MAX_TURNS)
+    budget: int | None = Field(
+        None, ge=0, le=MAX_TURNS,
+        description="the agent steps the attempt ran under: its harness's protocol budget, else "
+                    "the task's own; score replays under the budget the run's harness gives the "
+                    "task and flags a trajectory recording another (older lines without it: "
+                    "that budget)")
     seconds: float | None = None
     error: str | None = None
     error_turn: ErrorTurn | None = Field(
@@ -102,7 +107,8 @@ class Flags(_Record):
     reward_hacking_suspected: bool = False
     rh_zeroed: bool = False
     replay_mismatch: bool = Field(
-        False, description="the recorded outcome disagrees with a replay of the actions")
+        False, description="the recorded outcome disagrees with a replay of the actions, or "
+                           "the recorded budget or harness with the run's (a budget finding)")
 
 
 class FindingsLine(_Record):
@@ -138,7 +144,9 @@ class RunMeta(_Record):
     seed: int
     envs: list[str]
     tasks: list[str]
-    budgets: dict[str, int]
+    budgets: dict[str, int] = Field(
+        description="task id -> the agent steps its attempts run under (the harness's budget, "
+                    "else the task's; older odyssey runs recorded the task's own here)")
     executor: str = "local"
     jobs: int = 1
     harness: Literal["arena-gen", "odyssey"] = Field(

@@ -4,7 +4,8 @@ The trajectory's actions are replayed through the task's game (:func:`~arena_gen
 .judge`, via the same findings line ``arena-gen score`` writes), and the score policy turns the
 findings into the attempt's credit. A sample's score value is a dict: ``success`` (1 when every
 rubric item is met: the Perfect Rubrics criterion), ``credit`` (the policy's item credit, 0-100)
-and ``steps`` (agent turns). Findings, flags, the end reason and the certified minimum are in the
+and ``steps`` (agent turns). Findings, flags, the end reason, the certified minimum and the
+budget the episode ran under (checked against the harness's, and replayed under) are in the
 score's metadata. Over epochs, the ``mean`` reducer gives the success rate and Avg@k, and ``max``
 of ``success`` is Pass@k at k = epochs (the unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly
 when some attempt succeeded and 0 otherwise when k = n).
@@ -16,6 +17,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.protocol import check_harness
 from arena_gen.inspect.dataset import sample_task
 from arena_gen.inspect.solver import TRAJECTORY
 from arena_gen.scoring.policy import attempt_score, is_perfect
@@ -25,15 +27,19 @@ METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps":
 
 
 @scorer(metrics=METRICS)  # type: ignore[arg-type]
-def judge_scorer() -> Scorer:
-    """Judge each sample's recorded episode by replay and score it with arena-gen's policy."""
+def judge_scorer(harness: str | None = None) -> Scorer:
+    """Judge each sample's recorded episode by replay and score it with arena-gen's policy,
+    under the budget ``harness`` (the eval task's; None: the one the trajectory records) gives
+    the sample's task."""
+    if harness is not None:
+        check_harness(harness)
 
     async def score(state: TaskState, target: Target) -> Score:
         task = sample_task(state.metadata)
         record = state.store.get(TRAJECTORY)
         if not isinstance(record, dict):
             raise ArenaGenError("no arena-gen trajectory in this sample: use an arena_gen solver")
-        line = judge_record(task, record)
+        line = judge_record(task, record, harness)
         rubric = [item.id for item in task.rubric]
         credit = attempt_score(line, rubric)
         if credit is None:  # only an infra-error record; a model agent raises instead
@@ -48,6 +54,6 @@ def judge_scorer() -> Scorer:
                                   for f in line["findings"]),
             metadata={"findings": line["findings"], "flags": line["flags"],
                       "end_reason": record["end_reason"], "min_steps": record["min_steps"],
-                      "budget": record["budget"]})
+                      "budget": record.get("budget")})
 
     return score

@@ -34,7 +34,7 @@ def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "i
     read = read_suite(resolve_suite(suite))
     dataset = suite_dataset(read, envs=_names(env), tasks=_names(tasks), mode=mode)
     return Task(dataset=dataset, solver=model_agent(history=history, harness=harness),
-                scorer=judge_scorer(),
+                scorer=judge_scorer(harness=harness),
                 epochs=Epochs(1, REDUCERS),
                 metadata={"suite": read.manifest.get("suite"), "mode": mode, "harness": harness,
                           "suite_sha256": read.manifest.get("suite_sha256"),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_gen import __version__
+from arena_gen.core.budget import harness_budget
 from arena_gen.core.records import RunMeta
 from arena_gen.core.redact import public_url
 from arena_gen.core.task import Task
@@ -66,14 +67,14 @@ def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[T
              attempts: int = 1, seed: int = 0, executor: str = "local",
              jobs: int = 1, harness: str = "arena-gen") -> dict[str, Any]:
     """The ``run.json`` fields of a run over ``tasks`` of one suite (without start/end times),
-    built as a typed record."""
+    built as a typed record; ``budgets`` are the steps ``harness`` gives each task."""
     return RunMeta.model_validate({
         "suite": manifest["suite"], "suite_path": str(suite_path),
         "suite_sha256": manifest["suite_sha256"],
         "agent": {"name": agent, "config": public_config(agent_config)},
         "mode": mode, "attempts": attempts, "seed": seed,
         "envs": sorted({t.env for t in tasks}), "tasks": [t.id for t in tasks],
-        "budgets": {t.id: t.budget for t in tasks},
+        "budgets": {t.id: harness_budget(harness, t) for t in tasks},
         "executor": executor, "jobs": jobs, "harness": harness,
         "package_versions": package_versions(), "git_revision": git_revision(),
     }).to_json_dict()

@@ -14,6 +14,7 @@ from typing import Any
 from arena_gen.core.episode import run_episode
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.paths import check_creatable
+from arena_gen.core.protocol import DEFAULT_HARNESS
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
 from arena_gen.runner.run import check_playable
@@ -28,16 +29,19 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
     check_creatable(out, "--out")
     rundir = RunDir(out)
     name = getattr(agent, "name", type(agent).__name__)
+    harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
     old = rundir.read_meta() if rundir.exists() else None
     if old is not None:
         if old.get("suite_sha256", manifest["suite_sha256"]) != manifest["suite_sha256"] or (
-                (old.get("agent") or {}).get("name", name) != name):
-            raise ArenaGenError(f"{rundir.path} holds a run of another suite or agent; "
-                                f"choose another --out")
+                (old.get("agent") or {}).get("name", name) != name) or (
+                old.get("harness", DEFAULT_HARNESS) != harness):  # one harness: one budget
+            raise ArenaGenError(f"{rundir.path} holds a run of another suite, agent or "
+                                f"harness; choose another --out")
     records = rundir.records()
     attempt = sum(1 for r in records if r["task_id"] == task.id)
     record = run_episode(task, agent, mode=mode, attempt=attempt)
-    meta = run_meta(manifest, suite_path, [task], agent=name, mode=mode, attempts=attempt + 1)
+    meta = run_meta(manifest, suite_path, [task], agent=name, mode=mode, attempts=attempt + 1,
+                    harness=harness)
     meta["started"] = now()
     if old is not None:  # merge with the earlier plays in this folder
         played = list(old.get("tasks", []))

@@ -18,13 +18,14 @@ from typing import Any
 
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
 from arena_gen.core.records import FindingsLine, Summary
 from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.definitions import fmt, metric_definitions
-from arena_gen.scoring.judge import judge
+from arena_gen.scoring.judge import judge, owned_budget
 from arena_gen.scoring.metrics import (
     clustered_mean_se,
     evolution_curve,
@@ -39,15 +40,23 @@ from arena_gen.scoring.metrics import (
 from arena_gen.scoring.policy import attempt_score, is_perfect
 
 
-def judge_record(task: Task, record: dict[str, Any]) -> dict[str, Any]:
-    """One findings line for one trajectory: its actions replayed through the task's game."""
+def judge_record(task: Task, record: dict[str, Any], harness: str | None = None
+                 ) -> dict[str, Any]:
+    """One findings line for one trajectory: its actions replayed through the task's game under
+    the budget ``harness`` (its run's; default: the one the trajectory records) gives the task."""
     infra = record.get("end_reason") == "infra_error"
+    if harness is None:
+        played = record.get("harness", DEFAULT_HARNESS)
+        harness = played if played in HARNESSES else DEFAULT_HARNESS
+    budget, budget_finding = owned_budget(task, record, harness)
     try:
-        findings, mismatch = ([], False) if infra else judge(task, record)
+        findings, mismatch = ([], False) if infra else judge(task, record, budget=budget)
     except Exception:  # the game raised on the replay: a bug in its rules, or forged actions
         # no finding is met (item credit 0, a failure); an env_error attempt was recorded as
         # such (its raising turn is not replayed), any other attempt claimed otherwise
         findings, mismatch = [], record.get("end_reason") != "env_error"
+    if budget_finding is not None and not infra:  # a claimed budget the run's harness refutes
+        findings, mismatch = [*findings, budget_finding], True
     line = FindingsLine.model_validate({
         "task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
         "findings": findings,
@@ -256,12 +265,13 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
     records = rundir.records()
     for lineno, rec in enumerate(records, start=1):  # trajectories may come from elsewhere
         validate_doc(rec, "trajectory", file=str(rundir.trajectories), line=lineno)
+    harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
     lines, attempts, seen = [], [], set()
     for rec in records:
         task = tasks.get(rec["task_id"])
         if task is None:
             raise ArenaGenError(f"{run_dir}: trajectory for unknown task {rec['task_id']}")
-        line = judge_record(task, rec)
+        line = judge_record(task, rec, harness)
         lines.append(line)
         seen.add((task.id, int(rec["attempt"])))
         rubric = [r.id for r in task.rubric]
@@ -278,7 +288,7 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
     summary["run"] = {"path": str(rundir.path), "agent": meta.get("agent"),
                       "mode": meta.get("mode"), "suite": meta.get("suite"),
                       "suite_sha256": meta.get("suite_sha256"),
-                      "harness": meta.get("harness", "arena-gen")}
+                      "harness": harness}
     summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
                                        if a.score is None]
     summary["curves"] = curves(records)
