@@ -17,9 +17,9 @@ import pytest
 
 import arena_gen.runner.run as run_module
 import arena_gen.suite.build as build_module
+from arena_gen.core import registry
 from arena_gen.core.budget import harness_budget
 from arena_gen.core.episode import Episode
-from arena_gen.core.protocol import ODYSSEY_STEPS
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.run import RunConfig, run_suite
@@ -29,7 +29,7 @@ from arena_gen.scoring.score import judge_record, score_run
 
 TASK_BUDGET = 60
 WASTED = 70  # invalid actions: each costs a turn and changes nothing
-ODYSSEY = ODYSSEY_STEPS["lights"]
+ODYSSEY = registry.resolve(registry.get("lights").odyssey).steps  # 200
 
 
 class WasteThenWitness:

@@ -12,7 +12,7 @@ from harness_util import GOLDEN, drive, golden_prompts, lite_task
 
 from arena_gen.agents.harness import ODYSSEY_STOP, first_action
 from arena_gen.cli import main
-from arena_gen.core.protocol import protocol_for
+from arena_gen.core.budget import protocol_for
 from arena_gen.core.records import RunMeta
 
 ENERGY_OK = '<action>{"thermal": 300, "wind": 120, "solar": 80, "battery": 0}</action>'

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
-from arena_gen.core.budget import protocol_budget
-from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_for
+from arena_gen.core.budget import protocol_for
+from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_budget
 from arena_gen.core.records import Trajectory
 from arena_gen.core.registry import make_env
 from arena_gen.core.task import Task

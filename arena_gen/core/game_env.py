@@ -18,9 +18,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from arena_gen.core.budget import protocol_budget
 from arena_gen.core.game import Event, Game, TaskLike
-from arena_gen.core.protocol import Protocol
+from arena_gen.core.protocol import Protocol, protocol_budget
 
 MAX_TEXT = 100_000
 

@@ -43,19 +43,6 @@ def check_harness(name: str) -> str:
     return name
 
 
-def protocol_for(harness: str, task: Any) -> Protocol:
-    """The protocol of ``harness`` for one task (its env's spec and world decide the odyssey
-    budget): the one owner of an episode's budget under a harness."""
-    if check_harness(harness) == DEFAULT_HARNESS:
-        return Protocol()
-    from arena_gen.core import registry
-
-    spec = registry.for_task(task)
-    if spec.odyssey is None:  # an env the paper does not have: its own budget, all lines
-        return Protocol(harness=harness, budget=int(task.budget), show_turns_left=False)
-    profile = registry.resolve(spec.odyssey)
-    steps = int(profile.steps)
-    if spec.daily:
-        steps = max(steps, int(task.world.get("horizon", steps)))
-    return Protocol(harness=harness, budget=steps, show_turns_left=False,
-                    show_feedback=profile.show_feedback)
+def protocol_budget(protocol: Protocol, task: Any) -> int:
+    """The steps ``protocol`` gives ``task``: its own budget, or the task's when it sets none."""
+    return int(task.budget if protocol.budget is None else protocol.budget)

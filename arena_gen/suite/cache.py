@@ -3,25 +3,33 @@ interrupted or repeated build resumes instead of starting over.
 
 An entry is one JSON file named by the sha256 of its key: suite, suite seed, env code and task
 index (the seed path up to the attempt), env name and version, verifier version, the preset's
-hash (without ``count``, which no sampler reads), the arena-gen version, and a fingerprint of the
-source files of the env's sampler, verifier, acceptance rule and game (so an edit that forgot to
-bump a version cannot serve a stale task). A cached task is never trusted: the entry must carry
-its key and a checksum over its content, the task must hash to its recorded sha256 and match the
-id and seed path asked for, its attempt count must agree with the seed path, and its witness is
-replayed through the current game before it is used. Anything else is a miss with a warning,
-and the task is regenerated and the entry rewritten. The cache therefore changes how long a
-build takes, never its bytes.
+hash (without ``count``, which no sampler reads), the arena-gen version, and a fingerprint of
+the code (:func:`code_fingerprint`): a sha256 over the relative path and bytes of every ``.py``
+file of the installed ``arena_gen`` package, plus every ``.py`` file of the top-level package of
+any env part that lives outside it (a plugin). Any edit to code a build can execute -- a helper
+module the game imports, not only the files a spec names -- therefore misses, even when nobody
+bumped a version; the fingerprint is computed once per process. A cached task is never trusted:
+the entry must carry its key and a checksum over its content, the task must hash to its recorded
+sha256 and match the id and seed path asked for, its attempt count must agree with the seed
+path, and its witness is replayed through the current game before it is used. Anything else is
+a miss with a warning, and the task is regenerated and the entry rewritten. The cache therefore
+changes how long a build takes, never its bytes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import importlib.util
 import json
 import os
+import re
+import secrets
 import sys
 import tempfile
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,33 +57,101 @@ def default_cache_dir() -> Path:
     return root / "arena-gen"
 
 
-def _module_file(part: Any) -> str | None:
-    """The source file behind a spec part (``module:attr`` or an object), without importing it
-    when it is a path."""
-    if isinstance(part, registry.Lazy):
-        part = part.module + ":"
-    if isinstance(part, str):
-        found = importlib.util.find_spec(part.partition(":")[0])
-        return found.origin if found is not None else None
-    module = sys.modules.get(getattr(part, "__module__", "") or "")
-    return getattr(module, "__file__", None)
+#: The installed ``arena_gen`` package: every build executes code from it.
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+_PART_PATH = re.compile(r"[A-Za-z_][\w.]*:[\w.]+")
+
+#: Stands in for code that is not on disk: such tasks are cached for this process only.
+_PROCESS_NONCE = secrets.token_hex(16)
 
 
-def code_fingerprint(spec: registry.EnvSpec) -> str:
-    """A sha256 over the source of the modules that decide a task's bytes."""
+def _part_modules(value: Any, named: set[str], held: set[str]) -> None:
+    """Collect the modules behind a spec field into ``named`` (``module:attr`` strings) and
+    ``held`` (objects), through the mappings, lists and tuples a spec nests them in."""
+    if isinstance(value, registry.Lazy):
+        named.add(value.module)
+        return
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _part_modules(item, named, held)
+    elif isinstance(value, str):
+        if _PART_PATH.fullmatch(value):
+            named.add(value.partition(":")[0])
+    elif isinstance(getattr(value, "__module__", None), str):
+        held.add(value.__module__)
+
+
+def _package_root(name: str) -> list[Path] | None:
+    """Where the top-level package (or single module) ``name`` lives: its folders, its file,
+    ``[]`` for a built-in module, or None when it is not on disk."""
+    try:
+        found = importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # ``__main__`` run as a script has no spec
+        found = None
+    if found is not None and found.submodule_search_locations:
+        return sorted(Path(p).resolve() for p in found.submodule_search_locations)
+    if found is not None and found.has_location and found.origin:
+        return [Path(found.origin).resolve()]
+    if found is not None and found.origin in ("built-in", "frozen"):
+        return []
+    file = getattr(sys.modules.get(name), "__file__", None)
+    return [Path(file).resolve()] if file else None
+
+
+def source_roots(spec: registry.EnvSpec) -> list[Path]:
+    """The folders (or single files) whose ``.py`` files a build of ``spec`` can execute:
+    ``arena_gen`` itself, then the top-level package of each part that lives elsewhere (a
+    plugin); LookupError when an object's module is not on disk."""
+    named: set[str] = set()
+    held: set[str] = set()
+    _part_modules([getattr(spec, f.name) for f in dataclasses.fields(spec)], named, held)
+    named.add(spec.package)  # the declaring package: its helpers run though no part names them
+    roots = [PACKAGE_ROOT]
+    for top in sorted({m.split(".")[0] for m in named | held} - {"arena_gen"}):
+        found = _package_root(top)
+        if found is None and any(m.split(".")[0] == top for m in held):
+            raise LookupError(f"the source of {top!r} is not on disk")
+        # a ``module:attr`` naming no module has no code to hash (loading it fails anyway)
+        roots += [r for r in found or [] if r not in roots]
+    return roots
+
+
+@functools.cache
+def tree_sha256(root: Path) -> str:
+    """A sha256 over the relative path and bytes of every ``.py`` file under ``root`` (sorted;
+    ``__pycache__`` and hidden folders skipped), or of ``root`` itself when it is a file;
+    cached, since the code a process runs does not change under it."""
     digest = hashlib.sha256()
-    parts = [spec.sampler, spec.verifier, spec.game, spec.accept]
-    if spec.calibration is not None:  # the ladder's agents decide bytes too
-        parts += [spec.heuristic, spec.planner, spec.calibration,
-                  "arena_gen.suite.ladder:climb", "arena_gen.core.episode:Episode",
-                  "arena_gen.core.game_env:GameEnv", "arena_gen.agents.random_agent:RandomAgent",
-                  *spec.baselines.values()]
-    for file in sorted({f for f in map(_module_file, [p for p in parts if p is not None]) if f}):
-        digest.update(Path(file).name.encode("utf-8") + b"\0")
-        try:
-            digest.update(Path(file).read_bytes())
-        except OSError:
-            digest.update(b"?")
+    if root.is_file():
+        files = [root]
+    else:
+        files = sorted((f for f in root.rglob("*.py")
+                        if not any(p == "__pycache__" or p.startswith(".")
+                                   for p in f.relative_to(root).parts[:-1])),
+                       key=lambda f: f.relative_to(root).as_posix())
+    for file in files:
+        name = file.name if file == root else file.relative_to(root).as_posix()
+        data = file.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def code_fingerprint(spec: registry.EnvSpec, roots: Sequence[Path] | None = None) -> str:
+    """A sha256 over every ``.py`` file a build of ``spec`` can execute (``roots``, default
+    :func:`source_roots`), so an edit anywhere in that code misses the cache."""
+    try:
+        found = list(source_roots(spec)) if roots is None else list(roots)
+    except LookupError as exc:
+        warnings.warn(f"{exc}, so tasks of env {spec.name!r} are cached for this process only",
+                      CacheWarning, stacklevel=2)
+        return f"unlocated-{_PROCESS_NONCE}"
+    digest = hashlib.sha256()
+    for root in found:
+        digest.update(f"{root.name}\0{tree_sha256(Path(root))}\n".encode())
     return digest.hexdigest()
 
 
