@@ -30,8 +30,12 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, na
     """Import released data as verified tasks (exact minima replace the released claims)."""
     from arena_gen.core import registry
     from arena_gen.core.suite_io import check_output_folder
-    from arena_gen.envs.lights import importer as lights
-    from arena_gen.suite.importer import detect_env, import_tasks, write_import
+    from arena_gen.suite.importer import (
+        detect_env,
+        import_tasks,
+        meets_released_floor,
+        write_import,
+    )
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
@@ -48,11 +52,12 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, na
     marks = {None: "-", True: "yes", False: "NO"}
     rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),
              "-" if t.certificate.min_steps is None else t.certificate.min_steps,
-             marks[lights.meets_released_floor(t)]] for t in imported]
+             marks[meets_released_floor(t)]] for t in imported]
     ui.table(f"Imported from {source} -> {written}",
-             ["task", "source idx", "N", "exact minimum", f">= {lights.RELEASED_FLOOR} floor"],
-             rows)
-    below = lights.below_released_floor(imported)
-    if below:
-        ui.line(f"{len(below)} lights task(s) fall below the released {lights.RELEASED_FLOOR}-step "
-                f"floor: {', '.join(below)}")
+             ["task", "source idx", "N", "exact minimum", "released floor met"], rows)
+    for env_name, env_tasks in tasks.items():
+        below = [t.id for t in env_tasks if meets_released_floor(t) is False]
+        if below:
+            floor = registry.for_task(env_tasks[0]).released_floor
+            ui.line(f"{len(below)} {env_name} task(s) fall below the released {floor}-step "
+                    f"floor: {', '.join(below)}")

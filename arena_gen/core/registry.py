@@ -139,6 +139,9 @@ class EnvSpec:
     replay_check: Part[ReplayCheck] | None = None
     #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
     env: Part[Callable[..., Any]] | None = None
+    #: The fewest steps the released data claims every imported task needs (the import table
+    #: shows which tasks' exact minima fall below it), if it claims one.
+    released_floor: int | None = None
     #: A fixed horizon of one step per day (trading, energy): a budget never below it.
     daily: bool = False
     #: The OdysseyArena harness's facts for this env (steps, windows, prompt), if it has one.

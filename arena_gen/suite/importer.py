@@ -112,3 +112,14 @@ def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
         "build": build,
     }
     return write_suite(out, manifest, dict(tasks), force=force)
+
+
+def meets_released_floor(task: Task) -> bool | None:
+    """Whether an imported task's exact minimum reaches the fewest steps its released data
+    claims (its spec's ``released_floor``); None when the data claims none or there is no
+    exact minimum."""
+    floor = registry.for_task(task).released_floor
+    steps = task.certificate.min_steps
+    if floor is None or steps is None:
+        return None
+    return steps >= floor

@@ -25,6 +25,7 @@ V1 = EnvSpec(
     heuristic=part("agents.heuristic:LightsHeuristicAgent"),
     importer=part("importer:importer"),
     imported_draft=part("importer:derive"),
+    released_floor=10,  # the released Lite data claims at least 10 steps for every task
     grammar=part("prompts:GRAMMAR"),
     # The reference harness: max_steps 200, every valid step's history kept.
     odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None),
@@ -40,7 +41,7 @@ V2 = replace(
     heuristic=part("agents.learner:LightsLearnerAgent"),
     planner=part("agents.planner:LightsPlannerAgent"),
     calibration=part("sampler:CALIBRATION"),
-    importer=None, imported_draft=None,
+    importer=None, imported_draft=None, released_floor=None,
 )
 
 SPECS = (V1, V2)

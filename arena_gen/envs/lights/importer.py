@@ -15,13 +15,12 @@ from typing import Any
 
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.schema import loads
-from arena_gen.core.task import Draft, Task
+from arena_gen.core.task import Draft
 from arena_gen.envs.lights.formula import FormulaError, parse, variables
 from arena_gen.envs.lights.sampler import RUBRIC, public_view, rules_text
 
 BUDGET = 200
 #: The floor the released OdysseyArena lights data claims for every task's minimum length.
-RELEASED_FLOOR = 10
 
 
 class ImportFormatError(ArenaGenError):
@@ -89,15 +88,4 @@ def importer(path: Path) -> list[Draft]:
     return drafts
 
 
-def meets_released_floor(task: Task) -> bool | None:
-    """Whether an imported task's exact minimum reaches the released floor (None: not lights,
-    or no exact minimum), because the released data claims it for every task."""
-    steps = task.certificate.min_steps
-    if task.env != "lights" or steps is None:
-        return None
-    return steps >= RELEASED_FLOOR
 
-
-def below_released_floor(tasks: list[Task]) -> list[str]:
-    """Ids of the imported lights tasks whose exact minimum falls below the released floor."""
-    return [t.id for t in tasks if meets_released_floor(t) is False]
