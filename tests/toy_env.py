@@ -37,6 +37,7 @@ class CounterGame(Game[int, int, CounterFacts]):
     Rewards: 1.0 on reaching the target.
     Episode End: at the target.
     Information: ``value``, ``target``.
+    Rubric: ``at_target`` (success).
     Arguments: ``task``.
     Version History: v1: up adds 1.
     """
