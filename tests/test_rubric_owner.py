@@ -135,3 +135,22 @@ def test_import_refuses_an_importer_that_renames_a_rubric_id(
     with pytest.raises(ArenaGenError, match="rubric item 0 is 'all_lit' but LightsGame.rubric "
                                             "has 'all_on'"):
         import_tasks("lights", [path])
+
+
+def test_rubric_problem_names_texts_and_missing_items() -> None:
+    from arena_gen.core.game import items_problem, rubric_problem
+    from arena_gen.envs.trading.game_v1 import TradingGame
+    from arena_gen.envs.trading.game_v2 import TradingGameV2
+
+    v2 = TradingGameV2.rubric({"planner_share": 0.9}, {})
+    assert "0.9 x the certificate's planner_growth" in v2[2].text
+    assert rubric_problem(TradingGameV2, {"planner_share": 0.9}, {}, v2) is None
+    problem = rubric_problem(TradingGameV2, {"planner_share": 0.8}, {}, v2)
+    assert problem is not None and problem.startswith("rubric item 2 ('planner_growth') text ")
+    assert "0.8 x" in problem
+    v1 = TradingGame.rubric({}, {})
+    assert rubric_problem(TradingGame, {}, {}, v1[:2]) == (
+        "rubric has 2 items, TradingGame.rubric 3 (only TradingGame.rubric has 'half_oracle')")
+    assert items_problem(["profitable", "beats_hold", "half_oracle", "extra"], v1, "X") == (
+        "rubric has 3 items, X 4 (only X has 'extra')")
+    assert items_problem(["profitable", "beats_hold", "half_oracle"], v1, "X") is None

@@ -182,7 +182,8 @@ def rubric_problem(game: type[Game[Any, Any, Any]], params: Mapping[str, Any],
         if mine.id != theirs.id:
             return f"rubric item {n} is {mine.id!r} but {name} has {theirs.id!r}"
         if mine.text != theirs.text:
-            return f"rubric item {n} ({mine.id!r}) text differs from {name}: {mine.text!r}"
+            return (f"rubric item {n} ({mine.id!r}) text {mine.text!r} differs from {name}'s "
+                    f"{theirs.text!r}")
     if len(rubric) != len(own):
         extra = [r.id for r in rubric[len(own):]] or [r.id for r in own[len(rubric):]]
         where = "the rubric" if len(rubric) > len(own) else name
