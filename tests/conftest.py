@@ -71,6 +71,15 @@ def env_name(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture(params=[spec.key for spec in registry.all_specs()],
+                ids=[f"{spec.name}-v{spec.version}" for spec in registry.all_specs()])
+def env_key(request: pytest.FixtureRequest) -> tuple[str, int]:
+    """Every registered (env, version), not only the newest: registry-wide tests run on each,
+    since a released suite keeps playing and verifying with the version it was built with."""
+    name, version = request.param
+    return str(name), int(version)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_build_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Builds in tests cache into a temporary folder, never the user's ~/.cache/arena-gen."""

@@ -19,7 +19,7 @@ from arena_gen.core.calibration import Calibration, rung_rates, suite_problems, 
 from arena_gen.core.episode import run_episode
 from arena_gen.core.registry import EnvSpec
 from arena_gen.core.suite_io import write_suite
-from arena_gen.core.task import Certificate, Draft, RubricItem, Task
+from arena_gen.core.task import Certificate, Draft, Task
 from arena_gen.suite.build import build_suite, uncalibrated
 from arena_gen.suite.ladder import climb
 from arena_gen.suite.verify import verify_suite
@@ -54,9 +54,10 @@ class ReadTarget:
 
 def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:
     target = int(np.random.default_rng(seed).integers(1, 7))
+    world = {"target": target}
     return Draft(params={}, budget=12, public={"intro": "Reach the hidden target."},
-                 world={"target": target}, rules_text=f"up adds 1; the target is {target}.",
-                 rubric=[RubricItem("at_target", "The value equals the target.")])
+                 world=world, rules_text=f"up adds 1; the target is {target}.",
+                 rubric=toy_env.CounterGame.rubric({}, world))
 
 
 def verify(draft: Any) -> Certificate:

@@ -13,7 +13,8 @@ from arena_gen.core.task import Task
 from arena_gen.envs.lights.agents.learner import DecisionList
 from arena_gen.envs.lights.agents.planner import LightsPlannerAgent, parse_rules
 from arena_gen.envs.lights.formula import parse
-from arena_gen.envs.lights.sampler import PRESETS, PRESETS_V2, RUBRIC, public_view, rules_text
+from arena_gen.envs.lights.game_v1 import LightsGame
+from arena_gen.envs.lights.sampler import PRESETS, PRESETS_V2, public_view, rules_text
 from arena_gen.envs.lights.verify import verify
 from arena_gen.suite.ladder import climb
 
@@ -28,7 +29,7 @@ def small_task(budget: int = 12) -> Task:
     task = Task(id="lights-lite-7-9999", env="lights", env_version=2, suite="lite",
                 seed_path=[7, 0, 1, 9999, 0], params={"n": n}, budget=budget,
                 public=public_view(n, budget), world=world, rules_text=rules_text(conditions),
-                rubric=list(RUBRIC), certificate=None)  # type: ignore[arg-type]
+                rubric=LightsGame.rubric({}, world), certificate=None)  # type: ignore[arg-type]
     task.certificate = verify(task)
     return task
 

@@ -17,7 +17,7 @@ from arena_gen.core.task import Task
 from arena_gen.envs.repo import sampler_v3 as repo3
 from arena_gen.envs.repo.agents.planner import RepoPlannerAgent
 from arena_gen.envs.repo.game_v2 import RepoGameV2
-from arena_gen.envs.repo.sampler_v2 import public_view, rubric
+from arena_gen.envs.repo.sampler_v2 import public_view
 from arena_gen.envs.repo.verify_v3 import count_success, verify
 from arena_gen.suite.build import generate_task
 from arena_gen.suite.ladder import climb
@@ -68,14 +68,14 @@ def hand_task() -> Task:
     world, budget = hand_world(), 24
     params = {"min_len": 1, "success_max": 10, "bmc_conflicts": 10_000, "search_limit": 6}
     public = public_view(world, budget)
-    text = repo3.rules_text(world)
+    text, rubric = repo3.rules_text(world), RepoGameV2.rubric(params, world)
     cert = verify(Task(id="repo-custom-0-0000", env="repo", env_version=3, suite="custom",
                        seed_path=seed_path(0, "custom", 4, 0, 0), params=params, budget=budget,
-                       public=public, world=world, rules_text=text, rubric=rubric(world),
+                       public=public, world=world, rules_text=text, rubric=rubric,
                        certificate=None))  # type: ignore[arg-type]
     return Task(id="repo-custom-0-0000", env="repo", env_version=3, suite="custom",
                 seed_path=seed_path(0, "custom", 4, 0, 0), params=params, budget=budget,
-                public=public, world=world, rules_text=text, rubric=rubric(world),
+                public=public, world=world, rules_text=text, rubric=rubric,
                 certificate=cert)
 
 

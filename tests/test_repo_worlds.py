@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.task import Certificate, Task
-from arena_gen.envs.repo.game_v1 import SCRIPTS
-from arena_gen.envs.repo.sampler_v1 import PRESETS, RUBRIC, public_view, rules_text, sample_world
+from arena_gen.envs.repo.game_v1 import SCRIPTS, RepoGame
+from arena_gen.envs.repo.sampler_v1 import PRESETS, public_view, rules_text, sample_world
 
 
 def rel(deps: Any = (), python: str | None = None, conflicts: Any = (), effects: Any = (),
@@ -50,7 +50,7 @@ def task_of(world: dict[str, Any], budget: int = 60) -> Task:
     return Task(id="repo-test-0-0000", env="repo", env_version=1, suite="lite",
                 seed_path=[0, 1, 4, 0, 0], params={}, budget=budget,
                 public=public_view(world, budget), world=world, rules_text=rules_text(world),
-                rubric=list(RUBRIC),
+                rubric=RepoGame.rubric({}, world),
                 certificate=Certificate(True, "sat-bmc", None, [], 1, None, {}))
 
 

@@ -19,7 +19,7 @@ from arena_gen.envs.trading.game_v1 import TradingGame
 from arena_gen.envs.trading.game_v2 import TradingGameV2
 from arena_gen.envs.trading.policies import parse_rules_matrix
 from arena_gen.envs.trading.sampler_v1 import make_draft
-from arena_gen.envs.trading.sampler_v2 import CALIBRATION, NEWS_RULE, rubric
+from arena_gen.envs.trading.sampler_v2 import CALIBRATION, NEWS_RULE
 from arena_gen.envs.trading.verify_v2 import verify
 from arena_gen.suite.build import generate_task
 from arena_gen.suite.ladder import climb
@@ -42,7 +42,7 @@ def hand_task(share: float = 0.9) -> Task:
                        initial_cash=1000.0, min_oracle_profit=0.0,
                        extra_params={"w_max": 3.0, "planner_share": share,
                                      "min_planner_profit": 0.0},
-                       rubric=rubric(share), rules_note=NEWS_RULE)
+                       game=TradingGameV2, rules_note=NEWS_RULE)
     return Task(id="trading-custom-0-0000", env="trading", env_version=2, suite="custom",
                 seed_path=seed_path(0, "custom", 2, 0, 0), params=draft.params,
                 budget=draft.budget, public=draft.public, world=draft.world,

@@ -6,6 +6,7 @@ It is registered by the tests alone (a game, a sampler, a verifier and presets i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from arena_gen.core.registry import EnvSpec
 from arena_gen.core.task import Certificate, Draft, RubricItem
 
 CODE = 97
+#: The toy's one rubric item: ``rubric`` and ``checks`` both use this constant.
+AT_TARGET = "at_target"
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class CounterGame(Game[int, int, CounterFacts]):
     Rewards: 1.0 on reaching the target.
     Episode End: at the target.
     Information: ``value``, ``target``.
+    Rubric: ``at_target`` (success).
     Arguments: ``task``.
     Version History: v1: up adds 1.
     """
@@ -63,8 +67,12 @@ class CounterGame(Game[int, int, CounterFacts]):
     def facts(self, state: int) -> CounterFacts:
         return CounterFacts(value=state, target=self.target)
 
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return [RubricItem(AT_TARGET, "The value equals the target.")]
+
     def checks(self, facts: CounterFacts) -> list[Check]:
-        return [Check("at_target", facts.value == facts.target, f"value {facts.value}")]
+        return [Check(AT_TARGET, facts.value == facts.target, f"value {facts.value}")]
 
     def render(self, state: int) -> str:
         return f"Value: {state}"
@@ -105,10 +113,10 @@ class ResetFaultCounterGame(CounterGame):
 
 def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:
     target = int(np.random.default_rng(seed).integers(2, 6)) * config["scale"]
-    return Draft(params={"scale": config["scale"]}, budget=20,
-                 public={"intro": "Reach the hidden target."}, world={"target": target},
-                 rules_text="up adds to the value, down subtracts.",
-                 rubric=[RubricItem("at_target", "The value equals the target.")])
+    params, world = {"scale": config["scale"]}, {"target": target}
+    return Draft(params=params, budget=20, public={"intro": "Reach the hidden target."},
+                 world=world, rules_text="up adds to the value, down subtracts.",
+                 rubric=CounterGame.rubric(params, world))
 
 
 def verifier(step_size: int) -> Any:

@@ -11,6 +11,11 @@ its env, so no other module may restate a transition, a success test or a rubric
 - ``done``, ``facts`` (typed, JSON-ready: the only thing judges, logs and ``info`` read),
   ``checks`` (the rubric as predicates over facts) and ``success`` (every check met: the one
   definition of success used by trajectories, progress lines, curves, success rate and judges);
+- ``rubric(params, world)`` (a classmethod: the rubric items, ids and texts, a task of this game
+  carries). Samplers and importers call it instead of writing ids, and ``checks`` builds its
+  verdicts from the same id constants, so the items a task lists and the verdicts its judge
+  emits cannot drift apart (:func:`rubric_problem` and :func:`checks_problem` say where they
+  do; build and verify refuse such a task);
 - ``render(state)`` for observations and ``random_action(public, rng)`` for the random agent.
 
 A bug inside the rules raises; only :class:`ActionError` is reported to the agent.
@@ -20,11 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
+
+from arena_gen.core.task import RubricItem
 
 
 class TaskLike(Protocol):
@@ -128,9 +135,15 @@ class Game(ABC, Generic[StateT, ActionT, FactsT]):
     def facts(self, state: StateT) -> FactsT:
         """Typed facts about ``state``: what judges, logs and ``info`` read."""
 
+    @classmethod
+    @abstractmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        """The rubric items (ids and texts) of a task with these ``params`` and ``world``: the
+        ids ``checks`` emits, in its order (samplers and importers call this, never restate it)."""
+
     @abstractmethod
     def checks(self, facts: FactsT) -> list[Check]:
-        """The rubric: one verdict per rubric item, as predicates over ``facts``."""
+        """The rubric: one verdict per :meth:`rubric` item, in its order, over ``facts``."""
 
     def success(self, state: StateT) -> bool:
         """The one definition of success: every rubric check is met."""
@@ -157,6 +170,48 @@ class Game(ABC, Generic[StateT, ActionT, FactsT]):
         except ActionError as exc:
             return self.reject(state, exc)
         return self.step(state, action)
+
+
+def rubric_problem(game: type[Game[Any, Any, Any]], params: Mapping[str, Any],
+                   world: Mapping[str, Any], rubric: Sequence[RubricItem]) -> str | None:
+    """Why ``rubric`` (a task's or draft's) is not ``game``'s own rubric, naming the first item
+    that differs, or None: a rubric written anywhere but the game would score success as 0."""
+    own = game.rubric(params, world)
+    name = f"{game.__name__}.rubric"
+    for n, (mine, theirs) in enumerate(zip(rubric, own, strict=False)):
+        if mine.id != theirs.id:
+            return f"rubric item {n} is {mine.id!r} but {name} has {theirs.id!r}"
+        if mine.text != theirs.text:
+            return (f"rubric item {n} ({mine.id!r}) text {mine.text!r} differs from {name}'s "
+                    f"{theirs.text!r}")
+    if len(rubric) != len(own):
+        extra = [r.id for r in rubric[len(own):]] or [r.id for r in own[len(rubric):]]
+        where = "the rubric" if len(rubric) > len(own) else name
+        return (f"rubric has {len(rubric)} items, {name} {len(own)} (only {where} has "
+                f"{', '.join(map(repr, extra))})")
+    return None
+
+
+def checks_problem(game: Game[StateT, Any, Any], state: StateT,
+                   rubric: Sequence[RubricItem]) -> str | None:
+    """Why the ids of ``game.checks`` at ``state`` are not ``rubric``'s ids in order (naming
+    the first that differs), or None: a verdict for an item the rubric lacks is never counted."""
+    return items_problem([c.item for c in game.checks(game.facts(state))], rubric,
+                         f"{type(game).__name__}.checks")
+
+
+def items_problem(ids: Sequence[str], rubric: Sequence[RubricItem], who: str) -> str | None:
+    """Why the verdict ids ``who`` emitted are not ``rubric``'s ids in order, or None."""
+    want = [r.id for r in rubric]
+    if list(ids) == want:
+        return None
+    for n, (got, item) in enumerate(zip(ids, want, strict=False)):
+        if got != item:
+            return f"rubric item {n} is {item!r} but {who} emits {got!r}"
+    longer, extra = (who, ids[len(want):]) if len(ids) > len(want) else ("the rubric",
+                                                                        want[len(ids):])
+    return (f"rubric has {len(want)} items, {who} {len(ids)} (only {longer} has "
+            f"{', '.join(map(repr, extra))})")
 
 
 @dataclass

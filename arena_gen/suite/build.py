@@ -21,6 +21,7 @@ from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.calibration import calibration_for, rung_rates, suite_problems
 from arena_gen.core.errors import GenerationError
+from arena_gen.core.game import rubric_problem
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.replay import check_witness
 from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
@@ -66,7 +67,7 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
     rejected candidates resample from the task's own stream."""
     spec = registry.get(env, version)
     config = preset(suite, env, version) if config is None else config
-    sample, verify = spec.load("sampler"), spec.load("verifier")
+    sample, verify, game = spec.load("sampler"), spec.load("verifier"), spec.load("game")
     accept = spec.acceptance()
     cal = calibration_for(spec, suite)
     root = task_seed(suite_seed, suite, spec.code, index)
@@ -75,6 +76,10 @@ def generate_task(env: str, suite: str, suite_seed: int, index: int,
     verify_seconds = 0.0
     for attempt in range(int(config.get("max_attempts", 100))):
         draft = sample(config, attempt_seed(root, attempt))
+        problem = rubric_problem(game, draft.params, draft.world, draft.rubric)
+        if problem is not None:  # a bug, not a rejection: the sampler must call game.rubric
+            raise GenerationError(f"{task_id(env, suite, suite_seed, index)}: the sampler's "
+                                  f"{problem}")
         cert = verify(draft)
         verify_seconds += cert.seconds or 0.0
         reason = accept(draft, cert)

@@ -5,6 +5,8 @@ A hash-consistent edit (prompt injection in ``public.intro``, a false ``rules_te
 For a task built from a preset, the sampler run again on the recorded seed path with the suite's
 preset must give back the very same draft: params, budget, public view, world, rules text and
 rubric; the seed path must name the task's own suite, env and index, and the manifest's seed.
+The rubric must also be the one its game owns (``Game.rubric``): a sampler or importer that
+wrote its own would otherwise give back its own wrong rubric and pass.
 For an imported task (suite ``import``), the env's ``imported_draft`` part, the one the importer
 itself builds its drafts with, must give back the same draft from the task's world and the
 source facts kept in its params; its seed path must be the one ``import_tasks`` assigns, and the
@@ -18,6 +20,7 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
+from arena_gen.core.game import rubric_problem
 from arena_gen.core.registry import EnvSpec
 from arena_gen.core.seeds import SUITE_CODES, from_seed_path, seed_path
 from arena_gen.core.task import Draft, Task
@@ -35,8 +38,22 @@ def _index_of(task_id: str) -> int | None:
 
 def derived_problem(task: Task, manifest: dict[str, Any] | None = None) -> str | None:
     """The first fact of ``task`` that its seed path and preset (or, imported, its world and
-    importer) do not give back, or None."""
+    importer) do not give back, then whether its rubric is its game's, or None."""
     spec = registry.for_task(task)
+    return _source_problem(task, spec, manifest) or _game_rubric_problem(task, spec)
+
+
+def _game_rubric_problem(task: Task, spec: EnvSpec) -> str | None:
+    """Whether the task's rubric is the one its game owns (checks emit exactly its items)."""
+    try:
+        return rubric_problem(spec.load("game"), task.params, task.world, task.rubric)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        return (f"rubric: the game's rubric cannot be derived from the params and world: "
+                f"{type(exc).__name__}: {str(exc)[:200]}")
+
+
+def _source_problem(task: Task, spec: EnvSpec, manifest: dict[str, Any] | None) -> str | None:
+    """The first fact the seed path and preset (or the world and importer) do not give back."""
     if task.suite == IMPORTED:
         return _imported_problem(task, spec, manifest)
     if task.suite not in SUITES:

@@ -1,7 +1,9 @@
 """``check_env``: the invariants every registered env must keep, run for each by the test suite.
 
 Same seed gives identical bytes; the certificate witness replays to success in exactly
-``min_steps`` turns; the task's JSON round-trips; random and malformed actions never raise.
+``min_steps`` turns; the task's JSON round-trips; random and malformed actions never raise;
+the task's rubric is its game's own and the game's checks emit exactly its items, in order, in
+every state the witness passes through (:func:`check_rubric`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.canon import canonical_json
+from arena_gen.core.game import checks_problem, play, rubric_problem
 from arena_gen.core.registry import EnvSpec
 from arena_gen.core.replay import check_witness
 from arena_gen.core.schema import validate_task
@@ -40,8 +43,25 @@ def _roll(spec: EnvSpec, task: Task, actions: list[str]) -> str:
     return canonical_json(out)
 
 
+def check_rubric(spec: EnvSpec, task: Task) -> None:
+    """Raise EnvCheckError naming the item unless ``task.rubric`` is ``spec``'s game rubric and
+    the game's checks emit exactly its ids, in order, at the start and after every witness turn
+    (a check id the rubric lacks is never scored, so a perfect episode would score 0)."""
+    problem = rubric_problem(spec.load("game"), task.params, task.world, task.rubric)
+    if problem is not None:
+        raise EnvCheckError(f"{task.id}: {problem}")
+    game = spec.make_game(task)
+    run = play(game, task.certificate.witness, budget=int(task.budget))
+    for turn, state in enumerate(run.states):
+        problem = checks_problem(game, state, task.rubric)
+        if problem is not None:
+            when = "at the start" if turn == 0 else f"after witness turn {turn}"
+            raise EnvCheckError(f"{task.id}: {when}: {problem}")
+
+
 def check_env(spec: EnvSpec, task: Task, *, n_random: int = 200, seed: int = 0) -> None:
     """Raise EnvCheckError unless the env keeps every invariant on ``task``."""
+    check_rubric(spec, task)
     # Task JSON round-trip and schema.
     data = json.loads(canonical_json(task.to_dict()))
     validate_task(data)

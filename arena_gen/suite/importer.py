@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.errors import ArenaGenError, GenerationError
+from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.suite_io import suite_hash, write_suite
@@ -72,7 +73,7 @@ def detect_env(path: str | os.PathLike[str]) -> str:
 def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task]:
     """Parse, verify and witness-check released data files of one env, in the order given."""
     spec = registry.newest_with(env, "importer")
-    load, verify = spec.load("importer"), spec.load("verifier")
+    load, verify, game = spec.load("importer"), spec.load("verifier"), spec.load("game")
     tasks: list[Task] = []
     for path in paths:
         drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
@@ -81,6 +82,11 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
                                   f"{MAX_ENTRIES_PER_FILE} per file are imported (split it)")
         for pos, draft in enumerate(drafts):
             index = len(tasks)
+            problem = _guarded(path, f"check the rubric of entry {pos}",
+                               partial(rubric_problem, game, draft.params, draft.world,
+                                       draft.rubric))
+            if problem is not None:  # a bug in the importer, not the file: it must call rubric
+                raise GenerationError(f"{path}: entry {pos}: the importer's {problem}")
             cert = _guarded(path, f"verify entry {pos}", partial(verify, draft))
             cert.seconds = None
             task = Task(id=f"{env}-{SUITE}-0-{index:04d}", env=env, env_version=spec.version,

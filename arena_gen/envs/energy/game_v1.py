@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.task import RubricItem
 
 SOURCES = ("thermal", "wind", "solar", "battery")
 GENERATORS = ("thermal", "wind", "solar")
@@ -40,6 +42,8 @@ GENERATORS = ("thermal", "wind", "solar")
 RENEWABLES = ("wind", "solar")
 #: Consecutive violation days that end the episode.
 COLLAPSE_DAYS = 3
+#: The rubric item ids, in rubric order.
+SURVIVED, STABLE, LOW_CARBON = "survived", "stable", "low_carbon"
 
 
 def parse_action(action: str) -> dict[str, float]:
@@ -321,6 +325,17 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
             stored=state.stored, violation_streak=state.streak,
             last_day=state.last.to_dict() if state.last else None)
 
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return [
+            RubricItem(SURVIVED, "The horizon was reached without three consecutive violation "
+                                 "days."),
+            RubricItem(STABLE, "The average daily stability over the horizon is above the "
+                               "target."),
+            RubricItem(LOW_CARBON, "The thermal share of supply over the horizon is below the "
+                                   "target."),
+        ]
+
     def checks(self, facts: EnergyFacts) -> list[Check]:
         day, horizon = facts.day, facts.horizon
         if facts.collapsed:
@@ -332,10 +347,10 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         partial = "" if facts.survived else f"; horizon not reached ({end})"
         t_stab, t_carb = facts.target_stability, facts.target_carbon
         return [
-            Check("survived", facts.survived, end),
-            Check("stable", facts.survived and facts.stability > t_stab,
+            Check(SURVIVED, facts.survived, end),
+            Check(STABLE, facts.survived and facts.stability > t_stab,
                   f"average stability {facts.stability:.4f} vs target > {t_stab:.4f}{partial}"),
-            Check("low_carbon", facts.survived and facts.thermal_share < t_carb,
+            Check(LOW_CARBON, facts.survived and facts.thermal_share < t_carb,
                   f"thermal share {facts.thermal_share:.4f} vs target < {t_carb:.4f}{partial}"),
         ]
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
-from arena_gen.core.task import Certificate, Draft, RubricItem
-from arena_gen.envs.energy.game_v1 import GENERATORS
+from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.energy.game_v1 import GENERATORS, EnergyGame
 
 CAPACITY = {"thermal": 600.0, "wind": 350.0, "solar": 250.0, "battery": 80.0}
 #: Unit prices of rated output; ``battery`` is the wear cost per unit of battery flow.
@@ -77,12 +77,6 @@ PRESETS: dict[str, EnergyPreset] = {
                               min_stability_slack=0.01, min_carbon_slack=0.01,
                               max_attempts=50),
 }
-
-RUBRIC = [
-    RubricItem("survived", "The horizon was reached without three consecutive violation days."),
-    RubricItem("stable", "The average daily stability over the horizon is above the target."),
-    RubricItem("low_carbon", "The thermal share of supply over the horizon is below the target."),
-]
 
 
 def turn_budget(horizon: int) -> int:
@@ -222,7 +216,7 @@ def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
     """Wrap a world into a Draft (shared by the sampler and the importer)."""
     budget = turn_budget(int(world["horizon"]))
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,
-                 rules_text=rules_text(world), rubric=list(RUBRIC))
+                 rules_text=rules_text(world), rubric=EnergyGame.rubric(params, world))
 
 
 def shared_world(h: int, rngs: Mapping[str, np.random.Generator]) -> dict[str, Any]:

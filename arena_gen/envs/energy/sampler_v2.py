@@ -20,10 +20,10 @@ from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import knob
 from arena_gen.core.seeds import component_rngs
 from arena_gen.core.task import Draft
+from arena_gen.envs.energy.game_v1 import EnergyGame
 from arena_gen.envs.energy.sampler_v1 import (
     BUDGET_FACTOR,
     RANGES,
-    RUBRIC,
     EnergyPreset,
     accept,
     efficiency_regimes,
@@ -119,7 +119,7 @@ def sample(config: EnergyPresetV2 | Mapping[str, Any], seq: np.random.SeedSequen
               "min_carbon_slack": float(preset.min_carbon_slack)}
     budget = turn_budget(h)
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,
-                 rules_text=rules_text_v2(world), rubric=list(RUBRIC))
+                 rules_text=rules_text_v2(world), rubric=EnergyGame.rubric(params, world))
 
 
 #: The ladder targets (issue 15): Lite's best inductive baseline in 10-60 %, Challenge below.

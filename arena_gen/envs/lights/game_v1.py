@@ -10,12 +10,14 @@ an action (``" B3 "`` toggles bulb 3), since agents write either form.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.task import RubricItem
 from arena_gen.envs.lights.formula import (
     FormulaError,
     bit_columns,
@@ -23,6 +25,9 @@ from arena_gen.envs.lights.formula import (
     compile_bits,
     evaluate_columns,
 )
+
+#: The one rubric item (success): every bulb is on.
+ALL_ON = "all_on"
 
 
 def parse_action(action: str, n: int) -> int:
@@ -148,8 +153,12 @@ class LightsGame(Game[int, int, LightsFacts]):
     def facts(self, state: int) -> LightsFacts:
         return LightsFacts(state=state, bulbs_on=bin(state).count("1"), n=self.n)
 
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return [RubricItem(ALL_ON, "Every bulb is on at the end of the episode.")]
+
     def checks(self, facts: LightsFacts) -> list[Check]:
-        return [Check("all_on", facts.bulbs_on == facts.n,
+        return [Check(ALL_ON, facts.bulbs_on == facts.n,
                       f"final state: {facts.bulbs_on}/{facts.n} bulbs on")]
 
     def render(self, state: int) -> str:

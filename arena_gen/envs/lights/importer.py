@@ -17,7 +17,8 @@ from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.schema import loads
 from arena_gen.core.task import Draft
 from arena_gen.envs.lights.formula import FormulaError, parse, variables
-from arena_gen.envs.lights.sampler import RUBRIC, public_view, rules_text
+from arena_gen.envs.lights.game_v1 import LightsGame
+from arena_gen.envs.lights.sampler import public_view, rules_text
 
 BUDGET = 200
 #: The floor the released OdysseyArena lights data claims for every task's minimum length.
@@ -68,7 +69,8 @@ def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
     params = {"n": n, "level": n, "source_idx": source.get("source_idx"),
               "source": "odyssey-arena"}
     return Draft(params=params, budget=BUDGET, public=public_view(n, BUDGET), world=dict(world),
-                 rules_text=rules_text(world["conditions"]), rubric=list(RUBRIC))
+                 rules_text=rules_text(world["conditions"]),
+                 rubric=LightsGame.rubric(params, world))
 
 
 def importer(path: Path) -> list[Draft]:

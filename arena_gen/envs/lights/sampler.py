@@ -12,8 +12,9 @@ import numpy as np
 from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import Preset, PresetError, _check, knob
 from arena_gen.core.seeds import child, component_rngs, rng, task_level_seed
-from arena_gen.core.task import Certificate, Draft, RubricItem
+from arena_gen.core.task import Certificate, Draft
 from arena_gen.envs.lights.formula import Formula, to_text
+from arena_gen.envs.lights.game_v1 import LightsGame
 
 #: Largest bulb count a preset may ask for (a sanity bound: the verifier uses BFS up to 24 and
 #: SAT beyond; the lights benchmark plans N = 40).
@@ -136,8 +137,6 @@ CALIBRATION: dict[str, Calibration] = {
     "challenge": Calibration(inductive=None, planner_floor=0.8),
 }
 
-RUBRIC = [RubricItem("all_on", "Every bulb is on at the end of the episode.")]
-
 
 def make_conditions(n: int, order: list[int], rng: np.random.Generator, *, max_literals: int,
                     p_not: float, p_and: float) -> list[Formula]:
@@ -206,9 +205,9 @@ def sample(config: LightsPreset | Mapping[str, Any], seq: np.random.SeedSequence
     budget = preset.budget
     params = {"n": n, "max_literals": preset.max_literals, "p_not": preset.p_not,
               "p_and": preset.p_and, "min_len": min_len_for(preset, n)}
-    return Draft(params=params, budget=budget, public=public_view(n, budget),
-                 world={"n": n, "order": order, "conditions": conditions},
-                 rules_text=rules_text(conditions), rubric=list(RUBRIC))
+    world = {"n": n, "order": order, "conditions": conditions}
+    return Draft(params=params, budget=budget, public=public_view(n, budget), world=world,
+                 rules_text=rules_text(conditions), rubric=LightsGame.rubric(params, world))
 
 
 def accept(draft: Draft, cert: Certificate) -> str | None:

@@ -33,12 +33,14 @@ Decisions where the spec is silent:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.task import RubricItem
 from arena_gen.envs.repo.parse import (
     Command,
     CommandError,
@@ -327,11 +329,22 @@ class RepoFacts(Facts):
     run_ok: bool
 
 
+#: The repo rubric's success item (every version); the others are :func:`item_id` per script.
+RUN_OK = "run_ok"
+
+
+def script_rubric(paths: Sequence[str], run_text: str) -> list[RubricItem]:
+    """The repo rubric (every version): ``run_ok`` (``run_text``) and one item per script, in
+    the order :func:`script_checks` emits them."""
+    return [RubricItem(RUN_OK, run_text)] + [
+        RubricItem(item_id(p), f"{p} passes in the final state.") for p in paths]
+
+
 def script_checks(paths: tuple[str, ...] | list[str], run_ok: bool,
                   scripts: dict[str, bool]) -> list[Check]:
-    """The repo rubric (every version): ``run_ok`` and one pass/fail item per script."""
+    """The repo rubric's verdicts (every version): ``run_ok`` and one per script."""
     passed = sum(bool(scripts.get(p)) for p in paths)
-    out = [Check("run_ok", run_ok,
+    out = [Check(RUN_OK, run_ok,
                  f"python run.py {'succeeded' if run_ok else 'did not succeed'}; "
                  f"{passed}/{len(paths)} scripts pass in the final state")]
     for p in paths:
@@ -535,6 +548,11 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
                        if config[1 + q] != ABSENT},
             scripts={path: ok for path, ok in zip(r.script_paths, passed, strict=True)},
             run_ok=state.run_ok)
+
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return script_rubric([s["path"] for s in world["scripts"]],
+                             "python run.py succeeded (all five scripts passed in order).")
 
     def checks(self, facts: RepoFacts) -> list[Check]:
         return script_checks(self.rules.script_paths, facts.run_ok, facts.scripts)

@@ -31,13 +31,21 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
-from arena_gen.envs.repo.game_v1 import RepoFacts, adjust, random_command, script_checks
+from arena_gen.core.task import RubricItem
+from arena_gen.envs.repo.game_v1 import (
+    RepoFacts,
+    adjust,
+    random_command,
+    script_checks,
+    script_rubric,
+)
 
 Version = tuple[int, int]
 Clause = tuple[str, Version]
@@ -671,6 +679,11 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             scripts={p: state.python != ABSENT and self.script_failure(state.installed, p)
                      is None for p in r.entrypoints},
             run_ok=state.run_ok)
+
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return script_rubric(list(world["entrypoints"]),
+                             "python run.py succeeded (every entrypoint passed in order).")
 
     def checks(self, facts: RepoV2Facts) -> list[Check]:
         return script_checks(self.rules.entrypoints, facts.run_ok, facts.scripts)

@@ -25,8 +25,8 @@ import numpy as np
 
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
-from arena_gen.core.task import Certificate, Draft, RubricItem
-from arena_gen.envs.repo.game_v1 import PYTHONS, SCRIPTS
+from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.repo.game_v1 import PYTHONS, SCRIPTS, RepoGame
 
 
 @dataclass(frozen=True)
@@ -82,9 +82,6 @@ HIDDEN_ERRORS = [
     "ValueError: {a} cannot read buffers produced by {b}",
     "RuntimeError: {a} detected an unsupported backend registered by {b}",
 ]
-RUBRIC = [RubricItem("run_ok", "python run.py succeeded (all five scripts passed in order).")] + [
-    RubricItem(f"script_{p.split('/')[1].removesuffix('.py')}_ok",
-               f"{p} passes in the final state.") for p in SCRIPTS]
 
 
 def make_versions(count: int, rng: np.random.Generator) -> list[str]:
@@ -196,7 +193,7 @@ def skeleton(config: Mapping[str, Any], r: Mapping[str, np.random.Generator],
                     {p: i for i, p in enumerate(order)}, py, sol)
 
 
-def sample_world(config: dict[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
+def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
     """Draw one world (plain JSON) with its ground-truth solution."""
     r = component_rngs(seq, COMPONENTS)
     n, names, versions, priority, order, pos, py, sol = skeleton(config, r, [0.25, 0.5, 0.25])
@@ -409,7 +406,7 @@ def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
                                      "bmc_conflicts")}
     params["n"] = len(world["packages"])
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,
-                 rules_text=rules_text(world), rubric=list(RUBRIC))
+                 rules_text=rules_text(world), rubric=RepoGame.rubric(params, world))
 
 
 def accept(draft: Draft, cert: Certificate) -> str | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from arena_gen.core.task import Certificate, Draft, RubricItem
-from arena_gen.envs.repo.game_v1 import item_id
+from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v1 import PRESETS as V1_PRESETS
 from arena_gen.envs.repo.sampler_v1 import sample as sample_v1
 
@@ -91,12 +91,6 @@ def _call(c: Mapping[str, Any]) -> dict[str, Any]:
             "required_kwargs": [c["keyword"]] if c.get("keyword") else []}
 
 
-def rubric(world: Mapping[str, Any]) -> list[RubricItem]:
-    """``run_ok`` and one item per entrypoint."""
-    return [RubricItem("run_ok", "python run.py succeeded (every entrypoint passed in order).")] + [
-        RubricItem(item_id(p), f"{p} passes in the final state.") for p in world["entrypoints"]]
-
-
 def public_view(world: Mapping[str, Any], budget: int) -> dict[str, Any]:
     """What the agent is told: the package index, the Pythons, the scripts and the commands."""
     packages = {n: list(world["packages"][n]["versions"]) for n in world["package_order"]}
@@ -136,7 +130,8 @@ def make_draft(world: dict[str, Any], params: dict[str, Any], budget: int,
                text: str | None = None) -> Draft:
     """A v2 draft around a world."""
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,
-                 rules_text=rules_text(world) if text is None else text, rubric=rubric(world))
+                 rules_text=rules_text(world) if text is None else text,
+                 rubric=RepoGameV2.rubric(params, world))
 
 
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:

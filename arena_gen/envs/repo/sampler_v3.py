@@ -44,8 +44,9 @@ from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
 from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v1 import skeleton
-from arena_gen.envs.repo.sampler_v2 import public_view, rubric
+from arena_gen.envs.repo.sampler_v2 import public_view
 
 PYTHONS = ("3.8", "3.9", "3.10", "3.11")
 SCRIPTS = ("core/smoke.py", "data/check_io.py", "model/smoke_model.py", "train/run_train.py",
@@ -304,7 +305,7 @@ def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict
             free = [q for q in range(n) if names[q] not in taken]
             k = min(len(free), int(re_.integers(1, int(config["effects_max"]) + 1)))
             for q in sorted(int(x) for x in re_.choice(free, size=k, replace=False)) if k else []:
-                effect = _away(versions[q], sol[q], re_) \
+                effect: list[Any] | None = _away(versions[q], sol[q], re_) \
                     if re_.random() < float(config["p_away"]) else None
                 if effect is None:
                     kind = str(re_.choice(["ensure", "force_high", "force_low"]))
@@ -589,7 +590,7 @@ def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     params["n"] = len(world["packages"])
     params["search_limit"] = budget // 4
     return Draft(params=params, budget=budget, public=public_view(world, budget), world=world,
-                 rules_text=rules_text(world), rubric=rubric(world))
+                 rules_text=rules_text(world), rubric=RepoGameV2.rubric(params, world))
 
 
 def accept(draft: Draft, cert: Certificate) -> str | None:

@@ -30,16 +30,27 @@ import json
 import math
 import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.task import RubricItem
 
 PRICE_FLOOR = 0.1
 MAX_QTY = 10**24  # only guards float overflow: compounding oracles reach ~1e18 shares
 KEYS = ("sell", "buy")
+
+#: The rubric item ids (every version keeps the first two; v2 replaces the third).
+PROFITABLE, BEATS_HOLD, HALF_ORACLE = "profitable", "beats_hold", "half_oracle"
+#: The texts of the two items every version keeps.
+BASE_RUBRIC = (
+    RubricItem(PROFITABLE, "The final total value is above the initial cash."),
+    RubricItem(BEATS_HOLD, "The profit rate is above the certificate's equal-weight "
+                           "buy-and-hold baseline."),
+)
 
 
 # -- news -----------------------------------------------------------------------------------------
@@ -385,8 +396,13 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         self._facts_of = (state, facts)
         return facts
 
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        return [*BASE_RUBRIC, RubricItem(HALF_ORACLE, "The profit is at least 50% of the "
+                                                      "perfect-foresight oracle's profit.")]
+
     def checks(self, facts: TradingFacts) -> list[Check]:
-        items = ("profitable", "beats_hold", "half_oracle")
+        items = (PROFITABLE, BEATS_HOLD, HALF_ORACLE)
         if facts.day < facts.horizon:
             why = f"episode stopped at day {facts.day} of {facts.horizon}"
             return [Check(item, None, why) for item in items]
@@ -395,16 +411,16 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         cert = certificate.facts if certificate is not None else {}
         if "hold_profit" not in cert or "oracle_profit" not in cert:
             why = "the certificate records no baselines"
-            return [Check("profitable", value > cash,
+            return [Check(PROFITABLE, value > cash,
                           f"final value {value:.2f} vs initial cash {cash:.2f}")] + [
                 Check(item, None, why) for item in items[1:]]
         hold, oracle = float(cert["hold_profit"]), float(cert["oracle_profit"])
         return [
-            Check("profitable", value > cash,
+            Check(PROFITABLE, value > cash,
                   f"final value {value:.2f} vs initial cash {cash:.2f} (profit {rate:+.2%})"),
-            Check("beats_hold", rate > hold,
+            Check(BEATS_HOLD, rate > hold,
                   f"profit {rate:+.2%} vs equal-weight buy-and-hold {hold:+.2%}"),
-            Check("half_oracle", oracle > 0 and rate >= 0.5 * oracle,
+            Check(HALF_ORACLE, oracle > 0 and rate >= 0.5 * oracle,
                   f"profit {rate:+.2%} is {rate / oracle:.1%} of the oracle's {oracle:+.2%}"
                   if oracle > 0 else f"oracle profit {oracle:+.2%} is not positive"),
         ]

@@ -7,9 +7,18 @@ third item changes (see :class:`TradingGameV2`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from arena_gen.core.game import Check
-from arena_gen.envs.trading.game_v1 import TradingFacts, TradingGame
+from arena_gen.core.task import RubricItem
+from arena_gen.envs.trading.game_v1 import (
+    BASE_RUBRIC,
+    BEATS_HOLD,
+    PROFITABLE,
+    TradingFacts,
+    TradingGame,
+)
 
 #: The v2 rubric item: a share of the W-known planner's log growth.
 PLANNER_ITEM = "planner_growth"
@@ -52,13 +61,22 @@ class TradingGameV2(TradingGame):
         a weaker factor map (w_max 0.5) under the same noise. Figures in docs/envs/trading.md.
     """
 
+    @classmethod
+    def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
+        """v1's first two items and the planner item, with the task's ``planner_share``."""
+        share = float(params["planner_share"])
+        return [*BASE_RUBRIC, RubricItem(
+            PLANNER_ITEM, f"The log growth log(final value / initial cash) is at least "
+                          f"{share:g} x the certificate's planner_growth, the log growth of the "
+                          f"with-rules planner (it knows the factor matrix, not the noise).")]
+
     def checks(self, facts: TradingFacts) -> list[Check]:
-        items = ("profitable", "beats_hold", PLANNER_ITEM)
+        items = (PROFITABLE, BEATS_HOLD, PLANNER_ITEM)
         if facts.day < facts.horizon:
             why = f"episode stopped at day {facts.day} of {facts.horizon}"
             return [Check(item, None, why) for item in items]
         cash, value, rate = facts.initial_cash, facts.total_value, facts.profit_rate
-        profitable = Check("profitable", value > cash,
+        profitable = Check(PROFITABLE, value > cash,
                            f"final value {value:.2f} vs initial cash {cash:.2f} "
                            f"(profit {rate:+.2%})")
         certificate = getattr(self.task, "certificate", None)
@@ -72,7 +90,7 @@ class TradingGameV2(TradingGame):
         growth = math.log(value / cash) if value > 0 else -math.inf
         return [
             profitable,
-            Check("beats_hold", rate > hold,
+            Check(BEATS_HOLD, rate > hold,
                   f"profit {rate:+.2%} vs equal-weight buy-and-hold {hold:+.2%}"),
             Check(PLANNER_ITEM, target > 0 and growth >= share * target,
                   f"log growth {growth:.4f} vs {share:g} x the W-known planner's {target:.4f}"

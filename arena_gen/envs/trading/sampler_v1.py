@@ -16,7 +16,8 @@ import numpy as np
 
 from arena_gen.core.presets import Preset, knob
 from arena_gen.core.seeds import component_rngs, task_index_of
-from arena_gen.core.task import Certificate, Draft, RubricItem
+from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.trading.game_v1 import TradingGame
 
 W_MAX = 1.8
 SIGMA_F = 0.1
@@ -50,14 +51,6 @@ PRESETS: dict[str, TradingPreset] = {
                                horizon=1000, noise_scale=0.3, cost_rate=0.001,
                                initial_cash=50000, min_oracle_profit=1.0, max_attempts=200),
 }
-
-RUBRIC = [
-    RubricItem("profitable", "The final total value is above the initial cash."),
-    RubricItem("beats_hold", "The profit rate is above the certificate's equal-weight "
-                             "buy-and-hold baseline."),
-    RubricItem("half_oracle", "The profit is at least 50% of the perfect-foresight oracle's "
-                              "profit."),
-]
 
 
 def grid_shape(config: Mapping[str, Any], seq: np.random.SeedSequence,
@@ -117,9 +110,10 @@ def make_draft(*, matrix: list[list[float]], initial_prices: list[float],
                changes: list[list[float]], noise: list[list[float]], noise_scale: float,
                cost_rate: float, initial_cash: float, min_oracle_profit: float,
                extra_params: dict[str, Any] | None = None,
-               news: list[str] | None = None, rubric: list[RubricItem] | None = None,
+               news: list[str] | None = None, game: type[TradingGame] = TradingGame,
                rules_note: str | None = None) -> Draft:
-    """Assemble a trading Draft from its world components (sampler and importer share this)."""
+    """Assemble a trading Draft from its world components (sampler and importer share this);
+    the rubric is ``game``'s own (v2 passes its game)."""
     n_stocks, n_factors, horizon = len(matrix), len(matrix[0]), len(changes)
     stocks = [f"S{i}" for i in range(n_stocks)]
     factors = [f"F{j}" for j in range(n_factors)]
@@ -137,7 +131,7 @@ def make_draft(*, matrix: list[list[float]], initial_prices: list[float],
                  world=world,
                  rules_text=rules_text(stocks, factors, matrix, noise_scale, cost_rate)
                  + (f"\n{rules_note}" if rules_note else ""),
-                 rubric=list(RUBRIC if rubric is None else rubric))
+                 rubric=game.rubric(params, world))
 
 
 def _rounded(values: np.ndarray, digits: int) -> list[Any]:

@@ -29,8 +29,9 @@ import numpy as np
 
 from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import knob
-from arena_gen.core.task import Certificate, Draft, RubricItem
-from arena_gen.envs.trading.sampler_v1 import RUBRIC, TradingPreset, _sample
+from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.trading.game_v2 import TradingGameV2
+from arena_gen.envs.trading.sampler_v1 import TradingPreset, _sample
 from arena_gen.envs.trading.sampler_v1 import accept as accept_v1
 
 #: The with-rules line v1 lacked: how the news relates to the changes that move prices.
@@ -65,14 +66,6 @@ CALIBRATION: dict[str, Calibration] = {
 }
 
 
-def rubric(share: float) -> list[RubricItem]:
-    """v1's first two items and the planner item with its share stated."""
-    return [*RUBRIC[:2], RubricItem(
-        "planner_growth", f"The log growth log(final value / initial cash) is at least "
-                          f"{share:g} x the certificate's planner_growth, the log growth of the "
-                          f"with-rules planner (it knows the factor matrix, not the noise).")]
-
-
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     """Draw one candidate world from a v2 preset (or its dict) and one attempt's seed stream."""
     config = TradingPresetV2.of(config)
@@ -80,7 +73,7 @@ def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
     return _sample(config, seq, float(config["w_max"]),
                    extra_params={"w_max": float(config["w_max"]), "planner_share": share,
                                  "min_planner_profit": float(config["min_planner_profit"])},
-                   rubric=rubric(share), rules_note=NEWS_RULE)
+                   game=TradingGameV2, rules_note=NEWS_RULE)
 
 
 def accept(draft: Draft, cert: Certificate) -> str | None:
