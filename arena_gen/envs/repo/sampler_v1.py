@@ -26,7 +26,7 @@ import numpy as np
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
 from arena_gen.core.task import Certificate, Draft, RubricItem
-from arena_gen.envs.repo.game_v1 import PYTHONS, SCRIPTS
+from arena_gen.envs.repo.common import PYTHONS, SCRIPTS
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ def skeleton(config: Mapping[str, Any], r: Mapping[str, np.random.Generator],
                     {p: i for i, p in enumerate(order)}, py, sol)
 
 
-def sample_world(config: dict[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
+def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict[str, Any]:
     """Draw one world (plain JSON) with its ground-truth solution."""
     r = component_rngs(seq, COMPONENTS)
     n, names, versions, priority, order, pos, py, sol = skeleton(config, r, [0.25, 0.5, 0.25])
