@@ -6,32 +6,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_gen.envs.repo.game_v1 import SCRIPTS
-from arena_gen.envs.repo.parse import (
-    CommandError,
-    matches,
-    parse_command,
-    parse_spec,
-    parse_version,
-    spec_text,
-)
+from arena_gen.envs.repo.common import SCRIPTS
+from arena_gen.envs.repo.parse import CommandError, parse_command
+from arena_gen.envs.repo.semver import SpecError, parse_spec, parse_version, satisfies, spec_text
 
 
 def test_versions_are_major_minor_only() -> None:
     assert parse_version("1.2") == (1, 2)
     assert parse_version("3.10") == (3, 10)
     for bad in ("1", "1.2.3", "v1.0", "01.2", "1.", ".1", "1.a", ""):
-        with pytest.raises(CommandError, match="M.m"):
+        with pytest.raises(SpecError, match="M.m"):
             parse_version(bad)
 
 
 def test_spec_clauses_and_matching() -> None:
     clauses = parse_spec(">=1.0,<2.0,!=1.1")
     assert spec_text(clauses) == ">=1.0,<2.0,!=1.1"
-    assert matches((1, 0), clauses) and matches((1, 2), clauses)
-    assert not matches((1, 1), clauses) and not matches((2, 0), clauses)
+    assert satisfies((1, 0), clauses) and satisfies((1, 2), clauses)
+    assert not satisfies((1, 1), clauses) and not satisfies((2, 0), clauses)
     for bad in ("=1.0", ">=1", ">= 1.0", "~=1.0", ">=1.0,", ""):
-        with pytest.raises(CommandError):
+        with pytest.raises(SpecError):
             parse_spec(bad)
 
 

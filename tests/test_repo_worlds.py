@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.task import Certificate, Task
-from arena_gen.envs.repo.game_v1 import SCRIPTS, RepoGame
+from arena_gen.envs.repo.common import SCRIPTS
+from arena_gen.envs.repo.game_v1 import RepoGame
 from arena_gen.envs.repo.sampler_v1 import PRESETS, public_view, rules_text, sample_world
 
 

@@ -4,7 +4,8 @@ Variables per day t: rated thermal, wind, solar, battery command b, |b| bound u,
 auxiliaries r >= |x(t) - x(t-1)|, and stored energy E(t) = E(t-1) - b(t) in [0, capacity].
 Constraints: supply >= demand and cost <= budget every day (no violation day at all, a sufficient
 condition), average stability >= target with the min(1, .) cap ignored (conservative), and the
-thermal share <= target, linear after multiplying out by total supply.
+thermal share <= target, linear after multiplying out by total supply. The daily rows and bounds
+come from the shared builder :func:`arena_gen.envs.energy.lp.daily_program`, ordered by day.
 
 * best stability: min sum r with the thermal share at its target; slack = best - target.
 * lowest thermal share: a linear-fractional program (Charnes-Cooper) with stability at target;
@@ -21,7 +22,7 @@ thermal share <= target, linear after multiplying out by total supply.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from arena_gen.envs.energy.game_v1 import (
     Rules,
     format_action,
 )
+from arena_gen.envs.energy.lp import Days, Program, daily_program
 
 VERIFIER_VERSION = 1
 DECIMALS = 6
@@ -47,96 +49,38 @@ MARGINS = {"demand": 0.02, "budget": 0.05, "stability": 1e-4, "carbon": 0.002}
 #: Programs with more variables than this use the interior-point method.
 IPM_SIZE = 4000
 WORST_CASE = {"wind": 0.60, "solar": 0.65, "thermal": 0.95}
-_BLOCKS = ("thermal", "wind", "solar", "battery", "u", "r_thermal", "r_wind", "r_solar",
-           "r_battery", "stored")
 
 
-@dataclass
-class LP:
-    """One assembled program: A_ub x <= b_ub, A_eq x = b_eq, bounds; plus summary rows."""
+@dataclass(frozen=True)
+class LP(Program):
+    """The daily program of a whole horizon plus its summary rows (total ramp, thermal actual
+    and total supply as row vectors)."""
 
-    a_ub: sparse.csr_matrix
-    b_ub: np.ndarray
-    a_eq: sparse.csr_matrix
-    b_eq: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
     ramp: np.ndarray
     thermal: np.ndarray
     supply: np.ndarray
-    horizon: int
-
-    def col(self, block: str, t: int) -> int:
-        return _BLOCKS.index(block) * self.horizon + t
 
 
 def build_lp(rules: Rules, eff: dict[str, list[float]], *, margin_demand: float = 0.0,
              margin_budget: float = 0.0) -> LP:
-    """Assemble the daily constraints of a world for efficiency timelines ``eff``."""
+    """Assemble the daily constraints of a world for efficiency timelines ``eff`` (rows by day,
+    as the released certificates were computed)."""
     h = rules.horizon
-    n = len(_BLOCKS) * h
-
-    def col(block: str, t: int) -> int:
-        return _BLOCKS.index(block) * h + t
-
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    rhs: list[float] = []
-
-    def add(entries: list[tuple[int, float]], bound: float) -> None:
-        r = len(rhs)
-        for c, v in entries:
-            rows.append(r)
-            cols.append(c)
-            vals.append(v)
-        rhs.append(bound)
-
-    for t in range(h):
-        gen = [(col(k, t), eff[k][t]) for k in GENERATORS]
-        add([(c, -v) for c, v in gen] + [(col("battery", t), -1.0)],
-            -(rules.demand[t] + margin_demand))
-        add([(col(k, t), rules.prices[k]) for k in GENERATORS]
-            + [(col("u", t), rules.prices["battery"])], rules.budget[t] - margin_budget)
-        add([(col("battery", t), 1.0), (col("u", t), -1.0)], 0.0)
-        add([(col("battery", t), -1.0), (col("u", t), -1.0)], 0.0)
-        for k in SOURCES:
-            r = col(f"r_{k}", t)
-            if t == 0:
-                add([(col(k, 0), 1.0), (r, -1.0)], rules.initial[k])
-                add([(col(k, 0), -1.0), (r, -1.0)], -rules.initial[k])
-            else:
-                add([(col(k, t), 1.0), (col(k, t - 1), -1.0), (r, -1.0)], 0.0)
-                add([(col(k, t), -1.0), (col(k, t - 1), 1.0), (r, -1.0)], 0.0)
-    a_ub = sparse.csr_matrix((vals, (rows, cols)), shape=(len(rhs), n))
-    eq_rows, eq_cols, eq_vals = [], [], []
-    for t in range(h):
-        entries = [(col("stored", t), 1.0), (col("battery", t), 1.0)]
-        if t > 0:
-            entries.append((col("stored", t - 1), -1.0))
-        for c, v in entries:
-            eq_rows.append(t)
-            eq_cols.append(c)
-            eq_vals.append(v)
-    a_eq = sparse.csr_matrix((eq_vals, (eq_rows, eq_cols)), shape=(h, n))
-    cap = rules.capacity
-    lo, hi = np.zeros(n), np.full(n, np.inf)
-    for k in GENERATORS:
-        hi[col(k, 0):col(k, 0) + h] = cap[k]
-    lo[col("battery", 0):col("battery", 0) + h] = -cap["battery"]
-    hi[col("battery", 0):col("battery", 0) + h] = cap["battery"]
-    hi[col("u", 0):col("u", 0) + h] = cap["battery"]
-    hi[col("stored", 0):col("stored", 0) + h] = cap["battery"]
+    days = Days(demand=np.asarray(rules.demand[:h], dtype=float) + margin_demand,
+                budget=np.asarray(rules.budget[:h], dtype=float) - margin_budget,
+                eff={k: np.asarray(eff[k][:h], dtype=float) for k in GENERATORS},
+                capacity=rules.capacity, prices=rules.prices, prev=rules.initial)
+    program = daily_program(days, by_day=True)
+    n = len(program.lo)
     ramp, thermal, supply = np.zeros(n), np.zeros(n), np.zeros(n)
-    for t in range(h):
-        for k in SOURCES:
-            ramp[col(f"r_{k}", t)] = 1.0
-        thermal[col("thermal", t)] = eff["thermal"][t]
-        for k in GENERATORS:
-            supply[col(k, t)] = eff[k][t]
-        supply[col("battery", t)] = 1.0
-    return LP(a_ub=a_ub, b_ub=np.asarray(rhs), a_eq=a_eq, b_eq=np.zeros(h), lo=lo, hi=hi,
-              ramp=ramp, thermal=thermal, supply=supply, horizon=h)
+    for k in SOURCES:
+        ramp[program.cols(f"r_{k}")] = 1.0
+    thermal[program.cols("thermal")] = days.eff["thermal"]
+    for k in GENERATORS:
+        supply[program.cols(k)] = days.eff[k]
+    supply[program.cols("battery")] = 1.0
+    return LP(**{f.name: getattr(program, f.name) for f in fields(Program)},
+              ramp=ramp, thermal=thermal, supply=supply)
 
 
 def ramp_limit(rules: Rules, target: float) -> float:

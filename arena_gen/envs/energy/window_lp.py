@@ -12,7 +12,8 @@ thermal share (past committed days plus the window, at the *nominal* efficiencie
 target + ``z``, and optionally the cumulative ramp <= a cap. Objective: total ramp + a large
 price on ``z`` (so the carbon target binds whenever it can be met), or, for the carbon pass,
 thermal minus ``share`` x supply (the Dinkelbach step toward the lowest thermal share).
-Everything is built with numpy index arrays (no per-day Python loop).
+The daily rows and bounds come from :func:`arena_gen.envs.energy.lp.daily_program` (the
+v1 verifier's builder too), grouped by kind; the window adds its carbon and ramp-cap rows.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from arena_gen.envs.energy.game_v1 import GENERATORS, SOURCES
+from arena_gen.envs.energy.lp import BLOCKS, Days, daily_program
 
-#: Columns per day, in block order.
-BLOCKS = ("thermal", "wind", "solar", "battery", "u", "r_thermal", "r_wind", "r_solar",
-          "r_battery", "stored")
+__all__ = ["BLOCKS", "EXCESS_PRICE", "Window", "solve"]
+
 #: Price of one unit of carbon excess (thermal actual above the target share) in ramp units.
 EXCESS_PRICE = 1000.0
 
@@ -64,86 +65,30 @@ def solve(w: Window) -> np.ndarray | None:
     """The window's plan as an array (days x BLOCKS), or None when the LP is infeasible."""
     n = len(w.demand)
     nb = len(BLOCKS)
-    ncol = nb * n + 1
     z = nb * n
-    days = np.arange(n)
-
-    def c(block: str) -> np.ndarray:
-        return BLOCKS.index(block) * n + days
-
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    rhs: list[np.ndarray] = []
-    count = 0
-
-    def add(entries: list[tuple[np.ndarray, np.ndarray | float]], bound: np.ndarray) -> None:
-        nonlocal count
-        k = len(bound)
-        r = count + np.arange(k)
-        for col, v in entries:
-            rows.append(r)
-            cols.append(col)
-            vals.append(np.broadcast_to(np.asarray(v, dtype=float), col.shape))
-        rhs.append(bound)
-        count += k
-
-    # supply >= demand (pessimistic efficiencies)
-    add([(c(k), -w.supply_eff[k]) for k in GENERATORS] + [(c("battery"), -1.0)], -w.demand)
-    # cost <= budget
-    add([(c(k), w.prices[k]) for k in GENERATORS] + [(c("u"), w.prices["battery"])], w.budget)
-    # u >= |b|
-    add([(c("battery"), 1.0), (c("u"), -1.0)], np.zeros(n))
-    add([(c("battery"), -1.0), (c("u"), -1.0)], np.zeros(n))
-    # ramps: +-(x(t) - x(t-1)) - r(t) <= 0, x(-1) = prev
-    for k in SOURCES:
-        prev_rhs = np.zeros(n)
-        prev_rhs[0] = w.prev[k]
-        for sign in (1.0, -1.0):
-            r0 = count + np.arange(n)
-            rows.extend([r0, r0, r0[1:]])
-            cols.extend([c(k), c(f"r_{k}"), c(k)[:-1]])
-            vals.extend([np.full(n, sign), np.full(n, -1.0), np.full(n - 1, -sign)])
-            rhs.append(sign * prev_rhs)
-            count += n
+    program = daily_program(Days(demand=w.demand, budget=w.budget, eff=w.supply_eff,
+                                 capacity=w.capacity, prices=w.prices, prev=w.prev,
+                                 stored=w.stored, floor=w.floor, battery=w.battery), extra=1)
+    c = program.cols
     # carbon: sum thermal actual - s x sum supply - z <= s x past supply - past thermal
     s = w.carbon
-    r0 = np.full(n, count)
-    rows.extend([r0] * 4 + [np.array([count])])
-    cols.extend([c("thermal"), c("wind"), c("solar"), c("battery"), np.array([z])])
-    vals.extend([(1.0 - s) * w.eff["thermal"], -s * w.eff["wind"], -s * w.eff["solar"],
-                 np.full(n, -s), np.array([-1.0])])
-    rhs.append(np.array([s * w.past_supply - w.past_thermal]))
-    count += 1
+    rows = [np.zeros(n, dtype=int)] * 4 + [np.zeros(1, dtype=int)]
+    cols = [c("thermal"), c("wind"), c("solar"), c("battery"), np.array([z])]
+    vals = [(1.0 - s) * w.eff["thermal"], -s * w.eff["wind"], -s * w.eff["solar"],
+            np.full(n, -s), np.array([-1.0])]
+    rhs = [s * w.past_supply - w.past_thermal]
     if w.ramp_cap is not None:
         ramp_cols = np.concatenate([c(f"r_{k}") for k in SOURCES])
-        rows.append(np.full(len(ramp_cols), count))
+        rows.append(np.ones(len(ramp_cols), dtype=int))
         cols.append(ramp_cols)
         vals.append(np.ones(len(ramp_cols)))
-        rhs.append(np.array([w.ramp_cap - w.past_ramp]))
-        count += 1
-    a_ub = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
-                                                     np.concatenate(cols))), shape=(count, ncol))
-    b_ub = np.concatenate(rhs)
-    # stored(t) - stored(t-1) + b(t) = 0, stored(-1) = w.stored
-    eq_rows = np.concatenate([days, days, days[1:]])
-    eq_cols = np.concatenate([c("stored"), c("battery"), c("stored")[:-1]])
-    eq_vals = np.concatenate([np.ones(n), np.ones(n), -np.ones(n - 1)])
-    a_eq = sparse.csr_matrix((eq_vals, (eq_rows, eq_cols)), shape=(n, ncol))
-    b_eq = np.zeros(n)
-    b_eq[0] = w.stored
-    cap = w.capacity
-    lo, hi = np.zeros(ncol), np.full(ncol, np.inf)
-    for k in GENERATORS:
-        hi[c(k)] = cap[k]
-    for k in ("wind", "solar"):
-        lo[c(k)] = min(w.floor, cap[k])
-    bat = cap["battery"] if w.battery else 0.0
-    lo[c("battery")], hi[c("battery")] = -bat, bat
-    hi[c("u")] = bat
-    hi[c("stored")] = cap["battery"] if w.battery else w.stored
-    lo[c("stored")] = 0.0 if w.battery else w.stored
-    cost = np.zeros(ncol)
+        rhs.append(w.ramp_cap - w.past_ramp)
+    window_rows = sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(len(rhs), z + 1))
+    a_ub = sparse.vstack([program.a_ub, window_rows], format="csr")
+    b_ub = np.concatenate([program.b_ub, np.asarray(rhs, dtype=float)])
+    cost = np.zeros(z + 1)
     if w.objective == "ramp":
         for k in SOURCES:
             cost[c(f"r_{k}")] = 1.0
@@ -153,8 +98,8 @@ def solve(w: Window) -> np.ndarray | None:
         for k in GENERATORS:
             cost[c(k)] -= s * w.eff[k]
         cost[c("battery")] = -s  # the carbon row is left slack: z is free of charge
-    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq,
-                  bounds=np.column_stack([lo, hi]), method="highs")
+    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=program.a_eq, b_eq=program.b_eq,
+                  bounds=np.column_stack([program.lo, program.hi]), method="highs")
     if res.status != 0:
         return None
     return np.asarray(res.x[:z]).reshape(nb, n).T

@@ -31,7 +31,8 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from arena_gen.core.game import WorldView
-from arena_gen.envs.repo.game_v1 import ABSENT, RepoGame, Rules, State, adjust
+from arena_gen.envs.repo.common import ABSENT, adjust
+from arena_gen.envs.repo.game_v1 import RepoGame, Rules, State
 from arena_gen.envs.repo.sat import SOLVER, success_clauses
 
 Action = tuple[str, int, int]  # ("py", i, 0) | ("inst", p, v) | ("uninst", p, 0)

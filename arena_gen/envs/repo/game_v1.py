@@ -33,28 +33,32 @@ Decisions where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
-from arena_gen.envs.repo.parse import (
-    Command,
-    CommandError,
+from arena_gen.envs.repo.common import (
+    ABSENT,
+    PYTHONS,
+    RepoFacts,
+    adjust,
+    random_command,
+    script_checks,
+    script_rubric,
+)
+from arena_gen.envs.repo.parse import Command, CommandError, parse_command
+from arena_gen.envs.repo.semver import (
     Version,
-    matches,
-    parse_command,
     parse_spec,
     parse_version,
+    satisfies,
+    spec_text,
+    version_text,
 )
-
-PYTHONS = ("3.8", "3.9", "3.10", "3.11")
-SCRIPTS = ("core/smoke.py", "data/check_io.py", "model/smoke_model.py", "train/run_train.py",
-           "eval/run_eval.py")
-ABSENT = -1
 
 #: A state is ``(python index or -1, version index or -1 per package)`` flattened in one tuple.
 State = tuple[int, ...]
@@ -75,17 +79,6 @@ class Release:
     effects: tuple[tuple[str, int, frozenset[int]], ...]  # (kind, package, allowed versions)
     api: dict[str, dict[str, list[str]]]
     needs: tuple[tuple[int, str, str, str | None], ...]  # (package, module, symbol, keyword)
-
-
-def adjust(kind: str, allowed: frozenset[int], old: int) -> int:
-    """The one per-package adjustment rule of installs (dependency fix-ups and side effects)."""
-    if kind == "ensure":
-        return old if old in allowed else max(allowed)
-    if kind in ("force_high", "pin"):
-        return max(allowed)
-    if kind == "force_low":
-        return min(allowed)
-    raise ValueError(f"unknown adjustment {kind!r}")
 
 
 class Rules:
@@ -131,7 +124,7 @@ class Rules:
     def allowed(self, p: int, spec: str) -> frozenset[int]:
         """The version indices of package ``p`` matching a spec string."""
         clauses = parse_spec(spec)
-        return frozenset(i for i, v in enumerate(self.versions[p]) if matches(v, clauses))
+        return frozenset(i for i, v in enumerate(self.versions[p]) if satisfies(v, clauses))
 
     def _compile(self, rel: dict[str, Any]) -> Release:
         deps = tuple((self.index[d["pkg"]], self.allowed(self.index[d["pkg"]], d["spec"]),
@@ -140,7 +133,7 @@ class Rules:
         python = None
         if py:
             clauses = parse_spec(py)
-            python = frozenset(i for i, v in enumerate(self.py_versions) if matches(v, clauses))
+            python = frozenset(i for i, v in enumerate(self.py_versions) if satisfies(v, clauses))
         conflicts = tuple((self.index[c["pkg"]], self.allowed(self.index[c["pkg"]], c["spec"]))
                           for c in rel["conflicts"])
         effects = tuple((e["kind"], self.index[e["pkg"]],
@@ -306,7 +299,7 @@ class Rules:
     def resolve(self, p: int, spec: tuple[Any, ...]) -> int | None:
         """The highest version of ``p`` matching the requested clauses, or None."""
         clauses = list(spec)
-        hits = [i for i, v in enumerate(self.versions[p]) if matches(v, clauses)]
+        hits = [i for i, v in enumerate(self.versions[p]) if satisfies(v, clauses)]
         return max(hits) if hits else None
 
 
@@ -317,69 +310,6 @@ class Repo:
 
     config: State
     run_ok: bool = False
-
-
-@dataclass(frozen=True)
-class RepoFacts(Facts):
-    """What judges and logs know of a repo state."""
-
-    python: str | None
-    installed: dict[str, str]
-    scripts: dict[str, bool]
-    run_ok: bool
-
-
-#: The repo rubric's success item (every version); the others are :func:`item_id` per script.
-RUN_OK = "run_ok"
-
-
-def script_rubric(paths: Sequence[str], run_text: str) -> list[RubricItem]:
-    """The repo rubric (every version): ``run_ok`` (``run_text``) and one item per script, in
-    the order :func:`script_checks` emits them."""
-    return [RubricItem(RUN_OK, run_text)] + [
-        RubricItem(item_id(p), f"{p} passes in the final state.") for p in paths]
-
-
-def script_checks(paths: tuple[str, ...] | list[str], run_ok: bool,
-                  scripts: dict[str, bool]) -> list[Check]:
-    """The repo rubric's verdicts (every version): ``run_ok`` and one per script."""
-    passed = sum(bool(scripts.get(p)) for p in paths)
-    out = [Check(RUN_OK, run_ok,
-                 f"python run.py {'succeeded' if run_ok else 'did not succeed'}; "
-                 f"{passed}/{len(paths)} scripts pass in the final state")]
-    for p in paths:
-        ok = bool(scripts.get(p))
-        out.append(Check(item_id(p), ok, f"{p} {'passes' if ok else 'fails'} at the end"))
-    return out
-
-
-def random_command(public: dict[str, Any], rng: np.random.Generator,
-                   read_only: tuple[str, ...]) -> str:
-    """The random agent's command for a repo task: mostly installs, some uninstalls, a few
-    read-only commands (``read_only``, ``{name}`` filled in) and runs."""
-    packages = public["packages"]
-    roll = float(rng.random())
-    name = str(rng.choice(sorted(packages)))
-    if roll < 0.45:
-        versions = packages[name]
-        return f"pip install {name}=={versions[int(rng.integers(len(versions)))]}"
-    if roll < 0.55:
-        return f"pip install {name}"
-    if roll < 0.65:
-        pythons = public["pythons"]
-        return f"pip install python=={pythons[int(rng.integers(len(pythons)))]}"
-    if roll < 0.72:
-        return f"pip uninstall {name}"
-    if roll < 0.8:
-        return str(rng.choice([c.format(name=name) for c in read_only]))
-    if roll < 0.9:
-        return f"python {public['scripts'][int(rng.integers(len(public['scripts'])))]}"
-    return "python run.py"
-
-
-def item_id(path: str) -> str:
-    """The rubric item of a script: ``data/check_io.py`` -> ``script_check_io_ok``."""
-    return f"script_{path.rsplit('/', 1)[-1].removesuffix('.py')}_ok"
 
 
 class RepoGame(Game[Repo, Command, RepoFacts]):
@@ -451,7 +381,7 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
         if cmd.kind == "python":
             py = cmd.spec[0][1]
             if py not in r.py_versions:
-                return state, Event(f"ERROR: Python {py[0]}.{py[1]} is not available; "
+                return state, Event(f"ERROR: Python {version_text(py)} is not available; "
                                     f"choose one of {', '.join(r.pythons)}")
             i = r.py_versions.index(py)
             if state[0] == i:
@@ -504,7 +434,7 @@ class RepoGame(Game[Repo, Command, RepoFacts]):
         name = r.names[p]
         v = r.resolve(p, spec)
         if v is None:
-            req = name + ",".join(f"{op}{b[0]}.{b[1]}" for op, b in spec)
+            req = name + spec_text(spec)
             return state, Event(f"ERROR: No matching distribution found for {req} "
                                 f"(available: {', '.join(r.version_names[p])})")
         if state[1 + p] == v:

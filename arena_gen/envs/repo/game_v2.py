@@ -30,7 +30,6 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,80 +38,27 @@ import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
-from arena_gen.envs.repo.game_v1 import (
+from arena_gen.envs.repo.common import (
+    ABSENT,
     RepoFacts,
     adjust,
     random_command,
     script_checks,
     script_rubric,
 )
+from arena_gen.envs.repo.semver import (
+    Clause,
+    Version,
+    holds,
+    normalise,
+    read_version,
+    satisfies,
+    spec_text,
+    version_text,
+)
 
-Version = tuple[int, int]
-Clause = tuple[str, Version]
-ABSENT = -1
+#: The operators a requirement is read with, as released (no ``!=``).
 OPS = ("==", ">=", "<=", ">", "<")
-_NUMBER = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
-
-
-def read_version(text: str) -> Version:
-    """The first ``M[.m[.p]]`` number in ``text`` as ``(M, m)`` (lenient, as released)."""
-    m = _NUMBER.search((text or "").strip())
-    if not m:
-        raise ValueError(f"no version number in {text!r}")
-    return int(m.group(1)), int(m.group(2) or 0)
-
-
-def vtext(v: Version) -> str:
-    """``(1, 2)`` -> ``1.2``."""
-    return f"{v[0]}.{v[1]}"
-
-
-def holds(v: Version, op: str, target: Version) -> bool:
-    """One comparison clause."""
-    if op == "==":
-        return v == target
-    if op == "!=":
-        return v != target
-    if op == ">":
-        return v > target
-    if op == ">=":
-        return v >= target
-    if op == "<":
-        return v < target
-    if op == "<=":
-        return v <= target
-    raise ValueError(f"unknown operator {op!r}")
-
-
-def satisfies(v: Version, clauses: list[Clause] | tuple[Clause, ...]) -> bool:
-    """Every clause holds."""
-    return all(holds(v, op, t) for op, t in clauses)
-
-
-def spec_text(clauses: list[Clause] | tuple[Clause, ...]) -> str:
-    """Clauses as ``>=1.0,<2.0``."""
-    return ",".join(f"{op}{vtext(t)}" for op, t in clauses) or "(any)"
-
-
-def normalise(clauses: list[Clause], available: list[Version]) -> list[Clause]:
-    """A request reduced as released: equalities win (all equal and available, else none);
-    otherwise the first-listed tightest lower and upper bounds; [] when nothing matches."""
-    equal = [t for op, t in clauses if op == "=="]
-    if equal:
-        return [("==", equal[0])] if all(e == equal[0] for e in equal) and \
-            equal[0] in available else []
-    lows = [(t, op == ">=") for op, t in clauses if op in (">=", ">")]
-    ups = [(t, op == "<=") for op, t in clauses if op in ("<=", "<")]
-    low = max(lows, key=lambda x: x[0]) if lows else None
-    up = min(ups, key=lambda x: x[0]) if ups else None
-    out: list[Clause] = []
-    if low is not None:
-        out.append((">=" if low[1] else ">", low[0]))
-    if up is not None:
-        out.append(("<=" if up[1] else "<", up[0]))
-    if not any(satisfies(v, out) for v in available):
-        return []
-    return out
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -320,7 +266,7 @@ class Rules:
 
     def vname(self, p: int, v: int) -> str:
         """A version index as text."""
-        return vtext(self.versions[p][v])
+        return version_text(self.versions[p][v])
 
 
 # -- state, outcomes, facts ----------------------------------------------------------------------
@@ -351,7 +297,7 @@ class RunFailure:
     message: str
 
 
-#: A v2 repo state's facts have the same fields as v1's (one definition).
+#: A v2 repo state's facts: the fields every repo version shares (:class:`.common.RepoFacts`).
 RepoV2Facts = RepoFacts
 
 
@@ -467,10 +413,10 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         py = clauses[0][1]
         if py not in r.pythons:
             return state, RepoEvent(
-                f"ERROR: Python {vtext(py)} is not offered here; choose one of "
-                f"{', '.join(vtext(v) for v in r.pythons)}.", kind="python_unavailable")
+                f"ERROR: Python {version_text(py)} is not offered here; choose one of "
+                f"{', '.join(version_text(v) for v in r.pythons)}.", kind="python_unavailable")
         return RepoV2(r.pythons.index(py), state.installed, state.run_ok), RepoEvent(
-            f"Python {vtext(py)} is now the interpreter.", kind="python_installed")
+            f"Python {version_text(py)} is now the interpreter.", kind="python_installed")
 
     def _install(self, state: RepoV2, name: str, clauses: list[Clause]) -> tuple[RepoV2, Event]:
         r = self.rules
@@ -479,7 +425,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             return state, RepoEvent(f"ERROR: no package called {name!r} in the index.",
                                     kind="unknown_package")
         available = r.versions[p]
-        listing = ", ".join(vtext(v) for v in available)
+        listing = ", ".join(version_text(v) for v in available)
         if not clauses:
             if state.installed[p] != ABSENT:
                 return state, RepoEvent(
@@ -521,12 +467,12 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             op, target = plan.python
             if state.python == ABSENT:
                 raise InstallFailure("requires_python_unset",
-                                     f"{label} needs Python {op} {vtext(target)} and no Python "
-                                     f"is selected.")
+                                     f"{label} needs Python {op} {version_text(target)} and "
+                                     f"no Python is selected.")
             if not holds(r.pythons[state.python], op, target):
                 raise InstallFailure("requires_python",
-                                     f"{label} needs Python {op} {vtext(target)}; the selected "
-                                     f"one is {vtext(r.pythons[state.python])}.")
+                                     f"{label} needs Python {op} {version_text(target)}; the "
+                                     f"selected one is {version_text(r.pythons[state.python])}.")
         if plan.priority == "high":
             for q, allowed in plan.deps:
                 if not allowed:
@@ -663,7 +609,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
     def pip_list(self, state: RepoV2) -> str:
         """The Python version and the installed packages."""
         r = self.rules
-        py = "(none)" if state.python == ABSENT else vtext(r.pythons[state.python])
+        py = "(none)" if state.python == ABSENT else version_text(r.pythons[state.python])
         lines = [f"Python: {py}", "Packages:"]
         pkgs = [f"  {r.names[q]}=={r.vname(q, x)}" for q, x in
                 sorted(enumerate(state.installed), key=lambda qx: r.names[qx[0]])
@@ -673,7 +619,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
     def facts(self, state: RepoV2) -> RepoV2Facts:
         r = self.rules
         return RepoV2Facts(
-            python=None if state.python == ABSENT else vtext(r.pythons[state.python]),
+            python=None if state.python == ABSENT else version_text(r.pythons[state.python]),
             installed={r.names[q]: r.vname(q, x) for q, x in enumerate(state.installed)
                        if x != ABSENT},
             scripts={p: state.python != ABSENT and self.script_failure(state.installed, p)

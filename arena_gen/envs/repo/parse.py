@@ -1,8 +1,8 @@
-"""Strict parsing for the Repo System env: ``M.m`` versions, specifiers and terminal commands.
+"""Strict parsing of the Repo System v1 terminal commands.
 
-The same specifier parser reads the agent's ``pip install`` requirements and the ranges stored in
-a world, so a range means one thing everywhere. Every rejection raises :class:`CommandError`
-with a one-line reason and a usage hint; nothing is guessed.
+The strict specifier parser of :mod:`.semver` reads the agent's ``pip install`` requirements and
+the ranges stored in a world, so a range means one thing everywhere. Every rejection raises
+:class:`CommandError` with a one-line reason and a usage hint; nothing is guessed.
 """
 
 from __future__ import annotations
@@ -10,63 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from arena_gen.envs.repo.semver import Clause, SpecError, parse_spec
+
 USAGE = ("usage: pip install NAME | pip install NAME==M.m | pip install 'NAME>=M.m,<M.m' | "
          "pip install python==3.X | pip uninstall NAME | pip list | pip show NAME | repo tree | "
          "python run.py | python <script path>")
 
-OPS = ("==", ">=", "<=", "!=", ">", "<")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
-_VERSION = re.compile(r"(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})")
-_CLAUSE = re.compile(r"(==|>=|<=|!=|>|<)(.*)")
-
-Version = tuple[int, int]
-Clause = tuple[str, Version]
 
 
 class CommandError(ValueError):
     """A malformed command; the message says why and how to write it."""
-
-
-def parse_version(text: str) -> Version:
-    """Parse ``M.m`` into ``(M, m)``; anything else (``1``, ``1.2.3``, ``v1.0``) is an error."""
-    match = _VERSION.fullmatch(text)
-    if match is None:
-        raise CommandError(f"version {text[:20]!r} is not of the form M.m (e.g. 1.2)")
-    return int(match.group(1)), int(match.group(2))
-
-
-def version_text(version: Version) -> str:
-    """Render ``(1, 2)`` as ``1.2``."""
-    return f"{version[0]}.{version[1]}"
-
-
-def parse_spec(text: str) -> list[Clause]:
-    """Parse comma-joined clauses like ``>=1.0,<2.0`` (no spaces); an empty spec is an error."""
-    if not text:
-        raise CommandError("empty version specifier")
-    clauses: list[Clause] = []
-    for part in text.split(","):
-        match = _CLAUSE.fullmatch(part)
-        if match is None:
-            raise CommandError(f"{part[:20]!r} is not a clause; use one of == >= <= > < != "
-                               f"followed by M.m, joined by commas")
-        clauses.append((match.group(1), parse_version(match.group(2))))
-    return clauses
-
-
-def matches(version: Version, clauses: list[Clause]) -> bool:
-    """Whether a version satisfies every clause."""
-    for op, bound in clauses:
-        ok = {"==": version == bound, "!=": version != bound, ">=": version >= bound,
-              "<=": version <= bound, ">": version > bound, "<": version < bound}[op]
-        if not ok:
-            return False
-    return True
-
-
-def spec_text(clauses: list[Clause]) -> str:
-    """Render clauses back to ``>=1.0,<2.0``."""
-    return ",".join(f"{op}{version_text(v)}" for op, v in clauses)
 
 
 @dataclass(frozen=True)
@@ -86,7 +40,10 @@ def _requirement(token: str) -> tuple[str, list[Clause]]:
     if match is None:
         raise CommandError(f"{token[:30]!r} does not start with a package name; {USAGE}")
     name, rest = match.group(0), token[match.end():]
-    return name, (parse_spec(rest) if rest else [])
+    try:
+        return name, (parse_spec(rest) if rest else [])
+    except SpecError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def parse_command(text: str, scripts: tuple[str, ...]) -> Command:

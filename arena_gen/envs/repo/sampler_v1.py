@@ -26,7 +26,8 @@ import numpy as np
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
 from arena_gen.core.task import Certificate, Draft
-from arena_gen.envs.repo.game_v1 import PYTHONS, SCRIPTS, RepoGame
+from arena_gen.envs.repo.common import PYTHONS, SCRIPTS
+from arena_gen.envs.repo.game_v1 import RepoGame
 
 
 @dataclass(frozen=True)

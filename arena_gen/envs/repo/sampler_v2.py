@@ -18,6 +18,7 @@ from arena_gen.core.task import Certificate, Draft
 from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v1 import PRESETS as V1_PRESETS
 from arena_gen.envs.repo.sampler_v1 import sample as sample_v1
+from arena_gen.envs.repo.semver import split_spec
 
 PRESETS = V1_PRESETS
 #: The keys of a v2 world (a normalised subset of a released task object).
@@ -25,16 +26,6 @@ WORLD_KEYS = ("python_versions", "package_order", "packages", "version_requires_
               "version_dependencies", "version_conflicts", "side_effects", "api_surface",
               "symbol_requires", "scripts",
               "entrypoints", "consistency_rules", "hidden_rules", "base_libs")
-_OPS = ("==", "!=", ">=", "<=", ">", "<")
-
-
-def clauses(spec: str) -> list[list[str]]:
-    """``>=1.0,<2.0`` -> ``[[">=", "1.0"], ["<", "2.0"]]``."""
-    out = []
-    for part in spec.split(","):
-        op = next(o for o in _OPS if part.startswith(o))
-        out.append([op, part[len(op):]])
-    return out
 
 
 def from_v1(w: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,12 +47,12 @@ def from_v1(w: Mapping[str, Any]) -> dict[str, Any]:
         for v, rel in zip(p["versions"], p["releases"], strict=True):
             if rel["python"] and rel["python"].startswith(">="):
                 out["version_requires_python"][name][v] = [">=", rel["python"][2:]]
-            out["version_dependencies"][name][v] = [[d["pkg"], clauses(d["spec"])]
+            out["version_dependencies"][name][v] = [[d["pkg"], split_spec(d["spec"])]
                                                    for d in rel["deps"]]
             out["version_conflicts"][name][v] = [
                 [c["pkg"], op, t, f"{name}=={v} does not work with {c['pkg']}{op}{t}"]
-                for c in rel["conflicts"] for op, t in clauses(c["spec"])[:1]]
-            out["side_effects"][name][v] = [[e["kind"], e["pkg"], clauses(e["spec"])]
+                for c in rel["conflicts"] for op, t in split_spec(c["spec"])[:1]]
+            out["side_effects"][name][v] = [[e["kind"], e["pkg"], split_spec(e["spec"])]
                                            for e in rel["effects"]]
             mods = [f"{name}.{m}" for m in rel["api"]]
             out["api_surface"][name][v] = {
@@ -79,8 +70,8 @@ def from_v1(w: Mapping[str, Any]) -> dict[str, Any]:
          "error": f"RuntimeError: components built against '{r['anchor']}' are out of step."}
         for r in w["consistency"]]
     out["hidden_rules"] = [
-        {"when": [[r["a"]["pkg"], clauses(r["a"]["spec"])],
-                  [r["b"]["pkg"], clauses(r["b"]["spec"])]],
+        {"when": [[r["a"]["pkg"], split_spec(r["a"]["spec"])],
+                  [r["b"]["pkg"], split_spec(r["b"]["spec"])]],
          "scope": ["run.py" if r["scope"] == "*" else r["scope"]], "error": r["error"]}
         for r in w["hidden"]]
     return out

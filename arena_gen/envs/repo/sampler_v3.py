@@ -44,13 +44,12 @@ from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import Preset, PresetError, knob
 from arena_gen.core.seeds import component_rngs
 from arena_gen.core.task import Certificate, Draft
+from arena_gen.envs.repo.common import PYTHONS, SCRIPTS
 from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v1 import skeleton
 from arena_gen.envs.repo.sampler_v2 import public_view
+from arena_gen.envs.repo.semver import join_spec, split_spec
 
-PYTHONS = ("3.8", "3.9", "3.10", "3.11")
-SCRIPTS = ("core/smoke.py", "data/check_io.py", "model/smoke_model.py", "train/run_train.py",
-           "eval/run_eval.py")
 MODULES = ("core", "io")
 SYMBOLS = ("Engine", "Model", "Config", "Resolver", "Backend", "Factory", "Pipeline",
            "Tokenizer", "Dataset", "Session", "Adapter", "load", "dump", "fit", "predict",
@@ -146,7 +145,7 @@ def _range(versions: list[str], s: int, rng: np.random.Generator, p_strict: floa
     return [upper] if hi < last else [[">=", versions[lo]]]
 
 
-def _away(versions: list[str], s: int, rng: np.random.Generator) -> list[str] | None:
+def _away(versions: list[str], s: int, rng: np.random.Generator) -> list[Any] | None:
     """A side effect that moves a package off its solution index ``s`` (None: no room)."""
     last = len(versions) - 1
     options = []
@@ -160,7 +159,7 @@ def _away(versions: list[str], s: int, rng: np.random.Generator) -> list[str] | 
     if not options:
         return None
     kind, clauses = options[int(rng.integers(len(options)))]
-    return [kind, clauses]  # type: ignore[list-item]
+    return [kind, clauses]
 
 
 def _window(nv: int, s: int | None, span: float, rng: np.random.Generator) -> tuple[int, int]:
@@ -359,10 +358,6 @@ def sample_world(config: Mapping[str, Any], seq: np.random.SeedSequence) -> dict
 
 
 # -- the rules text and its parser -----------------------------------------------------------------
-def _spec(clauses: list[list[str]]) -> str:
-    return ",".join(f"{op}{t}" for op, t in clauses)
-
-
 def _call_text(c: Mapping[str, Any]) -> str:
     return f"{c['module']}.{c['symbol']}({','.join(c['required_kwargs'])})"
 
@@ -416,12 +411,12 @@ def rules_text(world: Mapping[str, Any]) -> str:
         for vs in info["versions"]:
             parts = []
             deps = world["version_dependencies"].get(name, {}).get(vs) or []
-            parts += [f"requires {q}{_spec(cl)}" for q, cl in deps]
+            parts += [f"requires {q}{join_spec(cl)}" for q, cl in deps]
             py = world["version_requires_python"].get(name, {}).get(vs)
             parts += [f"python {py[0]}{py[1]}"] if py else []
             parts += [f"conflicts {q}{op}{t}" for q, op, t, _ in
                       world["version_conflicts"].get(name, {}).get(vs) or []]
-            parts += [f"effect {k} {q}{_spec(cl)}" for k, q, cl in
+            parts += [f"effect {k} {q}{join_spec(cl)}" for k, q, cl in
                       world["side_effects"].get(name, {}).get(vs) or []]
             parts += [f"uses {use(c)}" for c in
                       world["symbol_requires"].get(name, {}).get(vs) or []]
@@ -442,7 +437,7 @@ def rules_text(world: Mapping[str, Any]) -> str:
                      f"{' '.join(rule['packages'])}: {rule['error']}")
     lines.append("Hidden rules (fail when every range holds):")
     for rule in world["hidden_rules"]:
-        when = " ".join(f"{q}{_spec(cl)}" for q, cl in rule["when"])
+        when = " ".join(f"{q}{join_spec(cl)}" for q, cl in rule["when"])
         lines.append(f"  hidden {when} in {' '.join(rule['scope'])}: {rule['error']}")
     return "\n".join(lines)
 
@@ -451,21 +446,11 @@ _REQ = re.compile(r"([A-Za-z][\w\-]*)((?:(?:==|>=|<=|>|<|!=)[\d.]+,?)+)$")
 _CALL = re.compile(r"(\S+)\.([^.()\s]+)\(([^)]*)\)$")
 
 
-def _clauses(spec: str) -> list[list[str]]:
-    out = []
-    for part in spec.split(","):
-        m = re.match(r"(==|>=|<=|!=|>|<)([\d.]+)$", part)
-        if m is None:
-            raise ValueError(f"cannot read the range {spec!r}")
-        out.append([m.group(1), m.group(2)])
-    return out
-
-
 def _req(text: str) -> tuple[str, list[list[str]]]:
     m = _REQ.match(text.strip())
     if m is None:
         raise ValueError(f"cannot read the requirement {text!r}")
-    return m.group(1), _clauses(m.group(2).rstrip(","))
+    return m.group(1), split_spec(m.group(2).rstrip(","))
 
 
 def parse_rules(text: str) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from typing import Any
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from arena_gen.envs.repo.game_v1 import ABSENT, Rules, State
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v1 import Rules, State
 
 SOLVER = "glucose4"
 Lit = Callable[[int, int], int]

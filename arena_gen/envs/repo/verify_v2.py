@@ -27,7 +27,9 @@ from pysat.solvers import Solver
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import WorldView, play
 from arena_gen.core.task import Certificate
-from arena_gen.envs.repo.game_v2 import ABSENT, RepoGameV2, holds, vtext
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoGameV2
+from arena_gen.envs.repo.semver import holds, version_text
 
 VERIFIER_VERSION = 1
 SOLVER = "cadical153"
@@ -57,7 +59,7 @@ def newest_python(game: RepoGameV2) -> int:
             op, target = plan.python
             if any(holds(py, op, target) for py in r.pythons) and \
                     not holds(r.pythons[best], op, target):
-                raise VerificationError(f"Requires-Python {op}{vtext(target)} is not upward "
+                raise VerificationError(f"Requires-Python {op}{version_text(target)} is not upward "
                                         f"closed; the v2 verifier needs >= bounds")
     return best
 
@@ -271,7 +273,7 @@ def verify(task: Any) -> Certificate:
     if result.commands is None:
         return Certificate(False, "sat-bmc", None, [], VERIFIER_VERSION,
                            time.perf_counter() - start, facts)
-    witness = [f"pip install python=={vtext(game.rules.pythons[python])}", *result.commands,
+    witness = [f"pip install python=={version_text(game.rules.pythons[python])}", *result.commands,
                "python run.py"]
     played = play(game, witness)
     if not (played.success and played.steps == len(witness) and

@@ -32,7 +32,9 @@ from pysat.solvers import Solver
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import WorldView, play
 from arena_gen.core.task import Certificate
-from arena_gen.envs.repo.game_v2 import ABSENT, RepoGameV2, vtext
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoGameV2
+from arena_gen.envs.repo.semver import version_text
 from arena_gen.envs.repo.verify_v2 import SOLVER, Bmc, Literal, Move, newest_python, success_clauses
 
 VERIFIER_VERSION = 1
@@ -261,7 +263,7 @@ def verify(task: Any) -> Certificate:
         if not plan.exact:
             facts["min_steps_bounds"] = [plan.lower + 2, None]
         return Certificate(False, "sat-bmc", None, [], VERIFIER_VERSION, seconds, facts)
-    witness = [f"pip install python=={vtext(game.rules.pythons[plan.python])}",
+    witness = [f"pip install python=={version_text(game.rules.pythons[plan.python])}",
                *plan.commands, "python run.py"]
     played = play(game, witness)
     if not (played.success and played.steps == len(witness) and

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import TaskView
-from arena_gen.envs.repo.parse import CommandError, matches, parse_spec, parse_version
+from arena_gen.envs.repo.semver import SpecError, parse_spec, parse_version, satisfies
 
 RUN = "python run.py"
 _SPEC = r"((?:==|>=|<=|!=|>|<)[\d.]+(?:,(?:==|>=|<=|!=|>|<)[\d.]+)*)"
@@ -55,10 +55,10 @@ class RepoHeuristicAgent:
         tried = self.tried.setdefault(name, set())
         try:
             clauses = parse_spec(spec) if spec else []
-        except CommandError:
+        except SpecError:
             clauses = []
         versions = self.packages.get(name, [])
-        fits = [v for v in versions if matches(parse_version(v), clauses)
+        fits = [v for v in versions if satisfies(parse_version(v), clauses)
                 and (major is None or parse_version(v)[0] == major)] or list(versions)
         fresh = [v for v in fits if v not in tried and v != self.installed.get(name)]
         if not fresh:  # everything tried: start over, avoiding the current version
@@ -71,9 +71,9 @@ class RepoHeuristicAgent:
     def _python_for(self, spec: str) -> str | None:
         try:
             clauses = parse_spec(spec)
-        except CommandError:
+        except SpecError:
             return None
-        fits = [p for p in self.pythons if matches(parse_version(p), clauses)]
+        fits = [p for p in self.pythons if satisfies(parse_version(p), clauses)]
         return fits[-1] if fits else None
 
     # -- reading output -------------------------------------------------------------------------

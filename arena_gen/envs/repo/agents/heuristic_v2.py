@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import TaskView
-from arena_gen.envs.repo.game_v2 import read_version
+from arena_gen.envs.repo.semver import holds, read_version
 
 RUN = "python run.py"
 _VER = r"(\d+(?:\.\d+)*)"
@@ -116,7 +116,7 @@ class RepoV2HeuristicAgent:
             return True
         other, op, bound = block  # a blocker not installed came with this install itself
         have = self.installed.get(other)
-        return have is not None and not _holds(read_version(have), op, read_version(bound))
+        return have is not None and not holds(read_version(have), op, read_version(bound))
 
     def _install(self, name: str, version: str) -> str:
         """The command installing ``name==version``, remembered as the current fix."""
@@ -219,7 +219,7 @@ class RepoV2HeuristicAgent:
         m = re.search(r"needs Python (>=|>|<=|<|==) " + _VER, error)
         if m:
             need = read_version(m.group(2))
-            fits = [p for p in self.pythons if _holds(read_version(p), m.group(1), need)]
+            fits = [p for p in self.pythons if holds(read_version(p), m.group(1), need)]
             if fits and fits[-1] != self.python:
                 return [f"pip install python=={fits[-1]}", self.last]
             self.bad.add((name, version))
@@ -241,7 +241,7 @@ class RepoV2HeuristicAgent:
             if cmd:
                 return [cmd]
             out = [v for v in reversed(self.versions[other])
-                   if not _holds(read_version(v), op, read_version(bound))
+                   if not holds(read_version(v), op, read_version(bound))
                    and self._usable(other, v)]
             if out:
                 return [f"pip install {other}=={out[0]}", self.last]
@@ -270,8 +270,3 @@ class RepoV2HeuristicAgent:
         """What the agent believes (for debugging)."""
         return {"python": self.python, "installed": dict(self.installed),
                 "bad": sorted(self.bad), "recent": list(self.recent)}
-
-
-def _holds(v: tuple[int, int], op: str, t: tuple[int, int]) -> bool:
-    """One Requires-Python comparison, as quoted in an install error."""
-    return {">=": v >= t, ">": v > t, "<=": v <= t, "<": v < t, "==": v == t}[op]

@@ -20,8 +20,9 @@ import numpy as np
 from arena_gen.core.agent import TaskView
 from arena_gen.core.game import WorldView
 from arena_gen.envs.repo.agents.heuristic_v2 import RUN, RepoV2HeuristicAgent
-from arena_gen.envs.repo.game_v2 import RepoGameV2, vtext
+from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v3 import parse_rules
+from arena_gen.envs.repo.semver import version_text
 from arena_gen.envs.repo.verify_v3 import some_plan
 
 #: SAT conflicts per call before the planner settles for a longer plan (speed, not quality:
@@ -54,7 +55,7 @@ class RepoPlannerAgent:
             self.fallback = RepoV2HeuristicAgent()
             self.fallback.reset(view, mode, rng)
             return
-        self.queue = [f"pip install python=={vtext(game.rules.pythons[found.python])}",
+        self.queue = [f"pip install python=={version_text(game.rules.pythons[found.python])}",
                       *found.commands, RUN]
 
     def act(self, observation: str) -> str:
