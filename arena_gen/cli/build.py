@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -122,5 +123,5 @@ def _rate(row: dict[str, object] | None) -> str:
     """``40% [25-57]`` for a ladder rung's suite rate (blank when the env lacks the rung)."""
     if row is None:
         return ""
-    lo, hi = row["ci95"]  # type: ignore[misc]
+    lo, hi = cast("list[float]", row["ci95"])
     return f"{row['rate']:.0%} [{100 * lo:.0f}-{100 * hi:.0f}]"

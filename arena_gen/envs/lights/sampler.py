@@ -48,9 +48,9 @@ class LightsPreset(Preset):
     exact minimum is at least ``min_len``, or N + ``min_len_over_n`` (exactly one is set).
     """
 
-    count: int = knob(1, 10_000, kind=int)
     n_values: tuple[int, ...] = dataclasses.field(metadata={"kind": list})
     n_weights: tuple[float, ...] = dataclasses.field(metadata={"kind": list})
+    count: int = knob(1, 10_000, kind=int)
     max_literals: int = knob(1, MAX_N, kind=int)
     p_not: float = knob(0.0, 1.0)
     p_and: float = knob(0.0, 1.0)

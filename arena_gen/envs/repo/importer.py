@@ -55,7 +55,8 @@ def _draft(path: Path, index: int, task: dict[str, Any]) -> Draft:
         RepoGameV2(WorldView(world))  # every name and version must resolve
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise ValueError(f"{where}: inconsistent repo world ({exc!r})"[:300]) from None
-    gen = task.get("_gen") if isinstance(task.get("_gen"), dict) else {}
+    raw_gen = task.get("_gen")
+    gen: dict[str, Any] = raw_gen if isinstance(raw_gen, dict) else {}
     seed = gen.get("rng_seed")
     text = task.get("rules_nl_deps_only")
     text = text if isinstance(text, str) else None
