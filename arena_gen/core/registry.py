@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 from arena_gen.core.errors import RegistryError
 
 if TYPE_CHECKING:
+    from arena_gen.core.agent import Agent
     from arena_gen.core.calibration import Calibration
+    from arena_gen.core.game import Game
     from arena_gen.core.task import Certificate, Draft, Task
 
 T = TypeVar("T")
@@ -82,12 +84,12 @@ class Parts:
 
 #: A part: the object itself or a lazy reference into the declaring package.
 Part: TypeAlias = T | Lazy[T]
-GameFactory = Callable[[Any], Any]
+GameFactory = Callable[[Any], "Game[Any, Any, Any]"]
 Sampler = Callable[[Mapping[str, Any], Any], "Draft"]
 Verifier = Callable[[Any], "Certificate"]
 Acceptance = Callable[[Any, Any], str | None]
-AgentFactory = Callable[[], Any]
-Importer = Callable[[Any], list[Any]]
+AgentFactory = Callable[[], "Agent"]
+Importer = Callable[[Any], list["Draft"]]
 ImportedDraft = Callable[..., "Draft"]
 ReplayCheck = Callable[["Task", Any], None]
 
