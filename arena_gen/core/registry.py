@@ -20,7 +20,7 @@ import importlib.metadata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 from arena_gen.core.errors import RegistryError
 
@@ -81,7 +81,7 @@ class Parts:
 
 
 #: A part: the object itself or a lazy reference into the declaring package.
-Part = T | Lazy[T]
+Part: TypeAlias = T | Lazy[T]
 GameFactory = Callable[[Any], Any]
 Sampler = Callable[[Mapping[str, Any], Any], "Draft"]
 Verifier = Callable[[Any], "Certificate"]
