@@ -73,3 +73,51 @@ def golden_prompts(turns: int = 4) -> dict[str, list[dict[str, Any]]]:
         client, _ = drive(cut, replies)
         out[env] = client.payloads[:turns]
     return out
+
+
+ODYSSEY_GOLDEN = Path(__file__).parent / "data" / "odyssey_prompts.json"
+
+#: Fixed replies per env for the golden odyssey prompts: each env's lost-step and replay rules.
+ODYSSEY_REPLIES: dict[str, list[str]] = {
+    "lights": ["<action>0", "<action>x</action>", "no tag", "<action>1</action>",
+               "<action>99</action>", "<action>2</action>"],
+    "trading": ['<action>{"buy": {"S0": 10}}</action>', "<action>oops</action>", "no tag",
+                '<action>{"buy": {}, "sell": {"S0": 5}}</action>', "<action>{}</action>"],
+    # the first task's witness, rounded (kept here so the replies never move with the suite)
+    "energy": ["nothing yet",
+               '<action>{"thermal": 324.5, "wind": 125.0, "solar": 19.8, "battery": 0}</action>',
+               "<action>{bad</action>", "nothing",
+               '<action>{"thermal": 295.2, "wind": 121.0, "solar": 19.8, "battery": -2.5}',
+               "<action></action>",
+               '<action>{"thermal": 262.6, "wind": 115.4, "solar": 14.1, "battery": -2.5}'
+               "</action>"],
+    "repo": ["<action>repo tree</action>", "<action>pip list</action>", "hmm",
+             "<action>python run.py</action>", "<action></action>"],
+}
+
+
+def odyssey_golden_prompts(turns: int = 6, with_rules: int = 2) -> dict[str, list[str]]:
+    """The odyssey user messages of each env's fixed task: the first ``turns`` turns in
+    inductive mode, the first ``with_rules`` in with-rules mode (keys ``env/mode``)."""
+    out, tasks = {}, read_suite("lite").tasks  # one read: the first task of each env
+    for env, replies in ODYSSEY_REPLIES.items():
+        for mode, count in (("inductive", turns), ("with-rules", with_rules)):
+            client = _Ending(replies, count)
+            agent = LLMAgent(model="m", client=client, harness="odyssey")  # type: ignore[arg-type]
+            asyncio.run(run_episode_async(tasks[env][0], agent, mode=mode))
+            out[f"{env}/{mode}"] = [p["messages"][0]["content"] for p in client.payloads]
+    return out
+
+
+class _Ending(ScriptedClient):
+    """A scripted client that ends the episode (as an agent error) after ``turns`` requests,
+    so a golden prompt never plays the odyssey harness's full step budget."""
+
+    def __init__(self, replies: Sequence[str], turns: int) -> None:
+        super().__init__(replies)
+        self.turns = turns
+
+    async def complete(self, payload: dict[str, Any], rng: np.random.Generator) -> Completion:
+        if len(self.payloads) >= self.turns:
+            raise RuntimeError("the golden prompts are recorded")
+        return await super().complete(payload, rng)

@@ -106,8 +106,7 @@ class LLMAgent:
     def _wanted(self) -> int:
         """History entries the harness's window shows (all of them for None)."""
         done = self._harness.entries(self._turns)
-        env = self._view.env if self._view is not None else ""
-        window = self._harness.window(env, self.history_window)
+        window = self._harness.window(self._view, self.history_window)
         return done if window is None else min(done, window)
 
     def window(self, observation: str) -> int:

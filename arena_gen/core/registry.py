@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from arena_gen.core.agent import Agent
     from arena_gen.core.calibration import Calibration
     from arena_gen.core.game import Game
+    from arena_gen.core.odyssey import OdysseyPrompt, ReplyRule
     from arena_gen.core.task import Certificate, Draft, Task
 
 T = TypeVar("T")
@@ -226,7 +227,8 @@ class Grammar:
 @dataclass(frozen=True)
 class OdysseyProfile:
     """One env under the OdysseyArena reference harness (from its ``infer_multi_turn_*.py``;
-    :func:`arena_gen.core.protocol.protocol_for` reads it)."""
+    :func:`arena_gen.core.budget.protocol_for` reads the first three fields, the odyssey
+    harness in :mod:`arena_gen.agents.harness` the rest)."""
 
     #: The reference script's ``max_steps``.
     steps: int
@@ -235,6 +237,12 @@ class OdysseyProfile:
     show_feedback: bool = True
     #: History entries the reference prompt shows (None: all of them).
     window: int | None = None
+    #: The env's prompt wording (role, goal and action help, history entry shape, joiner,
+    #: current state); None: :data:`arena_gen.core.odyssey.GENERIC_PROMPT`.
+    prompt: Part[OdysseyPrompt] | None = None
+    #: What a reply plays (lost steps, replays); None:
+    #: :func:`arena_gen.core.odyssey.play_as_sent`.
+    reply: Part[ReplyRule] | None = None
 
 
 _REGISTRY: dict[tuple[str, int], EnvSpec] = {}

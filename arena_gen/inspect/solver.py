@@ -108,7 +108,7 @@ class ModelAgent:
             raise RuntimeError("reset() must be called before act()")
         rules = view.rules_text if self._mode == "with-rules" else None
         return self._harness.messages(view, rules, self._turns, observation,
-                                      self._harness.window(view.env, self.history))
+                                      self._harness.window(view, self.history))
 
     def config(self) -> GenerateConfig:
         """Generation settings the harness needs (the odyssey stop sequence)."""

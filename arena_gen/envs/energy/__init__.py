@@ -32,7 +32,8 @@ V1 = EnvSpec(
     grammar=part("prompts:GRAMMAR"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
     # a 40-step history.
-    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=40),
+    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=40,
+                           prompt=part("odyssey:PROMPT"), reply=part("odyssey:reply")),
     build_seconds={"lite": 1.04, "challenge": 3.8},
     verify_seconds={"lite": 0.2, "challenge": 5.4},
     default_suites=("lite", "challenge"),

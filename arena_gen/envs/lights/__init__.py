@@ -28,7 +28,8 @@ V1 = EnvSpec(
     released_floor=10,  # the released Lite data claims at least 10 steps for every task
     grammar=part("prompts:GRAMMAR"),
     # The reference harness: max_steps 200, every valid step's history kept.
-    odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None),
+    odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None,
+                           prompt=part("odyssey:PROMPT"), reply=part("odyssey:reply")),
     # Seconds per task on one core (benchmarks/README.md): they order work, never bytes.
     build_seconds={"lite": 0.14, "challenge": 6.8},
     verify_seconds={"lite": 0.001, "challenge": 0.35},

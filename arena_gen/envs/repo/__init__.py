@@ -29,7 +29,8 @@ V1 = EnvSpec(
     heuristic=part("agents.heuristic_v1:RepoHeuristicAgent"),
     grammar=part("prompts:GRAMMAR"),
     # The reference harness: max_steps 120, every step's history kept.
-    odyssey=OdysseyProfile(steps=120, show_feedback=True, window=None),
+    odyssey=OdysseyProfile(steps=120, show_feedback=True, window=None,
+                           prompt=part("odyssey:PROMPT")),
     build_seconds={"lite": 0.42, "challenge": 2.9},
     verify_seconds={"lite": 0.15, "challenge": 46.0},
     # Its per-task time has by far the widest spread (one Challenge world 48 s, another 2 s):

@@ -39,7 +39,8 @@ V1 = EnvSpec(
     grammar=part("prompts:GRAMMAR"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
     # a 50-step history.
-    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=50),
+    odyssey=OdysseyProfile(steps=120, show_feedback=False, window=50,
+                           prompt=part("odyssey:PROMPT")),
     build_seconds={"lite": 0.32, "challenge": 4.8},
     verify_seconds={"lite": 0.02, "challenge": 0.14},
     default_suites=("lite", "challenge"),
