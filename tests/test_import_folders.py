@@ -113,8 +113,8 @@ def test_a_file_given_twice_is_imported_once_with_a_warning(tmp_path: Path) -> N
     data = _lights(tmp_path / "data" / "a.json", [CHAIN, FAN])
     copy = tmp_path / "copy.json"
     shutil.copyfile(data, copy)
-    code, output = _invoke(str(data), str(tmp_path / "data"), str(copy),
-                           "--out", str(tmp_path / "suite"))
+    code, output = _invoke(str(copy), str(data), str(tmp_path / "data"),
+                           "--out", str(tmp_path / "suite"))  # the copy first: a.json is kept
     assert code == 0, output
     manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"] == {"lights": 2}
@@ -122,8 +122,9 @@ def test_a_file_given_twice_is_imported_once_with_a_warning(tmp_path: Path) -> N
     assert "warning: " in output
     assert f"{data}: the same file as {data}, given twice; imported once" in output
     assert f"{copy}: the same content as {data}, given twice; imported once" in output
-    files, notes = importer.unique_sources([data, copy])
-    assert files == [data] and len(notes) == 1
+    files, notes = importer.unique_sources([copy, data])
+    assert files == [data] and notes == [f"{copy}: the same content as {data}, given twice; "
+                                         f"imported once"]
 
 
 def test_a_repeated_entry_is_kept_with_a_warning(tmp_path: Path) -> None:

@@ -85,10 +85,12 @@ def source_key(path: str | os.PathLike[str]) -> tuple[Any, ...]:
     """A file's place in an import: its natural name order (runs of digits compared as numbers,
     so ``config_2`` comes before ``config_10``), then its name, then its content's hash; never
     its folder or its position on the command line, so ids do not depend on either."""
-    name = Path(path).name
-    parts = re.split(r"(\d+)", name)
-    natural = tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
-    return natural, name, _file_digest(Path(path))
+    return (*_name_key(Path(path)), _file_digest(Path(path)))
+
+
+def _name_key(path: Path) -> tuple[tuple[str | int, ...], str]:
+    parts = re.split(r"(\d+)", path.name)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts)), path.name
 
 
 def _file_digest(path: Path) -> str:
@@ -100,20 +102,21 @@ def _file_digest(path: Path) -> str:
 
 def unique_sources(paths: Sequence[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
     """The files in import order (:func:`source_key`), each once: a file given twice (the same
-    path, or the same bytes under another path) is kept once, with a warning naming both."""
-    first: dict[str, Path] = {}
-    warnings: list[str] = []
+    path, or the same bytes under another path) is kept once, under the name that comes first
+    in import order (so not the argument order), with a warning naming both."""
+    groups: dict[str, list[Path]] = {}
     for raw in paths:
-        path = Path(raw)
-        digest = _file_digest(path)
-        if digest in first:
-            other = first[digest]
-            same = os.path.realpath(other) == os.path.realpath(path)
+        groups.setdefault(_file_digest(Path(raw)), []).append(Path(raw))
+    kept: list[Path] = []
+    warnings: list[str] = []
+    for group in groups.values():
+        group.sort(key=lambda p: (_name_key(p), str(p)))
+        kept.append(group[0])
+        for other in group[1:]:
+            same = os.path.realpath(other) == os.path.realpath(group[0])
             what = "the same file as" if same else "the same content as"
-            warnings.append(f"{path}: {what} {other}, given twice; imported once")
-            continue
-        first[digest] = path
-    return sorted(first.values(), key=source_key), warnings
+            warnings.append(f"{other}: {what} {group[0]}, given twice; imported once")
+    return sorted(kept, key=source_key), sorted(warnings)
 
 
 def _world_digest(world: Any) -> str:
