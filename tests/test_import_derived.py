@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from arena_gen.suite.importer import import_tasks, write_import
 from arena_gen.suite.verify import verify_suite
 
 ODYSSEY = Path(__file__).resolve().parents[1] / "suites" / "odyssey-lite"
+README = Path(__file__).resolve().parents[1] / "README.md"
 DATA = "reference-data/odyssey-arena"
 #: One released file per env; the first entry of each is imported into a one-task suite.
 SOURCES = {"lights": "lights/test_turnonlights_lite_251030.json",
@@ -174,16 +176,22 @@ def test_repo_released_text_that_does_not_describe_the_world_is_refused(
         import_tasks("repo", [path])
 
 
+def _readme_import_command() -> list[str]:
+    """The README's one command that rebuilds ``suites/odyssey-lite`` from the release folder."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    command, = [line for line in lines if line.startswith("arena-gen import odyssey-arena ")]
+    return shlex.split(command)
+
+
 @pytest.mark.slow
 def test_released_files_reimport_byte_identical_to_odyssey_lite(shared_dir: Path,
                                                                  tmp_path: Path) -> None:
-    data = shared_dir / DATA
-    files = ([data / SOURCES["lights"]]
-             + [data / f"trading/test_trade_config_{i}.json" for i in range(1, 31)]
-             + [data / SOURCES["energy"], data / SOURCES["repo"]])
+    args = _readme_import_command()
+    assert args == ["arena-gen", "import", "odyssey-arena", "DATA", "--out",
+                    "suites/odyssey-lite", "--name", "odyssey-lite"]  # one folder, no file list
     out = tmp_path / "odyssey-lite"
-    result = CliRunner().invoke(main, ["import", "odyssey-arena", *map(str, files), "--out",
-                                       str(out), "--name", "odyssey-lite"])
+    args[3], args[5] = str(shared_dir / DATA), str(out)  # DATA: the released Lite folder
+    result = CliRunner().invoke(main, args[1:])
     assert result.exit_code == 0, result.output
     for name in ("manifest.json", *(f"{env}.jsonl" for env in ENVS)):
         assert (out / name).read_bytes() == (ODYSSEY / name).read_bytes(), name

@@ -15,7 +15,7 @@ from arena_gen.cli.options import display_option, user_errors
 @click.command(name="import")
 @click.argument("source", type=click.Choice(["odyssey-arena"]))
 @click.argument("paths", nargs=-1, required=True,
-                type=click.Path(dir_okay=False, exists=True, path_type=Path))
+                type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Output suite folder.")
 @click.option("--env", "env", default=None, help="Force the env (default: detect per file).")
@@ -27,13 +27,18 @@ from arena_gen.cli.options import display_option, user_errors
 @display_option
 def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, name: str,
             force: bool, display: str | None) -> None:
-    """Import released data as verified tasks (exact minima replace the released claims)."""
+    """Import released data as verified tasks (exact minima replace the released claims).
+
+    PATHS are released data files or folders holding them (searched recursively for .json
+    files; other files are skipped and reported). Ids follow each env's files in natural name
+    order and each file's entry order, so the order PATHS are given in does not matter.
+    """
     from arena_gen.core import registry
     from arena_gen.core.suite_io import check_output_folder
     from arena_gen.suite.importer import (
-        detect_env,
         import_tasks,
         meets_released_floor,
+        plan_import,
         write_import,
     )
     from arena_gen.ui import Reporter
@@ -43,10 +48,18 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, na
         check_output_folder(out, force=force)  # before any work: never replace a user's folder
         if env:
             registry.get(env)
-        by_env: dict[str, list[str]] = {}
-        for path in paths:
-            by_env.setdefault(env or detect_env(path), []).append(str(path))
-        tasks = {name: import_tasks(name, files) for name, files in by_env.items()}
+        plan = plan_import(paths, env)
+        for note in plan.skipped:
+            click.echo(f"skipped {note}", err=True)
+        for note in plan.warnings:
+            click.echo(f"warning: {note}", err=True)
+        by_env = {env_name: [str(p) for p in files] for env_name, files in plan.by_env.items()}
+
+        def warn(note: str) -> None:
+            click.echo(f"warning: {note}", err=True)
+
+        tasks = {env_name: import_tasks(env_name, files, warn=warn)
+                 for env_name, files in by_env.items()}
         written = write_import(out, tasks, by_env, force=force, name=name)
     imported = [t for env_tasks in tasks.values() for t in env_tasks]
     marks = {None: "-", True: "yes", False: "NO"}

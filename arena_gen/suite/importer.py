@@ -3,12 +3,22 @@
 Each env registers an ``importer(path) -> list[Draft]`` that parses its released format
 safely (JSON only, no ``eval``); this module verifies every draft, replays its witness and
 freezes the lot like any other suite (suite name ``import``, seed 0).
+
+Task ids do not depend on the order the files are given in: an env's sources are taken in their
+natural file-name order (``test_trade_config_2.json`` before ``test_trade_config_10.json``) and
+each file's entries in file order, so a shell glob, a folder or a shuffled list all give the same
+suite. Folders are searched recursively for ``.json`` files (:func:`plan_import`); the same file
+given twice is imported once, with a warning.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +28,7 @@ from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
+from arena_gen.core.schema import loads
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.suite_io import suite_hash, write_suite
 from arena_gen.core.task import Task
@@ -70,18 +81,76 @@ def detect_env(path: str | os.PathLike[str]) -> str:
     raise ArenaGenError(f"{path}: no importer accepts this file ({'; '.join(problems)})")
 
 
-def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task]:
-    """Parse, verify and witness-check released data files of one env, in the order given."""
+def source_key(path: str | os.PathLike[str]) -> tuple[Any, ...]:
+    """A file's place in an import: its natural name order (runs of digits compared as numbers,
+    so ``config_2`` comes before ``config_10``), then its name, then its content's hash; never
+    its folder or its position on the command line, so ids do not depend on either."""
+    return (*_name_key(Path(path)), _file_digest(Path(path)))
+
+
+def _name_key(path: Path) -> tuple[tuple[str | int, ...], str]:
+    parts = re.split(r"(\d+)", path.name)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts)), path.name
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ImportFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+
+
+def unique_sources(paths: Sequence[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
+    """The files in import order (:func:`source_key`), each once: a file given twice (the same
+    path, or the same bytes under another path) is kept once, under the name that comes first
+    in import order (so not the argument order), with a warning naming both."""
+    groups: dict[str, list[Path]] = {}
+    for raw in paths:
+        groups.setdefault(_file_digest(Path(raw)), []).append(Path(raw))
+    kept: list[Path] = []
+    warnings: list[str] = []
+    for group in groups.values():
+        group.sort(key=lambda p: (_name_key(p), str(p)))
+        kept.append(group[0])
+        for other in group[1:]:
+            same = os.path.realpath(other) == os.path.realpath(group[0])
+            what = "the same file as" if same else "the same content as"
+            warnings.append(f"{other}: {what} {group[0]}, given twice; imported once")
+    return sorted(kept, key=source_key), sorted(warnings)
+
+
+def _world_digest(world: Any) -> str:
+    text = json.dumps(world, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]],
+                 warn: Callable[[str], None] | None = None) -> list[Task]:
+    """Parse, verify and witness-check released data files of one env; ids follow the files'
+    import order (:func:`unique_sources`) and each file's entry order, not the order given.
+    ``warn`` hears of a file given twice (imported once) and of an entry whose world repeats an
+    earlier one (kept, so a release's numbering never shifts)."""
     spec = registry.newest_with(env, "importer")
     load, verify, game = spec.load("importer"), spec.load("verifier"), spec.load("game")
+    ordered, notes = unique_sources(paths)
+    for note in notes:
+        if warn is not None:
+            warn(note)
     tasks: list[Task] = []
-    for path in paths:
+    seen: dict[str, str] = {}
+    for path in ordered:
         drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
         if len(drafts) > MAX_ENTRIES_PER_FILE:
             raise ImportFileError(f"{path}: holds {len(drafts)} {env} entries; at most "
                                   f"{MAX_ENTRIES_PER_FILE} per file are imported (split it)")
         for pos, draft in enumerate(drafts):
             index = len(tasks)
+            task_id = f"{env}-{SUITE}-0-{index:04d}"
+            digest = _world_digest(draft.world)
+            if digest in seen and warn is not None:
+                warn(f"{path}: entry {pos} repeats the world of {seen[digest]}; both are "
+                     f"imported ({task_id} is the repeat)")
+            seen.setdefault(digest, f"{path} entry {pos} ({task_id})")
             problem = _guarded(path, f"check the rubric of entry {pos}",
                                partial(rubric_problem, game, draft.params, draft.world,
                                        draft.rubric))
@@ -89,7 +158,7 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
                 raise GenerationError(f"{path}: entry {pos}: the importer's {problem}")
             cert = _guarded(path, f"verify entry {pos}", partial(verify, draft))
             cert.seconds = None
-            task = Task(id=f"{env}-{SUITE}-0-{index:04d}", env=env, env_version=spec.version,
+            task = Task(id=task_id, env=env, env_version=spec.version,
                         suite=SUITE, seed_path=seed_path(0, SUITE, spec.code, index, 0),
                         params=draft.params, budget=draft.budget, public=draft.public,
                         world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
@@ -98,6 +167,89 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]]) -> list[Task
                 _guarded(path, f"replay the witness of entry {pos}", partial(check_witness, task))
             tasks.append(task)
     return tasks
+
+
+@dataclass
+class ImportPlan:
+    """What an import will read: each env's files in import order, and what it left out."""
+
+    by_env: dict[str, list[Path]] = field(default_factory=dict)
+    #: Files found in a folder that were not imported, each with the reason.
+    skipped: list[str] = field(default_factory=list)
+    #: Duplicate sources (imported once).
+    warnings: list[str] = field(default_factory=list)
+
+
+def _folder_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """Every ``.json`` file under ``folder`` (recursively, sorted) and every other file; hidden
+    files and folders (``.git``, ``.DS_Store``) are not looked at, nor symlinked folders."""
+    data: list[Path] = []
+    other: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            path = Path(root) / name
+            (data if name.lower().endswith(".json") else other).append(path)
+    return data, other
+
+
+def _accepts(env: str, path: Path) -> None:
+    """Raise unless ``env``'s importer reads ``path``."""
+    spec = registry.newest_with(env, "importer")
+    _guarded(path, f"read it as {env}", partial(spec.load("importer"), path))
+
+
+def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None) -> ImportPlan:
+    """Sort files and folders into each env's files. A file named on its own must import (its
+    env detected, or ``env``'s importer must read it); in a folder, every ``.json`` file found
+    recursively is a candidate: one that is not JSON at all is damaged data and stops the
+    import, while one no importer reads, and every non-``.json`` file, is skipped and reported.
+    A folder with no importable file is an error."""
+    plan = ImportPlan()
+    found: list[tuple[str, Path]] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            if env is not None:
+                _accepts(env, path)
+            found.append((env or detect_env(path), path))
+            continue
+        candidates, others = _folder_files(path)
+        plan.skipped.extend(f"{p}: not a .json file" for p in others)
+        accepted = 0
+        for file in candidates:
+            try:
+                loads(file.read_bytes(), file=str(file))
+            except OSError as exc:
+                raise ImportFileError(f"{file}: cannot read it: {exc.strerror or exc}") from None
+            except ArenaGenError as exc:
+                raise ImportFileError(f"{file}: a .json file in {path} that is not JSON "
+                                      f"(damaged data?): {exc}") from None
+            try:
+                if env is not None:
+                    _accepts(env, file)
+                    name = env
+                else:
+                    name = detect_env(file)
+            except ArenaGenError as exc:
+                plan.skipped.append(str(exc)[:400])
+                continue
+            found.append((name, file))
+            accepted += 1
+        if not accepted:
+            raise ImportFileError(f"{path}: no released data file found in this folder "
+                                  f"({len(candidates)} .json file(s) no importer reads, "
+                                  f"{len(others)} other file(s))")
+    for name, _ in found:
+        plan.by_env.setdefault(name, [])
+    for name in sorted(plan.by_env):
+        files, notes = unique_sources([p for n, p in found if n == name])
+        plan.by_env[name] = files
+        plan.warnings.extend(notes)
+    plan.by_env = dict(sorted(plan.by_env.items()))
+    return plan
 
 
 def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
