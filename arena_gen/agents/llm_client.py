@@ -101,6 +101,17 @@ def chat_url(base_url: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
 
 
+def missing_key_warning(base_url: str, api_key: str | None = None) -> str | None:
+    """Why a run may fail without a key, said before it plays (a 401 ends every episode as an
+    infra error), or None when a key is set (``api_key``, else ``$OPENAI_API_KEY``)."""
+    key = os.environ.get("OPENAI_API_KEY", "") if api_key is None else api_key
+    if key.strip():
+        return None
+    return (f"no API key is set ($OPENAI_API_KEY is empty): requests to {public_url(base_url)} "
+            f"carry no Authorization header; an endpoint that needs a key answers 401 and "
+            f"every episode ends in an infra error (a local server may need none)")
+
+
 def _is_loopback(url: str) -> bool:
     """Whether a URL points at this machine (then proxy variables must not apply)."""
     host = httpx.URL(url).host

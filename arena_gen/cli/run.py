@@ -2,13 +2,79 @@
 
 from __future__ import annotations
 
+import shlex
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from arena_gen.cli.options import AgentChoice, display_option, split_list, user_errors
+
+
+class InfraReasons:
+    """The distinct reasons episodes ended in infra errors: each printed once, as it first
+    happens (the endpoint's answer would otherwise be only inside trajectories.jsonl), and
+    counted for the end of the run."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.counts: dict[str, int] = {}
+
+    def saw(self, record: dict[str, Any]) -> None:
+        """Note one finished episode; print its infra reason when it is a new one."""
+        if record.get("end_reason") != "infra_error":
+            return
+        reason = str(record.get("error") or "no detail recorded")
+        if reason not in self.counts:
+            self.say(f"infra error ({record.get('task_id')} attempt {record.get('attempt')}): "
+                     f"{reason}")
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+
+    def summary(self) -> list[str]:
+        """One line per distinct reason with its count, the most frequent first."""
+        return [f"{n} episode(s) ended in infra error: {reason}"
+                for reason, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def resume_command(ctx: click.Context) -> str:
+    """The command that continues this run: the options as typed, plus ``--resume``."""
+    words = ["arena-gen", "run"]
+    for param in ctx.command.params:
+        name = param.name or ""
+        if (not isinstance(param, click.Option) or name == "resume"
+                or ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE):
+            continue
+        value = ctx.params.get(name)
+        if param.is_flag:
+            if value:
+                words.append(param.opts[-1])
+        elif value is not None:
+            words += [param.opts[-1], str(value)]
+    return shlex.join([*words, "--resume"])
+
+
+@contextmanager
+def interrupt_note(say: Callable[[str], None], out: Path,
+                   planned: dict[str, int]) -> Iterator[None]:
+    """On Ctrl-C, say what is saved and how to continue (as ``build`` does), then abort."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        from arena_gen.runner.rundir import RunDir
+
+        rundir = RunDir(out)
+        if not rundir.exists():
+            say(f"interrupted before any episode was saved: nothing was written to {out}; "
+                f"run the same command to start again")
+        else:
+            say(f"interrupted: {len(rundir.finished())} of {planned.get('episodes', '?')} "
+                f"episodes are finished and saved in {out}; continue with: "
+                f"{resume_command(click.get_current_context())}")
+        raise
 
 
 @click.command(name="run")
@@ -31,7 +97,9 @@ from arena_gen.cli.options import AgentChoice, display_option, split_list, user_
               show_default=True)
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
               help="Ray cluster address for --executor ray (default: a local Ray instance).")
-@click.option("--resume", is_flag=True, help="Continue a run: skip finished episodes.")
+@click.option("--resume", is_flag=True,
+              help="Continue a run: skip finished episodes (the endpoint settings may "
+                   "change; the model, prompts, harness and sampling may not).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Run seed: agent randomness is seeded per (task, attempt) from it.")
 @click.option("--model", default=None, help="llm: model name sent to the endpoint.")
@@ -81,11 +149,13 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
+    # warnings and infra reasons are shown whatever the display (to stderr under --display none)
+    say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
     agent_config = None
     if agent == "llm":
         if not model:
             raise click.UsageError("--agent llm needs --model NAME")
-        from arena_gen.agents.llm_client import DEFAULT_BASE_URL
+        from arena_gen.agents.llm_client import DEFAULT_BASE_URL, missing_key_warning
 
         agent_config = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
                         "history": history, "max_connections": max_connections,
@@ -99,19 +169,29 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 raise click.UsageError("--history does not apply to --harness odyssey (its "
                                        "history windows are fixed per env)")
             agent_config["harness"] = harness
+        warning = missing_key_warning(str(agent_config["base_url"]))
+        if warning:
+            say(f"warning: {warning}")
     elif harness != "arena-gen":
         raise click.UsageError("--harness applies to --agent llm only")
+    from arena_gen.runner.run import check_agent_mode
+
+    with user_errors():
+        check_agent_mode(agent, mode)  # before the suite is read
+    infra, planned = InfraReasons(say), dict[str, int]()
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
                     ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors)
-    with user_errors():
+    with user_errors(), interrupt_note(say, out, planned):
         suite_obj = read_suite(suite)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
+        planned["episodes"] = len(selected) * attempts
         state = {"done": 0, "ok": 0, "turns": 0}
         start = time.perf_counter()
         with ui.progress(len(selected) * attempts, f"run {agent}") as advance:
             def on_episode(rec: dict[str, Any]) -> None:
+                infra.saw(rec)
                 state["done"] += 1
                 state["ok"] += bool(rec["success"])
                 state["turns"] += rec["steps"]
@@ -119,6 +199,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 advance(f"{state['ok']} successes, {rate:.0f} turns/s")
 
             rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
+    for text in infra.summary():
+        say(text)
     counts = summarize(rundir.records())
     rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
              c["infra_error"], c["turns"]]
@@ -129,3 +211,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     if env_errors:
         ui.line(f"{env_errors} episode(s) ended in env_error (the env raised: a bug in a game "
                 f"rule); they are scored as failures, their errors are in {rundir.trajectories}")
+    if counts and all(c["infra_error"] == c["episodes"] for c in counts.values()):
+        raise click.ClickException(
+            f"every episode ended in an infra error (reasons above); nothing was evaluated. "
+            f"Fix the endpoint and continue with --resume (the run is kept in {out})")

@@ -35,13 +35,15 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
     from arena_gen.core.parallel import default_jobs
     from arena_gen.core.suite_io import read_manifest
     from arena_gen.core.task import Task
-    from arena_gen.suite.verify import TaskCheck, verify_seconds, verify_suite
+    from arena_gen.suite.verify import TaskCheck, check_rebuildable, verify_seconds, verify_suite
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
     jobs = jobs or default_jobs()
     with user_errors():
         manifest = read_manifest(suite)[1]
+        if rebuild:  # before reading and re-proving every task
+            check_rebuildable(manifest)
         counts = {env: int(n) for env, n in sorted(manifest["counts"].items())}
         env_of: dict[str, str] = {}  # filled as tasks start, before their checks end
         per_task = {env: verify_seconds(env, manifest["env_versions"].get(env), manifest["suite"])

@@ -11,13 +11,15 @@ from arena_gen.agents.registry import make_agent
 from arena_gen.core.episode import run_episode
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.parallel import EXECUTORS, map_unordered
-from arena_gen.core.paths import check_creatable
 from arena_gen.core.protocol import DEFAULT_HARNESS
 from arena_gen.core.registry import make_env
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
-from arena_gen.runner.rundir import RunDir
+from arena_gen.runner.rundir import RunDir, check_run_folder
+
+#: Agents that read the rules text, so they play only ``--mode with-rules``.
+RULES_AGENTS = ("planner",)
 
 
 @dataclass
@@ -64,6 +66,14 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
     return tasks
 
 
+def check_agent_mode(agent: str, mode: str) -> None:
+    """Refuse an agent that cannot play in ``mode`` before anything is played: a with-rules
+    planner in inductive mode would end every episode at turn 0 with 0 successes."""
+    if agent in RULES_AGENTS and mode != "with-rules":
+        raise ArenaGenError(f"--agent {agent} reads the rules text, which --mode {mode} does "
+                            f"not disclose: run it with --mode with-rules")
+
+
 def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
     """Compile every task's game before anything is written: a schema-valid task that its env
     cannot build (a lights condition reading bulb 99 of 10) fails here, naming the suite file,
@@ -87,29 +97,33 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
               suite: Suite | None = None) -> RunDir:
     """Play every pending (task, attempt) of a run and leave a finalized run directory
     (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
+    check_agent_mode(cfg.agent, cfg.mode)
+    check_run_folder(cfg.out, "--out")
+    rundir = RunDir(cfg.out)
+    if rundir.exists() and not cfg.resume:  # before minutes of compiling the suite's games
+        raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
+                            f"it or choose another --out")
     suite = suite or read_suite(cfg.suite)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
-    check_playable(tasks, suite.path)
-    check_creatable(cfg.out, "--out")
-    rundir = RunDir(cfg.out)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
                     seed=cfg.seed, executor=cfg.executor, jobs=cfg.jobs,
                     harness=str((cfg.agent_config or {}).get("harness", DEFAULT_HARNESS)))
     if rundir.exists():
-        if not cfg.resume:
-            raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
-                                f"it or choose another --out")
         old = rundir.read_meta()
         old.setdefault("harness", DEFAULT_HARNESS)
-        for key in ("suite_sha256", "agent", "mode", "attempts", "seed", "tasks", "harness"):
-            if _comparable(key, old.get(key)) != _comparable(key, meta[key]):
-                raise ArenaGenError(f"--resume: {key} differs from the run in {rundir.path} "
-                                    f"({old.get(key)!r} vs {meta[key]!r})")
+        difference = resume_difference(old, meta)
+        if difference is not None:
+            raise ArenaGenError(
+                f"--resume refused: {difference} ({rundir.path}). A resumed run plays "
+                f"what it started with (agent, model, prompts, harness, sampling, tasks); only "
+                f"the endpoint settings ({', '.join(ENDPOINT_OPTIONS)}) may change. Choose "
+                f"another --out for a new run")
         meta["started"] = old.get("started", now())
         meta["resumed"] = [*old.get("resumed", []), now()]
     else:
         meta["started"] = now()
+    check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     done = rundir.finished()
     by_id = {t.id: t for t in tasks}
@@ -162,16 +176,61 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
                              ray_address=cfg.ray_address)
 
 
-#: Agent options that may change on --resume (they affect how, not what, the agent plays).
-OPERATIONAL_KEYS = ("timeout", "retries", "backoff", "max_connections", "max_reply_chars")
+#: Agent options that may change on --resume: where and how patiently the endpoint is asked,
+#: not what the agent plays (a wrong --base-url is fixed by resuming with the right one).
+OPERATIONAL_KEYS = ("base_url", "timeout", "retries", "backoff", "max_connections",
+                    "max_reply_chars")
+#: The command-line options of :data:`OPERATIONAL_KEYS`, as a refusal names them.
+ENDPOINT_OPTIONS = ("--base-url", "--timeout", "--max-connections", "--retries", "--backoff")
+#: How a refusal names a run setting or an agent option (else by its recorded key).
+SETTING_NAMES = {
+    "mode": "--mode", "attempts": "--attempts", "seed": "--seed", "harness": "--harness",
+    "model": "--model", "temperature": "--temperature", "max_tokens": "--max-tokens",
+    "history": "--history", "max_prompt_tokens": "--max-prompt-tokens",
+}
 
 
-def _comparable(key: str, value: Any) -> Any:
-    """What --resume compares: the agent without its operational options."""
-    if key != "agent" or not isinstance(value, dict):
-        return value
-    config = {k: v for k, v in (value.get("config") or {}).items() if k not in OPERATIONAL_KEYS}
-    return {**value, "config": config}
+def _shown(value: Any) -> str:
+    """A setting's value as a refusal shows it (``not set`` for an absent option)."""
+    if value is None:
+        return "not set"
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _differs(setting: str, new: Any, old: Any) -> str:
+    return f"{setting} differs: {_shown(new)} now, {_shown(old)} in the run"
+
+
+def resume_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """The first setting that decides what is played and differs between a recorded run
+    (``old``) and its resumption (``new``), in words (``--model differs: b now, a in the
+    run``), or None when the run may be resumed."""
+    old_agent, new_agent = old.get("agent") or {}, new.get("agent") or {}
+    if old_agent.get("name") != new_agent.get("name"):
+        return _differs("--agent", new_agent.get("name"), old_agent.get("name"))
+    if old.get("suite_sha256") != new.get("suite_sha256"):
+        return (f"the suite's tasks differ (sha256 {str(new.get('suite_sha256'))[:12]} now, "
+                f"{str(old.get('suite_sha256'))[:12]} in the run: another or a rebuilt suite)")
+    for key in ("harness", "mode", "attempts", "seed"):
+        if old.get(key) != new.get(key):
+            return _differs(SETTING_NAMES[key], new.get(key), old.get(key))
+    if old.get("tasks") != new.get("tasks"):
+        before, after = list(old.get("tasks") or []), list(new.get("tasks") or [])
+        added = [t for t in after if t not in set(before)]
+        dropped = [t for t in before if t not in set(after)]
+        detail = (f"{added[0]} added" if added else f"{dropped[0]} left out" if dropped
+                  else "in another order")
+        return (f"the selected tasks (--env, --tasks) differ: {len(after)} now, "
+                f"{len(before)} in the run ({detail})")
+    old_config = {k: v for k, v in (old_agent.get("config") or {}).items()
+                  if k not in OPERATIONAL_KEYS}
+    new_config = {k: v for k, v in (new_agent.get("config") or {}).items()
+                  if k not in OPERATIONAL_KEYS}
+    for key in sorted(set(old_config) | set(new_config)):
+        if old_config.get(key) != new_config.get(key):
+            return _differs(SETTING_NAMES.get(key, key), new_config.get(key), old_config.get(key))
+    return None
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.paths import check_creatable
 from arena_gen.core.records import RunMeta
 from arena_gen.core.schema import loads, read_json
 
@@ -40,6 +41,27 @@ def utf8_line(record: dict[str, Any]) -> bytes:
         return line.encode("utf-8")
     except UnicodeEncodeError:  # only inside strings (keys or values): replace them there
         return _SURROGATES.sub("\ufffd", line).encode("utf-8")
+
+
+#: Files a run writes besides run.json and trajectories.jsonl (a kill mid-write leaves them).
+OWN_TEMPS = (f".{RUN_JSON}.tmp", f".{TRAJECTORIES}.tmp")
+
+
+def check_run_folder(path: str | os.PathLike[str], what: str = "--out") -> None:
+    """Refuse a folder that is not empty and holds no run: a run's files would be mixed into
+    the user's (as ``build`` and ``import`` refuse a non-empty folder that is not a suite)."""
+    check_creatable(path, what)
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise ArenaGenError(f"{what} {folder} exists and is not a folder; choose another {what}")
+    if not folder.is_dir() or (folder / RUN_JSON).is_file():
+        return
+    others = sorted(e.name for e in folder.iterdir() if e.name not in OWN_TEMPS)
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise ArenaGenError(f"{what} {folder} is not empty and holds no run (no {RUN_JSON}; it "
+                            f"holds {shown}); refusing to write a run into it (choose another "
+                            f"{what})")
 
 
 def _write_atomic(path: Path, text: str) -> None:

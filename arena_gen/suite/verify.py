@@ -153,6 +153,8 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
 
         signed_by = public_key_id(public_key)
     suite = read_suite(path)
+    if rebuild:  # an imported suite cannot be rebuilt: say so before minutes of re-proving
+        check_rebuildable(suite.manifest)
     report = SuiteReport(suite=suite)
     tasks = suite.all_tasks()
     checker = functools.partial(check_task, manifest=suite.manifest)
@@ -191,16 +193,23 @@ def calibration_problems(suite: Suite) -> list[str]:
             if stored.get(env) != expected.get(env)]
 
 
+def check_rebuildable(manifest: dict[str, Any]) -> None:
+    """Refuse ``--rebuild`` of a suite no preset builds (an imported one): it has no seed to
+    regenerate from."""
+    from arena_gen.suite.catalog import SUITES
+
+    if manifest["suite"] not in SUITES:
+        raise ArenaGenError(f"suite {manifest['suite']!r} was not built from a preset; "
+                            f"--rebuild needs one of {', '.join(SUITES)}")
+
+
 def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
     """Regenerate a suite from its recorded seed and list every built file whose bytes differ
     (the manifest and the env files; a detached signature is not built, so not compared)."""
     from arena_gen.suite.build import build_suite
-    from arena_gen.suite.catalog import SUITES
 
     manifest = suite.manifest
-    if manifest["suite"] not in SUITES:
-        raise ArenaGenError(f"suite {manifest['suite']!r} was not built from a preset; "
-                            f"--rebuild needs one of {', '.join(SUITES)}")
+    check_rebuildable(manifest)
     envs = sorted(manifest["counts"])
     built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs,
                         counts=manifest["counts"], versions=manifest.get("env_versions"))
