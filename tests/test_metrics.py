@@ -12,9 +12,11 @@ import pytest
 
 from arena_gen.core.suite_io import read_suite
 from arena_gen.scoring.definitions import definition_of, fmt, heading, metric_definitions
+from arena_gen.scoring.judge import Replay
 from arena_gen.scoring.metrics import (
     clustered_mean_se,
     log_growth,
+    loop_turns,
     median,
     task_mean_se,
     trajectory_efficiency,
@@ -45,10 +47,21 @@ def record(steps: int, *, tokens: int = 100, loop: bool = False,
     return rec
 
 
+def replay_of(rec: dict[str, Any] | None, perfect: bool) -> Replay | None:
+    """The replay figures a judge would give the hand-built ``rec`` (the scorer reads these,
+    never the record's own steps, validity, states or profit)."""
+    if rec is None:
+        return None
+    return Replay(steps=rec["steps"], success=perfect,
+                  invalid=sum(not t["valid"] for t in rec["turns"]), loops=loop_turns(rec),
+                  budget=rec["steps"], facts=dict(rec.get("final_info") or {}))
+
+
 def attempt(task: str, i: int, score: float | None, rec: dict[str, Any] | None = None,
             **kw: Any) -> Attempt:
     return Attempt(task_id=task, env=kw.pop("env", "lights"), level="x", attempt=i, score=score,
-                   perfect=score == 100.0, record=rec, **kw)
+                   perfect=score == 100.0, record=rec, replay=replay_of(rec, score == 100.0),
+                   **kw)
 
 
 @pytest.fixture

@@ -16,12 +16,21 @@ from arena_gen.cli.options import display_option, user_errors
               default=None, help="Score findings produced elsewhere (JSONL) instead of a run.")
 @click.option("--rubrics", "rubrics_file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="With --findings: task id -> rubric items (JSON or JSONL).")
+@click.option("--strict", is_flag=True, default=False,
+              help="Count planned attempts that are missing or ended in an infra error as "
+                   "failures (default: excluded, and the run is marked incomplete).")
 @display_option
 def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
-            rubrics_file: Path | None, display: str | None) -> None:
+            rubrics_file: Path | None, strict: bool, display: str | None) -> None:
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
     from arena_gen.core.errors import ArenaGenError
-    from arena_gen.scoring.score import TERMINAL_COLUMNS, score_findings, score_run, terminal_rows
+    from arena_gen.scoring.score import (
+        TERMINAL_COLUMNS,
+        coverage_text,
+        score_findings,
+        score_run,
+        terminal_rows,
+    )
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
@@ -32,10 +41,12 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             summary = score_findings(findings_file, rubrics_file)
             title = f"Scores of {findings_file}"
         elif run_dir is not None:
-            summary = score_run(run_dir, suite)
+            summary = score_run(run_dir, suite, strict=strict)
             harness = (summary.get("run") or {}).get("harness", "arena-gen")
             title = (f"Scores of {run_dir}, harness {harness} (written to summary.json, "
                      f"summary.csv, findings.jsonl)")
+            if not summary.get("complete", True):
+                title = f"INCOMPLETE RUN: {coverage_text(summary)}. {title}"
         else:
             raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
     ui.table(title, TERMINAL_COLUMNS, terminal_rows(summary))

@@ -37,6 +37,11 @@ class SchemaError(ArenaGenError):
         super().__init__(f"{', '.join(where)}: {message}")
 
 
+class PlanError(SchemaError):
+    """A run directory's line the run never planned (a task, attempt, agent or mode outside
+    its run.json, or a second line for one key): refused, never counted."""
+
+
 class HashMismatchError(ArenaGenError):
     """A stored sha256 does not match the bytes it claims to cover (tampering or corruption)."""
 

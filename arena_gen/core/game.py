@@ -221,6 +221,9 @@ class Playthrough(Generic[StateT]):
     states: list[StateT]
     events: list[Event]
     success: bool
+    #: With ``stop_on_error``: the exception the game raised on the next action (its text),
+    #: which ended the playthrough after the turns it completed; never a success.
+    error: str | None = None
 
     @property
     def final(self) -> StateT:
@@ -236,8 +239,10 @@ class Playthrough(Generic[StateT]):
 
 
 def play(game: Game[StateT, Any, Any], actions: Iterable[str], *,
-         budget: int | None = None) -> Playthrough[StateT]:
-    """Play action texts from the start until the game is done or ``budget`` turns are spent."""
+         budget: int | None = None, stop_on_error: bool = False) -> Playthrough[StateT]:
+    """Play action texts from the start until the game is done or ``budget`` turns are spent;
+    with ``stop_on_error`` an exception of the rules ends it there (a judge replaying forged
+    actions still learns the turns completed) instead of propagating."""
     state = game.initial()
     states: list[StateT] = [state]
     events: list[Event] = []
@@ -245,7 +250,13 @@ def play(game: Game[StateT, Any, Any], actions: Iterable[str], *,
         for text in actions:
             if budget is not None and len(events) >= budget:
                 break
-            state, event = game.act(state, text)
+            try:
+                state, event = game.act(state, text)
+            except Exception as exc:
+                if not stop_on_error:
+                    raise
+                return Playthrough(states=states, events=events, success=False,
+                                   error=f"{type(exc).__name__}: {exc}")
             states.append(state)
             events.append(event)
             if game.done(state):

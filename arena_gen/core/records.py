@@ -170,6 +170,10 @@ class GroupMetrics(_Record):
     scored: int = Field(ge=0)
     infra_errors: int = Field(ge=0)
     missing: int = Field(ge=0)
+    planned: int | None = Field(None, ge=0, description="attempts + missing: the group's plan")
+    complete: bool | None = Field(
+        None, description="false when an attempt of the plan is missing or an infra error: the "
+                          "figures then cover only part of it")
     success_rate: Metric = None
     avg_at_k: Metric = None
     avg_credit_at_k: Metric = None
@@ -203,6 +207,12 @@ class Summary(_Record):
     envs: dict[str, EnvMetrics]
     metric_definitions: dict[str, dict[str, Any]] = Field(default_factory=dict)
     run: dict[str, Any] | None = None
+    complete: bool = Field(
+        True, description="false: the run misses planned attempts or has infra errors, so its "
+                          "figures cover only part of its plan (see coverage)")
+    coverage: dict[str, Any] | None = Field(
+        None, description="planned, scored, infra_errors, missing, complete, strict, and text: "
+                          "the coverage in words")
     infra_error_attempts: list[str] = Field(default_factory=list)
     curves: dict[str, Curves] = Field(default_factory=dict)
 

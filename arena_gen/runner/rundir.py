@@ -112,6 +112,10 @@ class RunDir:
         """Every complete, decodable line, in file order. A corrupt line (a disk error, an
         edit) is skipped with a warning naming it: the episode is then missing and is played
         again by ``--resume``; nothing else is lost."""
+        return [record for _, record in self.numbered_records()]
+
+    def numbered_records(self) -> list[tuple[int, dict[str, Any]]]:
+        """:meth:`records` with each one's line number in the file (what errors name)."""
         if not self.trajectories.is_file():
             return []
         out = []
@@ -127,9 +131,9 @@ class RunDir:
                         raise SchemaError("not a trajectory record", file=str(self.trajectories),
                                           line=lineno)
                 except SchemaError as exc:
-                    warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=2)
+                    warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=3)
                     continue
-                out.append(record)
+                out.append((lineno, record))
         return out
 
     def finished(self) -> set[Key]:

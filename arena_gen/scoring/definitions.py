@@ -47,6 +47,11 @@ METRICS: dict[str, MetricDef] = {
                               ARENA_GEN),
     "missing": MetricDef("missing", "count", "Expected (task, attempt) runs with no trajectory.",
                          ARENA_GEN),
+    "planned": MetricDef("planned", "count", "Attempts the run's plan holds (run.json's tasks x "
+                         "attempts): attempts + missing.", ARENA_GEN),
+    "complete": MetricDef("complete", "", "False when a planned attempt is missing or ended in "
+                          "an infra error: the figures cover only part of the plan (score "
+                          "--strict counts those as failures).", ARENA_GEN),
     "success_rate": MetricDef("success", "%", "Perfect Rubrics: share of scored attempts with "
                               "every rubric item met.", ODYSSEY_ARENA),
     "avg_at_k": MetricDef("Avg@k", "%", "Binary success averaged over each task's k attempts, "
@@ -73,7 +78,7 @@ METRICS: dict[str, MetricDef] = {
                             "fixed-horizon envs.", ARENA_GEN),
     "invalid_action_rate": MetricDef("invalid", "share of turns", "Turns whose action the env "
                                      "rejected as malformed, over all turns.", ARENA_GEN),
-    "turns": MetricDef("turns", "count", "Agent turns recorded over the scored attempts.",
+    "turns": MetricDef("turns", "count", "Agent turns replayed over the scored attempts.",
                        ARENA_GEN),
     "token_efficiency_basis": MetricDef("token eff. basis", "", "The numerator of "
                                         "token_efficiency: avg_at_k_profit when every scored "

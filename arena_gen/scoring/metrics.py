@@ -89,29 +89,42 @@ def trajectory_efficiency(scores: Sequence[float], calls: Sequence[int]) -> floa
     return sum(s / n for s, n in pairs) / len(pairs)
 
 
-def loop_turns(record: dict[str, Any]) -> int:
-    """Turns that repeat the previous turn's (state, action) pair without progress."""
-    turns = record.get("turns") or []
-    before = record.get("start_state")
+def repeated_pairs(states: Sequence[Any], actions: Sequence[Any]) -> int:
+    """Turns that repeat the previous turn's (state, action) pair without progress:
+    ``states[i]`` is the state before action ``i`` (``states[i + 1]`` the one after)."""
     loops = 0
     prev_pair: tuple[Any, Any] | None = None
-    for turn in turns:
-        after = turn.get("state")
-        pair = (before, turn.get("action"))
+    for i, action in enumerate(actions):
+        before, after = states[i], states[i + 1]
+        pair = (before, action)
         if prev_pair is not None and before is not None and pair == prev_pair and after == before:
             loops += 1
         prev_pair = pair
-        before = after
     return loops
 
 
-def evolution_curve(records: Sequence[dict[str, Any]], horizon: int) -> list[float]:
-    """Cumulative success rate by turn index 1..horizon (share of attempts done by turn t);
-    linear in horizon + attempts (a cumulative sum of success counts per turn)."""
-    if not records or horizon < 1:
+def loop_turns(record: dict[str, Any]) -> int:
+    """:func:`repeated_pairs` over a record-shaped trajectory (``start_state``, each turn's
+    ``state`` and ``action``); the scorer counts them on the replayed states instead."""
+    turns = record.get("turns") or []
+    states = [record.get("start_state"), *(t.get("state") for t in turns)]
+    return repeated_pairs(states, [t.get("action") for t in turns])
+
+
+def evolution_of(outcomes: Iterable[tuple[bool, int]], horizon: int) -> list[float]:
+    """Cumulative success rate by turn index 1..horizon over (success, steps) pairs (share of
+    attempts done by turn t); linear in horizon + attempts (a cumulative sum per turn)."""
+    outcomes = list(outcomes)
+    if not outcomes or horizon < 1:
         return []
     done = np.zeros(horizon + 1)
-    for r in records:
-        if r.get("success"):
-            done[min(max(int(r["steps"]), 0), horizon)] += 1
-    return [float(x) for x in np.cumsum(done)[1:] / len(records)]
+    for success, steps in outcomes:
+        if success:
+            done[min(max(int(steps), 0), horizon)] += 1
+    return [float(x) for x in np.cumsum(done)[1:] / len(outcomes)]
+
+
+def evolution_curve(records: Sequence[dict[str, Any]], horizon: int) -> list[float]:
+    """:func:`evolution_of` over record-shaped dicts (``success``, ``steps``)."""
+    return evolution_of(((True, int(r["steps"])) if r.get("success") else (False, 0)
+                         for r in records), horizon)

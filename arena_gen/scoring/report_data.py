@@ -43,9 +43,11 @@ def load_summary(run_dir: str | Path) -> dict[str, Any]:
 
 
 def run_label(summary: dict[str, Any], path: str | Path) -> str:
-    """A short name for a run: its agent, mode and folder."""
+    """A short name for a run: its agent, mode and folder, marked when the run is incomplete
+    (so every table row of it says so)."""
     agent = (summary.get("run") or {}).get("agent") or {}
-    return f"{agent.get('name', '?')} ({Path(path).name})"
+    mark = "" if summary.get("complete", True) else ", INCOMPLETE"
+    return f"{agent.get('name', '?')} ({Path(path).name}{mark})"
 
 
 @dataclass
@@ -129,10 +131,14 @@ def load_run(run_dir: str | Path) -> RunView:
     lines = _findings_lines(path)
     latest: dict[tuple[str, int], dict[str, Any]] = {}
     for rec in rundir.records():
-        latest[(rec["task_id"], int(rec["attempt"]))] = rec
+        key = (rec["task_id"], int(rec["attempt"]))
+        if key in lines:  # the lines score judged (a line it refused has no findings)
+            latest[key] = rec
     view = RunView(run_label(summary, path), path, summary, suite, note, [])
     for key, rec in sorted(latest.items()):
-        line = lines.get(key) or {"findings": [], "flags": {}}
+        line = lines[key]
+        found = line.get("replay")
+        replay: dict[str, Any] = found if isinstance(found, dict) else {}
         task = view.task(key[0])
         rubric = ([r.id for r in task.rubric] if task is not None
                   else [f["item"] for f in line.get("findings") or []])
@@ -141,8 +147,8 @@ def load_run(run_dir: str | Path) -> RunView:
             score = None
         view.attempts.append(AttemptRow(
             task_id=key[0], env=str(rec.get("env") or (task.env if task else "?")),
-            attempt=key[1], steps=int(rec.get("steps") or 0),
-            budget=rec.get("budget") if isinstance(rec.get("budget"), int) else None,
+            attempt=key[1], steps=int(replay.get("steps") or 0),  # the replay's, not claimed
+            budget=replay.get("budget") if isinstance(replay.get("budget"), int) else None,
             end_reason=str(rec.get("end_reason")), score=score,
             perfect=score is not None and is_perfect(line.get("findings") or [], rubric),
             findings=list(line.get("findings") or []), flags=dict(line.get("flags") or {})))
@@ -161,6 +167,8 @@ class RunLine:
     harness: str
     k: int
     tasks: int
+    coverage: str = ""     # the plan it covers, in words (summary.json's coverage text)
+    complete: bool = True  # False: missing or infra-error attempts (marked in every row)
 
 
 @dataclass(frozen=True)
@@ -395,7 +403,9 @@ def build_model(run_dirs: Sequence[str | Path]) -> ReportModel:
     envs = sorted({env for _, s in summaries for env in s["envs"]})
     runs = [RunLine(v.label, str(s["run"].get("suite")), str(s["run"].get("mode")),
                     str(s["run"].get("harness", "arena-gen")), s.get("k", 1),
-                    len({a.task_id for a in v.attempts})) for v in views for s in [v.summary]]
+                    len({a.task_id for a in v.attempts}),
+                    str((s.get("coverage") or {}).get("text") or "coverage not recorded"),
+                    bool(s.get("complete", True))) for v in views for s in [v.summary]]
     tasks: dict[str, list[TaskEntry]] = {}
     for env in sorted({a.env for v in views for a in v.attempts}):
         ids = {a.task_id for v in views for a in v.attempts if a.env == env}

@@ -200,7 +200,9 @@ def _tasks(tasks: dict[str, list[TaskEntry]]) -> Html:
 def render_page(model: ReportModel, figures: Sequence[Figure]) -> str:
     """The whole self-contained page (``report.html`` with every section filled in)."""
     run_list = join(part("run_item", label=r.label, suite=r.suite, mode=r.mode,
-                         harness=r.harness, k=r.k, tasks=r.tasks) for r in model.runs)
+                         harness=r.harness, k=r.k, tasks=r.tasks, coverage=r.coverage,
+                         coverage_class="complete" if r.complete else "incomplete")
+                    for r in model.runs)
     return fill(Template(template_text("report.html")),
                 run_list=run_list,
                 metrics_table=_metrics_table(model.metric_rows),

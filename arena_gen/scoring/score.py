@@ -2,6 +2,14 @@
 
 Writes ``findings.jsonl``, ``summary.json`` and ``summary.csv`` into the run directory. The same
 aggregation serves findings produced elsewhere (``arena-gen score --findings``).
+
+Every figure comes from the suite and the replay of the recorded actions under the run's plan
+(run.json's tasks, attempts, agent, mode and harness), never from a field a line claims: steps,
+success, validity, loops and profit are the replay's (:class:`~.judge.Replay`). Lines outside
+the plan are refused (:class:`~arena_gen.core.errors.PlanError`, naming file and line); a run
+with missing or infra-error attempts is marked incomplete with its coverage, and ``strict``
+counts those attempts as failures. Token counts are the one recorded input: what the endpoint
+reported using, which no replay can recompute.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_gen.core.canon import canonical_json
-from arena_gen.core.errors import ArenaGenError, SchemaError
+from arena_gen.core.errors import ArenaGenError, PlanError, SchemaError
 from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
 from arena_gen.core.records import FindingsLine, Summary
 from arena_gen.core.schema import loads, validate_doc
@@ -25,10 +33,10 @@ from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.definitions import fmt, metric_definitions
-from arena_gen.scoring.judge import judge, owned_budget
+from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
 from arena_gen.scoring.metrics import (
     clustered_mean_se,
-    evolution_curve,
+    evolution_of,
     log_growth,
     loop_turns,
     mean_se,
@@ -44,26 +52,35 @@ def judge_record(task: Task, record: dict[str, Any], harness: str | None = None
                  ) -> dict[str, Any]:
     """One findings line for one trajectory: its actions replayed through the task's game under
     the budget ``harness`` (its run's; default: the one the trajectory records) gives the task."""
+    return judge_attempt(task, record, harness)[0]
+
+
+def judge_attempt(task: Task, record: dict[str, Any], harness: str | None = None
+                  ) -> tuple[dict[str, Any], Replay | None]:
+    """:func:`judge_record` and the replay's figures (None for an infra error: not played
+    again); the findings line records them under ``replay``."""
     infra = record.get("end_reason") == "infra_error"
     if harness is None:
         played = record.get("harness", DEFAULT_HARNESS)
         harness = played if played in HARNESSES else DEFAULT_HARNESS
     budget, budget_finding = owned_budget(task, record, harness)
-    try:
-        findings, mismatch = ([], False) if infra else judge(task, record, budget=budget)
-    except Exception:  # the game raised on the replay: a bug in its rules, or forged actions
-        # no finding is met (item credit 0, a failure); an env_error attempt was recorded as
-        # such (its raising turn is not replayed), any other attempt claimed otherwise
-        findings, mismatch = [], record.get("end_reason") != "env_error"
+    replay: Replay | None = None
+    findings: list[dict[str, Any]] = []
+    mismatch = False
+    if not infra:
+        findings, mismatch, replay = replay_trajectory(task, record, budget=budget)
     if budget_finding is not None and not infra:  # a claimed budget the run's harness refutes
         findings, mismatch = [*findings, budget_finding], True
-    line = FindingsLine.model_validate({
+    data: dict[str, Any] = {
         "task_id": task.id, "attempt": int(record["attempt"]), "env": task.env,
         "findings": findings,
         "flags": {"infra_error": infra, "reward_hacking_suspected": mismatch,
-                  "rh_zeroed": False, "replay_mismatch": mismatch}}).to_json_dict()
+                  "rh_zeroed": False, "replay_mismatch": mismatch}}
+    if replay is not None:
+        data["replay"] = replay.to_json_dict()
+    line = FindingsLine.model_validate(data).to_json_dict()
     validate_doc(line, "findings")
-    return line
+    return line, replay
 
 
 @dataclass
@@ -76,10 +93,14 @@ class Attempt:
     attempt: int
     score: float | None
     perfect: bool
-    record: dict[str, Any] | None = None
+    record: dict[str, Any] | None = None  # read for its tokens only (a cost, not replayable)
     min_steps: int | None = None
     oracle_profit: float | None = None
     fixed_horizon: bool = False
+    replay: Replay | None = None  # the source of steps, validity, loops and profit
+    #: ``played``; ``infra_error`` (excluded, or a failure under strict); ``missing`` (a
+    #: planned attempt with no line: only under strict, as a failure)
+    kind: str = "played"
 
 
 @dataclass
@@ -128,13 +149,13 @@ def _put(out: dict[str, Any], key: str, mean_and_se: tuple[float | None, float |
 
 
 def _steps(a: Attempt) -> int | None:
-    """Agent calls of a recorded attempt (None for findings scored without a trajectory)."""
-    return int(a.record["steps"]) if a.record is not None else None
+    """Agent calls of a replayed attempt (None for findings scored without a trajectory)."""
+    return a.replay.steps if a.replay is not None else None
 
 
 def _profit(a: Attempt) -> float | None:
-    """The attempt's final profit rate (value / initial cash - 1), if its env has one."""
-    p = (a.record or {}).get("final_info", {}).get("profit_rate")
+    """The replayed final profit rate (value / initial cash - 1), if the env's facts have one."""
+    p = a.replay.facts.get("profit_rate") if a.replay is not None else None
     return float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) else None
 
 
@@ -142,9 +163,13 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     """Every metric of the spec over one group of attempts (definitions: ``definitions.py``)."""
     scored = [a for a in group.attempts if a.score is not None]
     n_tasks = len({a.task_id for a in group.attempts})
-    out: dict[str, Any] = {"attempts": len(group.attempts), "scored": len(scored),
-                           "infra_errors": len(group.attempts) - len(scored),
-                           "missing": group.missing, "tasks": n_tasks}
+    recorded = [a for a in group.attempts if a.kind != "missing"]
+    infra = sum(1 for a in recorded if a.kind == "infra_error" or a.score is None)
+    missing = group.missing + len(group.attempts) - len(recorded)
+    out: dict[str, Any] = {"attempts": len(recorded), "scored": len(scored),
+                           "infra_errors": infra, "missing": missing, "tasks": n_tasks,
+                           "planned": len(recorded) + missing,
+                           "complete": infra == 0 and missing == 0}
     success = _per_task(scored, lambda a: 100.0 * a.perfect)
     _put(out, "success_rate", clustered_mean_se(success.values()))
     _put(out, "avg_at_k", task_mean_se(success.values()))
@@ -156,28 +181,29 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
             ok = bool(per_task) and all(p is not None for p in per_task)
             _put(out, f"{name}_{k}",
                  mean_se([100.0 * p for p in per_task if p is not None]) if ok else (None, None))
-    records = [a.record for a in scored if a.record is not None]
-    turns = [t for r in records for t in r.get("turns", [])]
-    out["turns"] = len(turns)
-    out["invalid_action_rate"] = (_r(sum(not t["valid"] for t in turns) / len(turns))
+    # Steps, validity and loops: the replay's (a recorded ``steps`` or ``valid`` is a claim).
+    replays = [a.replay for a in scored if a.replay is not None]
+    turns = sum(r.steps for r in replays)
+    out["turns"] = turns
+    out["invalid_action_rate"] = (_r(sum(r.invalid for r in replays) / turns)
                                   if turns else None)
     _put(out, "steps_mean", clustered_mean_se(_per_task(scored, _steps).values()))
     out["steps_se"] = out.pop("steps_mean_se")
     # Efficiency: undefined on fixed-horizon envs, and for an attempt with no agent call.
-    eff = _per_task(scored, lambda a: (a.score or 0.0) / a.record["steps"]
-                    if a.record and a.record["steps"] and not a.fixed_horizon else None)
+    eff = _per_task(scored, lambda a: (a.score or 0.0) / a.replay.steps
+                    if a.replay and a.replay.steps and not a.fixed_horizon else None)
     _put(out, "trajectory_efficiency", clustered_mean_se(eff.values()), 6)
     out["trajectory_efficiency_excluded"] = n_tasks - len(eff)
     exact = {a.task_id for a in scored if a.min_steps}
-    ratios = _per_task(scored, lambda a: a.min_steps / a.record["steps"]
-                       if a.perfect and a.min_steps and a.record and a.record["steps"] else None)
+    ratios = _per_task(scored, lambda a: a.min_steps / a.replay.steps
+                       if a.perfect and a.min_steps and a.replay and a.replay.steps else None)
     _put(out, "optimality_ratio", clustered_mean_se(ratios.values()))
     out["optimality_ratio_excluded"] = n_tasks - len(exact)
-    looped = [a for a in scored if a.record is not None and not a.fixed_horizon]
-    loop_total = sum(len(a.record.get("turns", [])) for a in looped if a.record)
-    out["loop_ratio"] = (_r(sum(loop_turns(a.record) for a in looped if a.record) / loop_total)
-                         if loop_total else None)
-    out["loop_ratio_excluded"] = n_tasks - len({a.task_id for a in looped})
+    looped = [a.replay for a in scored if a.replay is not None and not a.fixed_horizon]
+    loop_total = sum(r.steps for r in looped)
+    out["loop_ratio"] = (_r(sum(r.loops for r in looped) / loop_total) if loop_total else None)
+    out["loop_ratio_excluded"] = n_tasks - len({a.task_id for a in scored
+                                                if a.replay is not None and not a.fixed_horizon})
     profit = _per_task(scored, _profit)
     _put(out, "avg_at_k_profit", task_mean_se([[100 * p for p in v] for v in profit.values()]),
          6)
@@ -191,7 +217,8 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     _put(out, "normalized_profit", task_mean_se(norm.values()), 6)
     out["normalized_profit_excluded"] = n_tasks - len(norm)
     out["profit_excluded"] = n_tasks - len(profit)
-    tokens = sum(_turn_tokens(t) for t in turns)
+    tokens = sum(_turn_tokens(t) for a in scored if a.record is not None
+                 for t in (a.record.get("turns") or []) if isinstance(t, dict))
     out["tokens"] = tokens
     trading = bool(profit) and len(profit) == len(success)
     out["token_efficiency_basis"] = "avg_at_k_profit" if trading else "success_rate"
@@ -232,27 +259,126 @@ def aggregate(attempts: Sequence[Attempt], k_max: int, missing: Iterable[tuple[s
     return summary
 
 
+def _curve_entry(outcomes: Sequence[tuple[bool, int, int]]) -> dict[str, Any]:
+    """One env's curves from (success, steps, loop turns) per attempt."""
+    # Past the longest episode the curve is flat: the steps played bound it (a claimed budget
+    # of 1e9 must not allocate a billion points).
+    horizon = max(1, max(steps for _, steps, _ in outcomes))
+    return {"evolution": [round(x, 4) for x in evolution_of(
+                ((ok, steps) for ok, steps, _ in outcomes), horizon)],
+            "steps": sorted(steps for _, steps, _ in outcomes),
+            "loop_ratio": [round(loops / steps, 4) if steps else 0.0
+                           for _, steps, loops in outcomes]}
+
+
+def replay_curves(attempts: Sequence[Attempt]) -> dict[str, Any]:
+    """Per-env evolution curves, step counts and loop ratios of the replayed attempts (what
+    the HTML report plots): success, steps and loops are the replay's."""
+    by_env: dict[str, list[tuple[bool, int, int]]] = defaultdict(list)
+    for a in attempts:
+        if a.replay is not None and a.score is not None:
+            by_env[a.env].append((a.replay.success, a.replay.steps, a.replay.loops))
+    return {env: _curve_entry(out) for env, out in sorted(by_env.items())}
+
+
 def curves(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per-env evolution curves and step counts (what the HTML report plots)."""
-    out: dict[str, Any] = {}
-    by_env: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    """:func:`replay_curves` over record-shaped dicts (``env``, ``success``, ``steps`` and
+    ``turns``, bounded by ``budget``), for callers holding records, not replays."""
+    by_env: dict[str, list[tuple[bool, int, int]]] = defaultdict(list)
     for r in records:
         if r.get("end_reason") != "infra_error":
-            by_env[r["env"]].append(r)
-    for env, recs in sorted(by_env.items()):
-        # The turns actually recorded bound the curve (a claimed budget of 1e9 must not
-        # allocate a billion points): past the longest episode the curve is flat.
-        horizon = max(1, min(max(int(r.get("budget") or 1) for r in recs),
-                             max(len(r.get("turns") or ()) for r in recs)))
-        out[env] = {"evolution": [round(x, 4) for x in evolution_curve(recs, horizon)],
-                    "steps": sorted(r["steps"] for r in recs),
-                    "loop_ratio": [round(loop_turns(r) / r["steps"], 4) if r["steps"] else 0.0
-                                   for r in recs]}
-    return out
+            steps = min(int(r["steps"]), int(r.get("budget") or r["steps"]),
+                        len(r.get("turns") or ()))
+            by_env[r["env"]].append((bool(r.get("success")), steps, loop_turns(r)))
+    return {env: _curve_entry(out) for env, out in sorted(by_env.items())}
 
 
-def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
-    """Judge and score a run directory; write findings.jsonl, summary.json and summary.csv."""
+def _agent_names(agent: str, task: Task, cache: dict[tuple[str, str, int], set[str]]
+                 ) -> set[str]:
+    """The names a trajectory of ``agent`` (run.json's) on ``task`` may record: the run's name,
+    and the name the agent it builds carries (``--agent conservative`` plays as
+    ``trading-conservative``); model and person agents are not built (they carry their name)."""
+    key = (agent, task.env, int(task.env_version))
+    if key not in cache:
+        names = {agent}
+        if agent not in ("llm", "human", "random"):
+            from arena_gen.agents.registry import make_agent
+
+            try:
+                built = make_agent(agent, task.env, None, task.env_version)
+                names.add(str(getattr(built, "name", type(built).__name__)))
+            except Exception:  # an agent this install cannot build: only its run name
+                pass
+        cache[key] = names
+    return cache[key]
+
+
+def planned_records(meta: dict[str, Any], numbered: Sequence[tuple[int, dict[str, Any]]],
+                    tasks: dict[str, Task], file: str) -> list[tuple[int, dict[str, Any]]]:
+    """The lines of the run's plan, one per (task, attempt) key, in file order: a line of a task
+    outside run.json's ``tasks`` (or the suite), an attempt index outside ``attempts``, another
+    env, agent or mode than the run's, or a second line for a key is refused with a
+    :class:`PlanError` naming file and line. The one duplicate a run leaves is kept: an
+    ``infra_error`` line followed by its retry (``--resume`` appends, ``finalize`` drops it)."""
+    plan = [str(t) for t in meta.get("tasks", [])]
+    planned = set(plan)
+    for tid in plan:
+        if tid not in tasks:
+            raise PlanError("run.json plans a task the suite does not have", file=file,
+                            task_id=tid, json_path="$.tasks")
+    attempts = int(meta.get("attempts", 1))
+    agent = str((meta.get("agent") or {}).get("name", ""))
+    mode = meta.get("mode")
+    names: dict[tuple[str, str, int], set[str]] = {}
+    kept: dict[tuple[str, int], tuple[int, dict[str, Any]]] = {}
+    for lineno, rec in numbered:
+        tid, attempt = str(rec["task_id"]), int(rec["attempt"])
+
+        def refuse(why: str, path: str, tid: str = tid, lineno: int = lineno) -> PlanError:
+            return PlanError(f"{why}: not a line of this run (refused, not scored)", file=file,
+                             line=lineno, task_id=tid, json_path=path)
+
+        if tid not in planned:
+            raise refuse("the task is not in the run's plan (run.json tasks)", "$.task_id")
+        task = tasks[tid]
+        if not 0 <= attempt < attempts:
+            raise refuse(f"attempt {attempt} is outside the run's {attempts} attempt(s)",
+                         "$.attempt")
+        if rec.get("env") != task.env:
+            raise refuse(f"env {rec.get('env')!r} is not the task's {task.env!r}", "$.env")
+        if rec.get("agent") not in _agent_names(agent, task, names):
+            raise refuse(f"agent {rec.get('agent')!r} is not the run's {agent!r}", "$.agent")
+        if rec.get("mode") != mode:
+            raise refuse(f"mode {rec.get('mode')!r} is not the run's {mode!r}", "$.mode")
+        earlier = kept.get((tid, attempt))
+        if earlier is not None and earlier[1].get("end_reason") != "infra_error":
+            raise refuse(f"a second line for attempt {attempt} (the first is line "
+                         f"{earlier[0]})", "$.attempt")
+        kept[(tid, attempt)] = (lineno, rec)
+    return sorted(kept.values(), key=lambda x: x[0])
+
+
+def coverage_text(summary: dict[str, Any]) -> str:
+    """How much of its plan a scored run covers, in words (``incomplete: 36.7 % over 11 of 30
+    planned attempts ...``): what every output shows beside an incomplete run's figures."""
+    cov = summary.get("coverage") or {}
+    planned, scored = cov.get("planned", 0), cov.get("scored", 0)
+    rate = fmt(summary["overall"].get("success_rate"))
+    if cov.get("complete", True):
+        return f"complete: {rate} % success over {scored} of {planned} planned attempts"
+    gaps = f"{cov.get('infra_errors', 0)} infra error(s), {cov.get('missing', 0)} missing"
+    if cov.get("strict"):
+        return (f"incomplete ({gaps}, counted as failures by --strict): {rate} % success "
+                f"over {planned} planned attempts, {scored} of them played")
+    return (f"incomplete ({gaps}; --strict counts them as failures): {rate} % success over "
+            f"{scored} of {planned} planned attempts")
+
+
+def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False
+              ) -> dict[str, Any]:
+    """Judge and score a run directory; write findings.jsonl, summary.json and summary.csv.
+    ``strict`` scores the planned attempts that are missing or ended in an infra error as
+    failures (0) instead of excluding them."""
     rundir = RunDir(run_dir)
     if not rundir.exists():
         raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
@@ -262,36 +388,52 @@ def score_run(run_dir: str | Path, suite: str | None = None) -> dict[str, Any]:
             "suite_sha256"]):
         raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
     tasks = {t.id: t for t in suite_obj.all_tasks()}
-    records = rundir.records()
-    for lineno, rec in enumerate(records, start=1):  # trajectories may come from elsewhere
-        validate_doc(rec, "trajectory", file=str(rundir.trajectories), line=lineno)
+    file = str(rundir.trajectories)
+    numbered = rundir.numbered_records()
+    for lineno, rec in numbered:  # trajectories may come from elsewhere
+        validate_doc(rec, "trajectory", file=file, line=lineno)
+    numbered = planned_records(meta, numbered, tasks, file)
     harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
     lines, attempts, seen = [], [], set()
-    for rec in records:
-        task = tasks.get(rec["task_id"])
-        if task is None:
-            raise ArenaGenError(f"{run_dir}: trajectory for unknown task {rec['task_id']}")
-        line = judge_record(task, rec, harness)
+    for _, rec in numbered:
+        task = tasks[rec["task_id"]]
+        line, replay = judge_attempt(task, rec, harness)
         lines.append(line)
         seen.add((task.id, int(rec["attempt"])))
         rubric = [r.id for r in task.rubric]
+        score = attempt_score(line, rubric)
+        kind = "infra_error" if score is None else "played"
         attempts.append(Attempt(
             task_id=task.id, env=task.env, level=level_of(task), attempt=int(rec["attempt"]),
-            score=attempt_score(line, rubric), perfect=is_perfect(line["findings"], rubric),
+            score=0.0 if strict and score is None else score,
+            perfect=is_perfect(line["findings"], rubric) and score is not None,
             record=rec, min_steps=task.certificate.min_steps,
             oracle_profit=task.certificate.facts.get("oracle_profit"),
-            fixed_horizon=fixed_horizon(task)))
+            fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
     expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
-    missing = [(tasks[tid].env, level_of(tasks[tid])) for tid, a in expected
-               if (tid, a) not in seen and tid in tasks]
+    absent = [tasks[tid] for tid, a in expected if (tid, a) not in seen]
+    if strict:  # a planned attempt with no line is a failure, not a gap
+        attempts.extend(Attempt(task_id=t.id, env=t.env, level=level_of(t), attempt=-1,
+                                score=0.0, perfect=False, min_steps=t.certificate.min_steps,
+                                fixed_horizon=fixed_horizon(t), kind="missing")
+                        for t in absent)
+        missing: list[tuple[str, str]] = []
+    else:
+        missing = [(t.env, level_of(t)) for t in absent]
     summary = aggregate(attempts, int(meta.get("attempts", 1)), missing)
     summary["run"] = {"path": str(rundir.path), "agent": meta.get("agent"),
                       "mode": meta.get("mode"), "suite": meta.get("suite"),
                       "suite_sha256": meta.get("suite_sha256"),
                       "harness": harness}
     summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
-                                       if a.score is None]
-    summary["curves"] = curves(records)
+                                       if a.kind == "infra_error"]
+    overall = summary["overall"]
+    summary["complete"] = bool(overall["complete"])
+    summary["coverage"] = {"planned": len(expected), "scored": len(seen) - overall[
+        "infra_errors"], "infra_errors": overall["infra_errors"], "missing": overall["missing"],
+        "complete": summary["complete"], "strict": strict}
+    summary["coverage"]["text"] = coverage_text(summary)
+    summary["curves"] = replay_curves(attempts)
     summary = Summary.model_validate(summary).to_json_dict()  # the typed record, as written
     _write(rundir.path / "findings.jsonl", "".join(canonical_json(x) + "\n" for x in lines))
     _write(rundir.path / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -379,6 +521,7 @@ def load_rubrics(path: Path) -> dict[str, list[str]]:
 
 
 CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "missing",
+               "planned", "complete",
                "success_rate", "success_rate_se", "avg_at_k", "avg_at_k_se", "avg_credit_at_k",
                "avg_credit_at_k_se", "avg_at_k_excluded", "trajectory_efficiency",
                "trajectory_efficiency_se", "trajectory_efficiency_excluded", "optimality_ratio",
