@@ -23,15 +23,14 @@ from arena_gen.scoring.metrics import (
 )
 from arena_gen.scoring.score import (
     CSV_COLUMNS,
-    TERMINAL_COLUMNS,
     Attempt,
     Group,
     aggregate,
     fixed_horizon,
     group_metrics,
     summary_csv,
-    terminal_rows,
 )
+from arena_gen.scoring.table import ALL_METRICS, score_table
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 
@@ -160,11 +159,12 @@ def test_terminal_headline_is_median_and_log_growth_not_the_mean_of_rates() -> N
     """The terminal table shows what stays finite: the 1e14 % attempt does not set the cell."""
     summary = aggregate([attempt("T", a, 0.0, record(1, profit=p), env="trading",
                                  fixed_horizon=True) for a, p in enumerate((1e12, 0.0, 0.1))], 3)
-    assert "avg_at_k_profit" not in TERMINAL_COLUMNS and "best_at_k_profit" not in TERMINAL_COLUMNS
-    row = {r[0]: r for r in terminal_rows(summary)}["trading"]
-    assert row[TERMINAL_COLUMNS.index("profit_rate_median")] == "10"
+    assert "avg_at_k_profit" not in ALL_METRICS and "best_at_k_profit" not in ALL_METRICS
+    table = score_table(summary, ["all"])
+    row = {r[0]: r for r in table.rows}["trading"]
+    assert row[1 + table.keys.index("profit_rate_median")] == "10"
     growth = (math.log1p(1e12) + 0 + math.log(1.1)) / 3
-    assert row[TERMINAL_COLUMNS.index("log_growth")] == f"{growth:.4g}"
+    assert row[1 + table.keys.index("log_growth")] == f"{growth:.4g}"
     assert summary["envs"]["trading"]["avg_at_k_profit"] > 1e13   # still in summary.json
 
 
@@ -218,8 +218,9 @@ def test_not_applicable_in_tables_and_definitions_in_json(two_tasks: dict[str, A
     assert rows["lights"]["trajectory_efficiency"] == "10.0"
     assert rows["*"]["trajectory_efficiency_excluded"] == "1"   # the trading task
     assert "pass_at_1" in rows["*"] and "pass_hat_1_se" in rows["*"]
-    table = {r[0]: r for r in terminal_rows(summary)}
-    assert table["trading"][TERMINAL_COLUMNS.index("loop_ratio")] == "n/a"
+    shown = score_table(summary, ["all"])
+    table = {r[0]: r for r in shown.rows}
+    assert table["trading"][1 + shown.keys.index("loop_ratio")] == "n/a"
     assert fmt(None) == "n/a" and fmt(0.0) == "0" and fmt(5.5) == "5.5"
     defs = summary["metric_definitions"]
     assert defs == metric_definitions()

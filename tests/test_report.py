@@ -221,10 +221,14 @@ def test_html_report_defines_and_marks_undefined_metrics(runs: dict[str, Path]) 
 
     for path in runs.values():
         score_run(path)
+    from arena_gen.scoring.report_data import build_model
+
     text = build_report([runs["oracle"], runs["random"]])
+    keys = build_model([runs["oracle"], runs["random"]]).metric_keys
+    assert keys[keys.index("pass_at_1") + 1] == "pass_at_2"   # the random run's k
     trading = next(r for r in text.split("<tr>") if r.startswith("<td>trading</td>"))
     cells = [c.split("</td>")[0] for c in trading.split("<td>")[3:]]
-    column = dict(zip(TABLE_METRICS, cells, strict=True))
+    column = dict(zip(keys, cells, strict=True))
     assert column["trajectory_efficiency"] == "n/a" and column["loop_ratio"] == "n/a"
     assert column["avg_at_k_profit"] != "n/a"
     assert "–" not in text  # undefined reads n/a, not a dash

@@ -111,5 +111,8 @@ def test_score_findings_from_elsewhere(tmp_path: Path) -> None:
     assert overall["trajectory_efficiency"] is None  # no trajectories: undefined, not 0
     assert overall["pass_at_2"] is None                          # t2 has one scored attempt
     result = CliRunner().invoke(main, ["score", "--findings", str(f), "--rubrics", str(r),
-                                       "--display", "plain"])
-    assert result.exit_code == 0 and "33.33" in result.output
+                                       "--display", "plain", "--metrics",
+                                       "success_rate,avg_at_k"])
+    assert result.exit_code == 0, result.output
+    overall_row = next(x for x in result.output.splitlines() if x.startswith("overall"))
+    assert overall_row.split() == ["overall", "33.33", "25"]

@@ -85,6 +85,13 @@ METRICS: dict[str, MetricDef] = {
                                         "task is a trading task, else success_rate.", ARENA_GEN),
     "tokens": MetricDef("tokens", "tokens", "Total tokens (prompt + completion) of all scored "
                         "attempts.", ARENA_GEN),
+    "prompt_tokens": MetricDef("prompt tokens", "tokens", "Prompt (input) tokens the endpoint "
+                               "reported over the scored attempts.", ARENA_GEN),
+    "completion_tokens": MetricDef("completion tokens", "tokens", "Completion (output) tokens "
+                                   "the endpoint reported over the scored attempts.", ARENA_GEN),
+    "cost": MetricDef("cost", "USD", "Prompt tokens x --price-in + completion tokens x "
+                      "--price-out (USD per 1M tokens, as given to arena-gen score and kept in "
+                      "summary.json's prices); n/a without prices.", ARENA_GEN),
     "token_efficiency": MetricDef("token eff.", "% per 1M tokens", "Success rate (Avg@k profit "
                                   "rate for trading; see token_efficiency_basis) divided by "
                                   "total tokens in millions; n/a without token counts.",

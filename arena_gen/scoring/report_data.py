@@ -20,14 +20,19 @@ from arena_gen.core.schema import read_json
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
+from arena_gen.scoring.cost import cost_usd
 from arena_gen.scoring.definitions import fmt
 from arena_gen.scoring.policy import attempt_score, is_perfect
+from arena_gen.scoring.table import cost_text
 
-#: The metrics table's columns (definitions and units from ``definitions.METRICS``).
+#: The metrics table's columns (definitions and units from ``definitions.METRICS``); the page
+#: adds Pass@k for each run's k after ``pass_at_1``, and the cost after the tokens when a run
+#: was scored with prices (:func:`table_metrics`).
 TABLE_METRICS = ["success_rate", "avg_at_k", "avg_credit_at_k", "pass_at_1",
                  "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
-                 "token_efficiency", "avg_at_k_profit", "best_at_k_profit", "profit_rate_median",
-                 "log_growth", "normalized_profit", "infra_errors", "missing"]
+                 "tokens", "token_efficiency", "avg_at_k_profit", "best_at_k_profit",
+                 "profit_rate_median", "log_growth", "normalized_profit", "infra_errors",
+                 "missing"]
 #: Metrics whose excluded tasks are counted once, as ``profit_excluded``.
 PROFIT_METRICS = ("avg_at_k_profit", "best_at_k_profit", "profit_rate_median")
 
@@ -270,24 +275,46 @@ class ReportModel:
     ladders: list[SuiteLadder]
     tasks: dict[str, list[TaskEntry]]  # env -> its tasks in natural id order
     steps: list[EnvSteps]
+    #: the metrics table's columns (:func:`table_metrics`) and the runs' k when they share one
+    metric_keys: list[str] = field(default_factory=lambda: list(TABLE_METRICS))
+    k: int | None = None
 
 
-def _cell(metrics: dict[str, Any], key: str) -> MetricCell:
+def table_metrics(runs: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The metrics table's columns: :data:`TABLE_METRICS`, Pass@k for every run's k after
+    Pass@1 (a run of 4 attempts shows Pass@4), the cost after the tokens when a run has
+    prices."""
+    ks = sorted({int(s.get("k", 1)) for _, s in runs} - {1})
+    keys = list(TABLE_METRICS)
+    at = keys.index("pass_at_1") + 1
+    keys[at:at] = [f"pass_at_{k}" for k in ks]
+    if any(s.get("prices") for _, s in runs):
+        keys.insert(keys.index("tokens") + 1, "cost")
+    return keys
+
+
+def _cell(metrics: dict[str, Any], key: str, prices: dict[str, Any] | None = None
+          ) -> MetricCell:
     """One metric's value and the tasks it left out (shown only beside a defined value)."""
+    if key == "cost":
+        return MetricCell(cost_text(cost_usd(metrics, prices)), None)
     excluded = metrics.get("profit_excluded" if key in PROFIT_METRICS else f"{key}_excluded")
     shown = excluded if excluded and metrics.get(key) is not None else None
     return MetricCell(fmt(metrics.get(key)), shown)
 
 
-def metric_rows(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]]
-                ) -> list[MetricRow]:
-    """Per env then overall, one row per run that has metrics there."""
+def metric_rows(envs: Sequence[str], runs: Sequence[tuple[str, dict[str, Any]]],
+                keys: Sequence[str] | None = None) -> list[MetricRow]:
+    """Per env then overall, one row per run that has metrics there (``keys``: the columns,
+    :func:`table_metrics` of the runs by default)."""
+    keys = table_metrics(runs) if keys is None else keys
     rows = []
     for env in [*envs, "overall"]:
         for label, summary in runs:
             metrics = summary["overall"] if env == "overall" else summary["envs"].get(env)
             if metrics:
-                rows.append(MetricRow(env, label, [_cell(metrics, k) for k in TABLE_METRICS]))
+                rows.append(MetricRow(env, label, [_cell(metrics, k, summary.get("prices"))
+                                                   for k in keys]))
     return rows
 
 
@@ -413,5 +440,8 @@ def build_model(run_dirs: Sequence[str | Path]) -> ReportModel:
     steps = [EnvSteps(env, [(v.label, sorted(a.steps for a in v.attempts
                                              if a.env == env and a.end_reason != "infra_error"))
                             for v in views], _budget(views, env)) for env in envs]
-    return ReportModel(runs, envs, summaries, metric_rows(envs, summaries), suite_ladders(views),
-                       tasks, steps)
+    keys = table_metrics(summaries)
+    ks = {int(s.get("k", 1)) for _, s in summaries}
+    return ReportModel(runs, envs, summaries, metric_rows(envs, summaries, keys),
+                       suite_ladders(views), tasks, steps, keys,
+                       ks.pop() if len(ks) == 1 else None)

@@ -95,19 +95,27 @@ def _terms(table: dict[str, MetricDef]) -> list[tuple[str, MetricDef]]:
     return [(d.label, d) for d in table.values()]
 
 
-def _metric_definitions() -> Html:
-    """Each reported metric's definition, unit and source, beside the numbers."""
-    keys = [*TABLE_METRICS, "tokens", "steps_mean"]
+def _metric_definitions(shown: Sequence[str] = TABLE_METRICS) -> Html:
+    """Each reported metric's definition, unit and source, beside the numbers (Pass@k once)."""
+    keys = [*(k for k in shown if not k.startswith("pass_at_") or k == "pass_at_1"),
+            "steps_mean"]
     rows = [(heading(k), d) for k in keys if (d := definition_of(k))] + list(CONVENTIONS.items())
     return _definitions(rows, "metrics")
 
 
 # --- Sections -----------------------------------------------------------------------------------
 
-def _metrics_table(rows: Sequence[MetricRow]) -> Html:
+def _metric_head(key: str, k: int | None) -> str:
+    """A metrics-table header: the runs' own k in Avg@k (``Avg@4 (%)``) when they share one."""
+    label = heading(key)
+    return label.replace("@k", f"@{k}") if k is not None else label
+
+
+def _metrics_table(rows: Sequence[MetricRow], keys: Sequence[str] = TABLE_METRICS,
+                   k: int | None = None) -> Html:
     """Every metric per env and run, its definition as the header's tooltip."""
     head = join(part("th", title=d.definition if (d := definition_of(key)) else key,
-                     label=heading(key)) for key in TABLE_METRICS)
+                     label=_metric_head(key, k)) for key in keys)
     body = join(part("metrics_row", env=r.env, run=r.run, cells=join(
         part("metrics_cell", value=c.value) if c.excluded is None
         else part("metrics_cell_excluded", value=c.value, excluded=c.excluded)
@@ -205,8 +213,8 @@ def render_page(model: ReportModel, figures: Sequence[Figure]) -> str:
                     for r in model.runs)
     return fill(Template(template_text("report.html")),
                 run_list=run_list,
-                metrics_table=_metrics_table(model.metric_rows),
-                metric_definitions=_metric_definitions(),
+                metrics_table=_metrics_table(model.metric_rows, model.metric_keys, model.k),
+                metric_definitions=_metric_definitions(model.metric_keys),
                 ladders=_ladders(model.ladders),
                 ladder_definitions=_definitions(_terms(LADDER), "ladder"),
                 figures=join(_figure(f) for f in figures),

@@ -32,6 +32,7 @@ from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
+from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
 from arena_gen.scoring.metrics import (
@@ -217,9 +218,11 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     _put(out, "normalized_profit", task_mean_se(norm.values()), 6)
     out["normalized_profit_excluded"] = n_tasks - len(norm)
     out["profit_excluded"] = n_tasks - len(profit)
-    tokens = sum(_turn_tokens(t) for a in scored if a.record is not None
-                 for t in (a.record.get("turns") or []) if isinstance(t, dict))
+    recorded = [t for a in scored if a.record is not None
+                for t in (a.record.get("turns") or []) if isinstance(t, dict)]
+    tokens = sum(_turn_tokens(t) for t in recorded)
     out["tokens"] = tokens
+    out.update(token_counts(recorded))  # prompt and completion apart: what a cost is priced on
     trading = bool(profit) and len(profit) == len(success)
     out["token_efficiency_basis"] = "avg_at_k_profit" if trading else "success_rate"
     basis = out[out["token_efficiency_basis"]]
@@ -533,28 +536,12 @@ CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "m
                "normalized_profit", "normalized_profit_se", "normalized_profit_excluded",
                "profit_excluded"]
 
-#: The terminal table: the headline figures (summary.csv and summary.json hold the rest).
-#: Trading's headline is the median profit rate and the mean log growth: a 1000-day task
-#: compounds to rates of 1e14 %, which the mean of rates (Avg@k and Best@k profit, still in
-#: summary.csv and the report) lets one attempt dominate.
-TERMINAL_COLUMNS = ["env", "level", "tasks", "attempts", "success_rate", "avg_at_k",
-                    "avg_credit_at_k", "pass_at_1", "trajectory_efficiency", "optimality_ratio",
-                    "loop_ratio", "token_efficiency", "profit_rate_median", "log_growth",
-                    "infra_errors", "missing"]
-
-
 def csv_columns(k_max: int) -> list[str]:
     """summary.csv's columns: the fixed ones with Pass@k and Pass^k (and SEs) for k = 1..k."""
     passes = [f"{name}_{k}{se}" for k in range(1, k_max + 1) for name in ("pass_at", "pass_hat")
               for se in ("", "_se")]
     at = CSV_COLUMNS.index("avg_at_k_excluded") + 1
     return [*CSV_COLUMNS[:at], *passes, *CSV_COLUMNS[at:]]
-
-
-def terminal_rows(summary: dict[str, Any]) -> list[list[str]]:
-    """The terminal table's cells, ``n/a`` where a metric is undefined."""
-    return [[fmt(row.get(c)) if c in row else "n/a" for c in TERMINAL_COLUMNS]
-            for row in summary_rows(summary)]
 
 
 def summary_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,0 +1,57 @@
+"""Tokens split into prompt and completion, and what they cost at the user's prices.
+
+Prices are USD per 1M tokens (``arena-gen score --price-in X --price-out Y``); they are kept in
+``summary.json`` under ``prices`` so the HTML report prices the same tokens the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from arena_gen.core.errors import ArenaGenError
+
+
+def token_counts(turns: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Prompt and completion tokens over turns (a turn without usage counts 0), for the cost."""
+    prompt = completion = 0
+    for turn in turns:
+        usage = turn.get("tokens") or {}
+        prompt += int(usage.get("prompt_tokens", 0) or 0)
+        completion += int(usage.get("completion_tokens", 0) or 0)
+    return {"prompt_tokens": prompt, "completion_tokens": completion}
+
+
+def prices_of(price_in: float | None, price_out: float | None) -> dict[str, float] | None:
+    """The ``prices`` record of two options given together (neither: no cost is shown)."""
+    if price_in is None and price_out is None:
+        return None
+    if price_in is None or price_out is None:
+        raise ArenaGenError("--price-in and --price-out go together (USD per 1M prompt and "
+                            "completion tokens; give 0 for a free side)")
+    return {"input_usd_per_1m": float(price_in), "output_usd_per_1m": float(price_out)}
+
+
+def cost_usd(metrics: dict[str, Any], prices: dict[str, Any] | None) -> float | None:
+    """A group's cost in USD at ``prices``; None without prices or a prompt/completion split."""
+    if not prices or "prompt_tokens" not in metrics or "completion_tokens" not in metrics:
+        return None
+    return (metrics["prompt_tokens"] * float(prices["input_usd_per_1m"])
+            + metrics["completion_tokens"] * float(prices["output_usd_per_1m"])) / 1e6
+
+
+def record_prices(run_dir: str | Path, summary: dict[str, Any],
+                  prices: dict[str, float]) -> dict[str, Any]:
+    """Add ``prices`` to the run's just-written summary.json and return the summary, so
+    ``report`` shows the cost ``score`` printed (a later score without prices drops them)."""
+    summary = {**summary, "prices": prices}
+    path = Path(run_dir) / "summary.json"
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+    return summary
