@@ -172,10 +172,11 @@ def test_summarize_counts_the_trajectory_success_without_judging() -> None:
         {"env": "lights", "success": False, "end_reason": "budget", "steps": 9, "seconds": 0.25},
         {"env": "repo", "success": False, "end_reason": "infra_error", "steps": 1},
         {"env": "repo", "success": False, "end_reason": "env_error", "steps": 2},
+        {"env": "repo", "success": False, "end_reason": "agent_error", "steps": 0},
     ]
     assert summarize(records) == {
-        "lights": {"episodes": 2, "success": 1, "infra_error": 0, "env_error": 0, "turns": 13,
-                   "seconds": 0.75},
-        "repo": {"episodes": 2, "success": 0, "infra_error": 1, "env_error": 1, "turns": 3,
-                 "seconds": 0.0},
+        "lights": {"episodes": 2, "success": 1, "infra_error": 0, "env_error": 0,
+                   "agent_error": 0, "turns": 13, "seconds": 0.75},
+        "repo": {"episodes": 3, "success": 0, "infra_error": 1, "env_error": 1,
+                 "agent_error": 1, "turns": 3, "seconds": 0.0},
     }

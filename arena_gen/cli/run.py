@@ -134,19 +134,24 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               show_default=True,
               help="Stop the run (exit 1, episodes kept) when this many episodes in a row end "
                    "in infra errors before any other finishes: an unreachable endpoint. 0: never.")
+@click.option("--heartbeat", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Seconds between progress lines while episodes run (turns so far, elapsed "
+                   "time, turns/s), so a long LLM episode shows it is alive. 0: none.")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
             temperature: float, max_tokens: int | None, harness: str, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
-            backoff: float, abort_after_infra_errors: int, display: str | None) -> None:
+            backoff: float, abort_after_infra_errors: int, heartbeat: float,
+            display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
+    from arena_gen.core.episode import turns_played
     from arena_gen.core.suite_io import read_suite
     from arena_gen.runner.run import RunConfig, run_suite, select_tasks, summarize
-    from arena_gen.ui import Reporter
+    from arena_gen.ui import Reporter, clock, rate
 
     ui = Reporter(display)
     # warnings and infra reasons are shown whatever the display (to stderr under --display none)
@@ -186,31 +191,51 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     with user_errors(), interrupt_note(say, out, planned):
         suite_obj = read_suite(suite)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
-        planned["episodes"] = len(selected) * attempts
+        total = planned["episodes"] = len(selected) * attempts
         state = {"done": 0, "ok": 0, "turns": 0}
-        start = time.perf_counter()
-        with ui.progress(len(selected) * attempts, f"run {agent}") as advance:
+        start, played = time.perf_counter(), turns_played()
+
+        def status() -> str:
+            """Successes, turns (those of episodes still going included) and their rate."""
+            turns = max(state["turns"], turns_played() - played)
+            seconds = time.perf_counter() - start
+            return (f"{state['ok']} successes, {turns} turns, {clock(seconds)} elapsed, "
+                    f"{rate(turns, seconds)}")
+
+        with ui.progress(total, f"run {agent}") as advance:
             def on_episode(rec: dict[str, Any]) -> None:
                 infra.saw(rec)
                 state["done"] += 1
                 state["ok"] += bool(rec["success"])
                 state["turns"] += rec["steps"]
-                rate = state["turns"] / max(time.perf_counter() - start, 1e-9)
-                advance(f"{state['ok']} successes, {rate:.0f} turns/s")
+                advance(status())
 
-            rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
+            def beat() -> None:
+                if ui.mode == "plain":
+                    ui.line(f"run {agent}: {state['done']}/{total} episodes done, {status()}")
+                else:
+                    advance(status(), step=0)
+
+            with ui.heartbeat(beat, heartbeat):
+                rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
     for text in infra.summary():
         say(text)
-    counts = summarize(rundir.records())
-    rows = [[env, c["episodes"], c["success"], f"{100 * c['success'] / c['episodes']:.1f}",
-             c["infra_error"], c["turns"]]
+    records = rundir.records()
+    counts = summarize(records)
+    rows = [[env, c["episodes"], f"{c['success']} ({100 * c['success'] / c['episodes']:.1f} %)",
+             c["turns"], c["infra_error"], c["env_error"], c["agent_error"]]
             for env, c in sorted(counts.items())]
     ui.table(f"Run {agent} on {suite} (harness {harness}) -> {out}",
-             ["env", "episodes", "successes", "success %", "infra errors", "turns"], rows)
-    env_errors = sum(c["env_error"] for c in counts.values())
-    if env_errors:
-        ui.line(f"{env_errors} episode(s) ended in env_error (the env raised: a bug in a game "
-                f"rule); they are scored as failures, their errors are in {rundir.trajectories}")
+             ["env", "episodes", "successes", "turns", "infra errors", "env errors",
+              "agent errors"], rows)
+    for reason, why in (("env_error", "the env raised: a bug in a game rule"),
+                        ("agent_error", "the agent raised, e.g. a prompt over the model's "
+                                        "context window or a reply it could not read")):
+        n = sum(c[reason] for c in counts.values())
+        if n:
+            first = next(r.get("error") for r in records if r["end_reason"] == reason)
+            ui.line(f"{n} episode(s) ended in {reason} ({why}); they are scored as failures, "
+                    f"their errors are in {rundir.trajectories} (first: {first})")
     if counts and all(c["infra_error"] == c["episodes"] for c in counts.values()):
         raise click.ClickException(
             f"every episode ended in an infra error (reasons above); nothing was evaluated. "

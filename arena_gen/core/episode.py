@@ -34,7 +34,15 @@ from arena_gen.core.task import Task
 
 #: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
 _TURN_KEYS = ("valid", "feedback", "turn", "turns_left")
-__all__ = ["Episode", "InfraError", "Reply", "agent_seed", "run_episode"]
+__all__ = ["Episode", "InfraError", "Reply", "agent_seed", "run_episode", "turns_played"]
+#: Turns recorded by every episode of this process so far (see :func:`turns_played`).
+_turns_played = 0
+
+
+def turns_played() -> int:
+    """Turns every episode in this process has recorded so far, read by a run's heartbeat while
+    episodes are still going (episodes in worker processes count in their own process)."""
+    return _turns_played
 
 
 def agent_seed(run_seed: int, task: Task, attempt: int) -> list[int]:
@@ -114,6 +122,8 @@ class Episode:
         if reply.extra:
             record.update(reply.extra)
         self.turns.append(record)
+        global _turns_played
+        _turns_played += 1
         if terminated or truncated:
             self.done = True
             self.end_reason = ("success" if self.env.success

@@ -239,11 +239,13 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for rec in records:
         env = out.setdefault(rec["env"], {"episodes": 0, "success": 0, "infra_error": 0,
-                                          "env_error": 0, "turns": 0, "seconds": 0.0})
+                                          "env_error": 0, "agent_error": 0, "turns": 0,
+                                          "seconds": 0.0})
         env["episodes"] += 1
         env["success"] += bool(rec["success"])
         env["infra_error"] += rec["end_reason"] == "infra_error"
         env["env_error"] += rec["end_reason"] == "env_error"
+        env["agent_error"] += rec["end_reason"] == "agent_error"
         env["turns"] += rec["steps"]
         env["seconds"] += rec.get("seconds", 0.0)
     return out
