@@ -281,7 +281,8 @@ class Reporter:
             from rich.measure import Measurement
             from rich.table import Table
 
-            table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                          collapse_padding=True)  # two spaces between columns, as plain
             for i, col in enumerate(columns):
                 table.add_column(col, justify="left" if i == 0 else "right", no_wrap=True)
             for row in cells:

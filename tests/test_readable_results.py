@@ -96,7 +96,7 @@ def test_table_shows_avg_and_pass_at_the_runs_k() -> None:
     summary = aggregate([attempt("A", 0, True), *(attempt("A", i, False) for i in (1, 2, 3)),
                          *(attempt("B", i, False) for i in range(4))], 4)
     table = score_table(summary)
-    assert table.headers == ["env (k=4)", "tasks", "Avg@4 %", "Pass@4 %", "credit %", "tokens",
+    assert table.headers == ["env", "tasks", "Avg@4 %", "Pass@4 %", "credit %", "tokens",
                              "infra"]
     rows = {r[0]: r for r in table.rows}
     assert rows["lights"] == ["lights", "2", "12.5", "50", "12.5", "44k", "0"]
@@ -108,8 +108,9 @@ def test_table_shows_avg_and_pass_at_the_runs_k() -> None:
 def test_cli_score_and_report_show_pass_at_4(llm_4: Path) -> None:
     result = cli("score", str(llm_4), "--display", "plain")
     assert result.exit_code == 0, result.output
-    header = next(x for x in result.output.splitlines() if x.startswith("env (k=4)"))
-    assert header.split("  ")[:4] == ["env (k=4)", "tasks", "Avg@4 %", "Pass@4 %"]
+    header = next(x for x in result.output.splitlines() if x.startswith("env "))
+    assert header.split() == ["env", "tasks", "Avg@4", "%", "Pass@4", "%", "credit", "%",
+                              "tokens", "infra"]
     overall = next(x for x in result.output.splitlines() if x.startswith("overall"))
     assert overall.split()[:4] == ["overall", "1", "100", "100"]
     text = build_report([llm_4])
@@ -143,15 +144,15 @@ def test_score_table_never_cuts_a_cell(llm_4: Path, width: int, metrics: str | N
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_reporter_table_at_a_consoles_width(width: int) -> None:
-    """A summary of lite's shape (4 envs, levels) on a rich Console of that width, both
-    layouts: never a cut cell, never a line past the width."""
+    """A summary of lite's shape (4 envs, levels, a missing attempt) on a rich Console of that
+    width: never a cut cell, never a line past the width; the default columns side by side."""
     attempts = [Attempt(task_id=f"{env}-{i}", env=env, level=f"n={6 + i % 5}", attempt=a,
                         score=33.333333, perfect=(i + a) % 3 == 0,
                         record={"steps": 120, "turns": [{"valid": True, "tokens": {
                             "prompt_tokens": 123_456, "completion_tokens": 7_890}}]})
                 for env in ("energy", "lights", "repo", "trading") for i in range(30)
                 for a in range(4)]
-    summary = aggregate(attempts, 4)
+    summary = aggregate(attempts, 4, missing=[("lights", "n=6")])
     prices = {"input_usd_per_1m": 3.0, "output_usd_per_1m": 15.0}
     for metrics in (None, ["all"]):
         buf = io.StringIO()
@@ -163,8 +164,30 @@ def test_reporter_table_at_a_consoles_width(width: int) -> None:
         out = buf.getvalue()
         assert "…" not in out
         assert max(len(line) for line in out.splitlines()) <= width
+        if metrics is None:
+            head = next(x for x in out.splitlines() if x.startswith("env "))
+            assert head.split("  ")[-1] == "missing" and "Pass@4 %" in head
         cost = 30 * 4 * (123_456 * 3.0 + 7_890 * 15.0) / 1e6  # an env: 30 tasks x 4 attempts
         assert f"{cost:.2f}" == "58.65" and "58.65" in out and "234.58" in out  # and overall
+
+
+def test_default_columns_fit_80_at_k_10_with_everything() -> None:
+    """k = 10, prices, a missing attempt, a 4-digit cost: still side by side at 80 columns."""
+    attempts = [Attempt(task_id=f"trading-{i}", env="trading", level="x", attempt=a,
+                        score=12.345678, perfect=a == 0,
+                        record={"steps": 120, "turns": [{"valid": True, "tokens": {
+                            "prompt_tokens": 9_876_543, "completion_tokens": 123_456}}]})
+                for i in range(30) for a in range(10)]
+    summary = aggregate(attempts, 10, missing=[("trading", "x")])
+    table = score_table(summary, None, {"input_usd_per_1m": 3.0, "output_usd_per_1m": 15.0})
+    buf = io.StringIO()
+    Reporter("rich", Console(width=80, file=buf)).table("t", table.headers, table.rows)
+    head = buf.getvalue().splitlines()[1]
+    assert head.split() == ["env", "tasks", "Avg@10", "%", "Pass@10", "%", "credit", "%",
+                            "tokens", "cost", "$", "infra", "missing"]
+    overall = next(x for x in buf.getvalue().splitlines() if x.startswith("overall"))
+    # 300 attempts x (9876543 + 123456) tokens; 300 x (9876543 x 3 + 123456 x 15) / 1e6 USD
+    assert overall.split()[-4:] == ["3G", "9444.44", "0", "1"]
 
 
 # -- tokens and cost -----------------------------------------------------------------------------

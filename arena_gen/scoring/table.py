@@ -154,7 +154,7 @@ def score_table(summary: dict[str, Any], metrics: Sequence[str] | None = None,
     if not metrics:  # the defaults drop what says nothing (no tokens, no prices, none missing)
         keys = [key for key in keys if key not in OPTIONAL
                 or any(c not in ("0", "n/a") for c in cells[key])]
-    first = f"env (k={k})"
+    first = "env"  # k is in the headers (Avg@4 %) and the title
     return ScoreTable(keys, [first, *(header(key, k) for key in keys)],
                       [first, *(long_header(key, k) for key in keys)],
                       [[group_name(r), *(cells[key][i] for key in keys)]
