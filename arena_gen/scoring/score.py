@@ -218,11 +218,11 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     _put(out, "normalized_profit", task_mean_se(norm.values()), 6)
     out["normalized_profit_excluded"] = n_tasks - len(norm)
     out["profit_excluded"] = n_tasks - len(profit)
-    recorded = [t for a in scored if a.record is not None
+    reported = [t for a in scored if a.record is not None
                 for t in (a.record.get("turns") or []) if isinstance(t, dict)]
-    tokens = sum(_turn_tokens(t) for t in recorded)
+    tokens = sum(_turn_tokens(t) for t in reported)
     out["tokens"] = tokens
-    out.update(token_counts(recorded))  # prompt and completion apart: what a cost is priced on
+    out.update(token_counts(reported))  # prompt and completion apart: what a cost is priced on
     trading = bool(profit) and len(profit) == len(success)
     out["token_efficiency_basis"] = "avg_at_k_profit" if trading else "success_rate"
     basis = out[out["token_efficiency_basis"]]
