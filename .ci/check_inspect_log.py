@@ -1,6 +1,8 @@
 """CI: the log of ``inspect eval arena_gen/lite -T env=lights --model mockllm/model --limit 2``
 must hold arena-gen's scores: per sample the judge's success, credit and steps with findings,
-and the reduced metrics. Usage: ``python .ci/check_inspect_log.py LOG_DIR``; exit 1 when not."""
+and the reduced metrics; and each sample's metadata names only the task, its suite and the
+agent's view (no world, witness or certificate).
+Usage: ``python .ci/check_inspect_log.py LOG_DIR``; exit 1 when not."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 SCORER, VALUES = "judge_scorer", ("success", "credit", "steps")
+VIEW_KEYS = {"task_id", "suite", "suite_sha256", "mode", "env", "budget"}
 
 
 def problems(log_dir: str) -> list[str]:
@@ -25,6 +28,9 @@ def problems(log_dir: str) -> list[str]:
     if len(samples) != 2:
         found.append(f"{len(samples)} samples, not 2")
     for sample in samples:
+        if set(sample.metadata or {}) != VIEW_KEYS:
+            found.append(f"{sample.id}: metadata keys {sorted(sample.metadata or {})}, not "
+                         f"{sorted(VIEW_KEYS)}")
         score = (sample.scores or {}).get(SCORER)
         value = score.value if score else None
         if not isinstance(value, dict) or sorted(value) != sorted(VALUES):

@@ -8,6 +8,7 @@ vocabulary inspect would otherwise download (checked with tiktoken made unusable
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,10 +24,10 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from arena_gen.agents.llm import LLMAgent  # noqa: E402
 from arena_gen.core.agent import TaskView  # noqa: E402
-from arena_gen.core.errors import HashMismatchError  # noqa: E402
+from arena_gen.core.errors import ArenaGenError, HashMismatchError  # noqa: E402
 from arena_gen.core.suite_io import read_suite  # noqa: E402
 from arena_gen.inspect import baseline, judge_scorer, suite_dataset, suite_task  # noqa: E402
-from arena_gen.inspect.dataset import TASK_KEY, sample_task  # noqa: E402
+from arena_gen.inspect.dataset import sample_task  # noqa: E402
 from arena_gen.inspect.solver import CHARS_PER_TOKEN, ModelAgent  # noqa: E402
 
 LITE = read_suite("lite")
@@ -81,17 +82,27 @@ def test_entry_point_names_the_registry_module(tmp_path) -> None:
     assert out.strip() == "[True, True, True, True, True]"
 
 
-def test_dataset_carries_hash_checked_tasks() -> None:
+def test_dataset_carries_ids_and_the_judge_looks_tasks_up(tmp_path) -> None:
     data = suite_dataset("lite", envs=["lights"], mode="with-rules")
     assert [s.id for s in data] == [t.id for t in LITE.tasks["lights"]]
     first = data[0]
     task = LITE.tasks["lights"][0]
+    # the sample names the task and its suite; the world, witness and certificate stay out
+    assert first.metadata == {"task_id": task.id, "suite": str(LITE.path),
+                              "suite_sha256": LITE.manifest["suite_sha256"],
+                              "mode": "with-rules", "env": "lights", "budget": task.budget}
     assert sample_task(first.metadata).sha256 == task.sha256
     assert "## Rules (disclosed)" in first.input and task.rules_text in first.input
-    tampered = dict(first.metadata)
-    tampered[TASK_KEY] = {**first.metadata[TASK_KEY], "budget": 999}
-    with pytest.raises(HashMismatchError):
-        sample_task(tampered)
+    # a suite rewritten since the dataset was built is refused, as is an id it lacks
+    shutil.copytree(LITE.path, tmp_path / "lite")
+    moved = {**first.metadata, "suite": str(tmp_path / "lite"), "suite_sha256": "0" * 64}
+    with pytest.raises(HashMismatchError, match="differs from the sample's"):
+        sample_task(moved)
+    missing = {**first.metadata, "task_id": "lights-lite-7-9999"}
+    with pytest.raises(ArenaGenError, match="no task 'lights-lite-7-9999'"):
+        sample_task(missing)
+    with pytest.raises(ArenaGenError, match="names no arena-gen task"):
+        sample_task({"arena_gen_task": task.to_dict()})
 
 
 def test_prompts_match_the_builtin_llm_agent() -> None:
@@ -155,6 +166,9 @@ def test_oracle_solver_scores_100_on_two_lights_samples() -> None:
                 scorer=judge_scorer(), epochs=Epochs(2, ["mean", "max"]))
     log = run(task, "mockllm/model", limit=2)
     assert len(log.samples) == 4
+    # the oracle read the world from the suite by id: the samples never carried it
+    assert all("world" not in str(s.metadata) and "witness" not in str(s.metadata)
+               for s in log.samples)
     assert metric(log, "success", "mean") == 1.0
     assert metric(log, "credit", "mean") == 100.0
     steps = [t.certificate.min_steps for t in LITE.tasks["lights"][:2]]

@@ -1,54 +1,105 @@
-"""``arena-gen show``: print one task readably."""
+"""``arena-gen show``: print what an agent sees of a task, or with ``--reveal`` all of it.
+
+Without ``--reveal`` the output is exactly the agent's view in ``--mode`` (:func:`~arena_gen
+.core.agent.agent_view`): intro, the rules text in with-rules mode, the first observation and the
+budget; never params, seed path, world, rubric internals or certificate.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena_gen.cli.options import user_errors
+from arena_gen.core.agent import MODES, agent_view
+from arena_gen.core.errors import ArenaGenError
+
+if TYPE_CHECKING:
+    from arena_gen.core.task import Task
 
 
 @click.command(name="show")
 @click.argument("task_id")
 @click.option("--suite", default=None, help="Suite folder or released name to search.")
-@click.option("--reveal", is_flag=True, help="Also print the hidden world and the certificate.")
+@click.option("--mode", type=click.Choice(MODES), default="inductive", show_default=True,
+              help="Whose view to print: inductive (no rules) or with-rules (rules disclosed).")
+@click.option("--reveal", is_flag=True,
+              help="Print everything instead: params, seed path, rubric, rules, world, "
+                   "certificate and ladder.")
 @click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
-def command(task_id: str, suite: str | None, reveal: bool, as_json: bool) -> None:
-    """Print a task readably: what the agent sees, and with --reveal what it must discover."""
+def command(task_id: str, suite: str | None, mode: str, reveal: bool, as_json: bool) -> None:
+    """Print what the agent sees of a task in --mode; --reveal prints the whole task."""
     from arena_gen.core.task_lookup import find_task
 
     with user_errors():
         task = find_task(task_id, suite).task
+        view = agent_view_of(task, mode)
     if as_json:
-        data: dict[str, Any] = task.to_dict()
-        if not reveal:
-            data = {k: v for k, v in data.items() if k not in ("world", "certificate",
-                                                              "rules_text")}
+        data = task.to_dict() if reveal else view
         click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    if not reveal:
+        for line in view_lines(view):
+            click.echo(line)
         return
     cert = task.certificate
     click.echo(f"{task.id}  ({task.env} v{task.env_version}, suite {task.suite}, "
                f"budget {task.budget} turns)")
     click.echo(f"params: {json.dumps(task.params, sort_keys=True)}")
+    click.echo(f"seed path: {json.dumps(task.seed_path)}")
     click.echo("rubric: " + "; ".join(f"{r.id}: {r.text}" for r in task.rubric))
     click.echo("\n-- what the agent is told --")
-    click.echo(str(task.public.get("intro", json.dumps(task.public, indent=2))))
-    if reveal:
-        click.echo("\n-- hidden rules (with-rules disclosure) --")
-        click.echo(task.rules_text)
-        click.echo("\n-- certificate --")
-        click.echo(f"solvable={cert.solvable} method={cert.method} min_steps={cert.min_steps}")
-        click.echo(f"witness: {' '.join(cert.witness)}")
-        facts = {k: v for k, v in cert.facts.items() if k != "ladder"}
-        if facts:
-            click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
-        ladder = cert.facts.get("ladder")
-        if ladder:
-            click.echo("\n-- baseline ladder (re-played by verify) --")
-            for line in ladder_lines(ladder):
-                click.echo(line)
+    click.echo(intro_of(task.public))
+    click.echo("\n-- first observation --")
+    click.echo(view["observation"])
+    click.echo("\n-- hidden rules (with-rules disclosure) --")
+    click.echo(task.rules_text)
+    click.echo("\n-- hidden world --")
+    click.echo(json.dumps(task.world, sort_keys=True))
+    click.echo("\n-- certificate --")
+    click.echo(f"solvable={cert.solvable} method={cert.method} min_steps={cert.min_steps}")
+    click.echo(f"witness: {' '.join(cert.witness)}")
+    facts = {k: v for k, v in cert.facts.items() if k != "ladder"}
+    if facts:
+        click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
+    ladder = cert.facts.get("ladder")
+    if ladder:
+        click.echo("\n-- baseline ladder (re-played by verify) --")
+        for line in ladder_lines(ladder):
+            click.echo(line)
+
+
+def agent_view_of(task: Task, mode: str) -> dict[str, Any]:
+    """The agent's view (:func:`~arena_gen.core.agent.agent_view`); a task whose game cannot
+    start is a user error naming the task, not a crash."""
+    try:
+        return agent_view(task, mode)
+    except Exception as exc:  # a hand-made world the game rejects
+        raise ArenaGenError(f"task {task.id}: its game could not start: "
+                            f"{type(exc).__name__}: {exc}"[:2000]) from None
+
+
+def intro_of(public: dict[str, Any]) -> str:
+    """The task's intro text (the public record as JSON when it has none)."""
+    intro = public.get("intro")
+    return str(intro) if intro is not None else json.dumps(public, indent=2, sort_keys=True)
+
+
+def view_lines(view: dict[str, Any]) -> list[str]:
+    """The agent's view as text: budget, the mode's rules, the intro and the first observation
+    (the intro once when the observation opens with it)."""
+    intro, observation = intro_of(view["public"]), view["observation"]
+    lines = [f"{view['task_id']}  ({view['env']} v{view['env_version']}, {view['mode']} mode, "
+             f"budget {view['budget']} turns)"]
+    if view["rules_text"] is not None:
+        lines += ["", "-- rules (disclosed in with-rules mode) --", view["rules_text"]]
+    if observation.startswith(intro):  # most games open their first observation with it
+        lines += ["", "-- intro and first observation --", observation]
+    else:
+        lines += ["", "-- intro --", intro, "", "-- first observation --", observation]
+    return lines
 
 
 def ladder_lines(ladder: dict[str, Any]) -> list[str]:

@@ -7,11 +7,12 @@ when its infrastructure fails; the runner records both (they live here, below th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena_gen.core.task import Task
+
+if TYPE_CHECKING:  # numpy is not needed to import the protocol (``arena-gen show`` stays cheap)
+    import numpy as np
 
 MODES = ("inductive", "with-rules")
 
@@ -60,6 +61,19 @@ class TaskView:
                    world=task.world if privileged else None,
                    witness=tuple(task.certificate.witness) if privileged else None,
                    env_version=task.env_version)
+
+
+def agent_view(task: Task, mode: str) -> dict[str, Any]:
+    """Everything a (non-privileged) agent is shown before it first acts in ``mode``: its
+    :class:`TaskView` and the first observation, never params, seed path, world or certificate
+    (``arena-gen show`` prints this, so what it prints is what the agent sees)."""
+    from arena_gen.core.registry import make_env
+
+    view = TaskView.of(task, mode)
+    observation, _ = make_env(task).reset(seed=None)
+    return {"task_id": view.task_id, "env": view.env, "env_version": view.env_version,
+            "mode": mode, "budget": view.budget, "public": view.public,
+            "rules_text": view.rules_text, "observation": str(observation)}
 
 
 class Agent(Protocol):

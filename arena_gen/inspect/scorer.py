@@ -1,14 +1,17 @@
 """The scorer: arena-gen's judge and score policy over the trajectory a solver recorded.
 
-The trajectory's actions are replayed through the task's game (:func:`~arena_gen.scoring.judge
-.judge`, via the same findings line ``arena-gen score`` writes), and the score policy turns the
-findings into the attempt's credit. A sample's score value is a dict: ``success`` (1 when every
-rubric item is met: the Perfect Rubrics criterion), ``credit`` (the policy's item credit, 0-100)
-and ``steps`` (agent turns). Findings, flags, the end reason, the certified minimum and the
-budget the episode ran under (checked against the harness's, and replayed under) are in the
-score's metadata. Over epochs, the ``mean`` reducer gives the success rate and Avg@k, and ``max``
-of ``success`` is Pass@k at k = epochs (the unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly
-when some attempt succeeded and 0 otherwise when k = n).
+The task is looked up by the sample's id in the suite the sample names (read once per process
+and hash-checked against the sample's ``suite_sha256``), never read from the sample, which
+carries only the agent's view. The trajectory's actions are replayed through the task's game
+(:func:`~arena_gen.scoring.judge.judge`, via the same findings line ``arena-gen score``
+writes), and the score policy turns the findings into the attempt's credit. A sample's score
+value is a dict: ``success`` (1 when every rubric item is met: the Perfect Rubrics criterion),
+``credit`` (the policy's item credit, 0-100) and ``steps`` (agent turns). Findings, flags, the
+end reason, the certified minimum and the budget the episode ran under (checked against the
+harness's, and replayed under) are in the score's metadata. Over epochs, the ``mean`` reducer
+gives the success rate and Avg@k, and ``max`` of ``success`` is Pass@k at k = epochs (the
+unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly when some attempt succeeded and 0
+otherwise when k = n).
 """
 
 from __future__ import annotations

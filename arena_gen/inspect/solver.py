@@ -156,7 +156,9 @@ def _reasoning_of(output: Any) -> str | None:
 
 
 async def play(state: TaskState, agent: Any) -> TaskState:
-    """Play the sample's task with ``agent`` and keep its trajectory for the scorer."""
+    """Play the sample's task with ``agent`` and keep its trajectory for the scorer. The task is
+    looked up by id in the sample's suite (the sample carries no world); the agent gets the view
+    it is entitled to (the world only for a privileged baseline, the oracle)."""
     task = sample_task(state.metadata)
     episode = Episode(task, agent, mode=str(state.metadata.get(MODE_KEY, "inductive")),
                       attempt=max(0, int(state.epoch) - 1))
