@@ -11,6 +11,7 @@ task's public record and first observation, which the agent is shown) discloses 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import tempfile
@@ -154,17 +155,20 @@ class Secrets:
         return bad
 
 
-def spec_tasks() -> list[tuple[str, list[Task]]]:
-    """A few built tasks of every registered (env, version), and released Challenge energy
-    tasks (whose params carry a shift day)."""
-    out = [(f"{s.name}-v{s.version}", built_tasks_of(s.name, s.version, count=TASKS_PER_SPEC))
-           for s in registry.all_specs()]
-    challenge = read_suite("challenge").tasks["energy"][:TASKS_PER_SPEC]
-    assert all(t.params.get("shift_day") is not None for t in challenge)
-    return [*out, ("energy-challenge", challenge)]
+#: One key per registered (env, version), and released Challenge energy (params with a shift day).
+KEYS = [*(f"{s.name}-v{s.version}" for s in registry.all_specs()), "energy-challenge"]
 
 
-SPEC_TASKS = spec_tasks()
+@functools.cache
+def tasks_of(key: str) -> tuple[Task, ...]:
+    """A few tasks of ``key``: built ones of an (env, version), or released Challenge energy
+    tasks (whose params carry a shift day); built once, when a test first needs them."""
+    if key == "energy-challenge":
+        tasks = read_suite("challenge").tasks["energy"][:TASKS_PER_SPEC]
+        assert all(t.params.get("shift_day") is not None for t in tasks)
+        return tuple(tasks)
+    name, version = key.rsplit("-v", 1)
+    return tuple(built_tasks_of(name, int(version), count=TASKS_PER_SPEC))
 
 
 def write_group(folder: Path, tasks: list[Task]) -> Path:
@@ -184,12 +188,12 @@ def write_group(folder: Path, tasks: list[Task]) -> Path:
 
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Every task of :data:`SPEC_TASKS` in a suite folder, by task sha256 (one folder per group
-    of tasks with distinct ids: the n-th version of each env)."""
+    """Every task of :data:`KEYS` in a suite folder, by task sha256 (one folder per group of
+    tasks with distinct ids: the n-th version of each env)."""
     groups: dict[int, list[Task]] = {}
-    for _, tasks in SPEC_TASKS:
-        for task in tasks:
-            group = next(g for g in range(len(SPEC_TASKS) + 1)
+    for key in KEYS:
+        for task in tasks_of(key):
+            group = next(g for g in range(len(KEYS) + 1)
                          if task.id not in {t.id for t in groups.get(g, [])})
             groups.setdefault(group, []).append(task)
     root = tmp_path_factory.mktemp("view-suites")
@@ -200,26 +204,26 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_secrets_are_found_in_the_whole_task() -> None:
     """The detector itself: the full task record shows every kind of secret (else a clean
     result below would mean nothing)."""
-    for _, tasks in SPEC_TASKS:
-        for task in tasks:
+    for key in KEYS:
+        for task in tasks_of(key):
             for mode in MODES:
                 secrets = Secrets(task, mode)
                 found = secrets.found(task.to_dict(), what="task")
                 assert any("key 'world'" in f for f in found), task.id
                 assert any("key 'witness'" in f for f in found), task.id
                 assert len(found) > 5, (task.id, found)
-    energy = SPEC_TASKS[-1][1][0]
+    energy = tasks_of("energy-challenge")[0]
     found = Secrets(energy, "inductive").found(energy.to_dict(), what="task")
     assert any(f.endswith(f"the shift day {energy.params['shift_day']}") for f in found)
     assert not any("shift day" in f for f in Secrets(energy, "with-rules").found(
         energy.to_dict(), what="task"))
 
 
-@pytest.mark.parametrize("key", [k for k, _ in SPEC_TASKS])
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("mode", MODES)
 def test_taskview_and_show_hold_only_the_agents_view(key: str, mode: str,
                                                      suites: dict[str, Path]) -> None:
-    [tasks] = [t for k, t in SPEC_TASKS if k == key]
+    tasks = tasks_of(key)
     runner = CliRunner()
     for task in tasks:
         secrets = Secrets(task, mode)
@@ -259,11 +263,11 @@ from arena_gen.inspect.dataset import first_prompt  # noqa: E402
 SAMPLE_KEYS = {"task_id", "suite", "suite_sha256", "mode", "env", "budget"}
 
 
-@pytest.mark.parametrize("key", [k for k, _ in SPEC_TASKS])
+@pytest.mark.parametrize("key", KEYS)
 @pytest.mark.parametrize("mode", MODES)
 def test_inspect_samples_hold_only_the_agents_view(key: str, mode: str,
                                                    suites: dict[str, Path]) -> None:
-    [tasks] = [t for k, t in SPEC_TASKS if k == key]
+    tasks = tasks_of(key)
     for task in tasks:
         [sample] = suite_dataset(str(suites[task.sha256]), tasks=[task.id], mode=mode)
         assert sample.id == task.id and sample.input == first_prompt(task, mode)
@@ -284,7 +288,7 @@ def test_the_offline_mockllm_eval_log_holds_no_hidden_value(mode: str,
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log
 
-    firsts = {k: tasks[0] for k, tasks in SPEC_TASKS}
+    firsts = {k: tasks_of(k)[0] for k in KEYS}
     folders: dict[Path, list[str]] = {}
     for task in firsts.values():
         folders.setdefault(suites[task.sha256], []).append(task.id)
