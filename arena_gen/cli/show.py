@@ -1,7 +1,7 @@
 """``arena-gen show``: print what an agent sees of a task, or with ``--reveal`` all of it.
 
 Without ``--reveal`` the output is exactly the agent's view in ``--mode`` (:func:`~arena_gen
-.core.agent.agent_view`): intro, the rules text in with-rules mode, the first observation and the
+.core.episode.agent_view`): intro, the rules text in with-rules mode, the first observation and the
 budget; never params, seed path, world, rubric internals or certificate.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena_gen.cli.options import user_errors
-from arena_gen.core.agent import MODES, agent_view
+from arena_gen.core.agent import MODES
 from arena_gen.core.errors import ArenaGenError
 
 if TYPE_CHECKING:
@@ -72,8 +72,10 @@ def command(task_id: str, suite: str | None, mode: str, reveal: bool, as_json: b
 
 
 def agent_view_of(task: Task, mode: str) -> dict[str, Any]:
-    """The agent's view (:func:`~arena_gen.core.agent.agent_view`); a task whose game cannot
+    """The agent's view (:func:`~arena_gen.core.episode.agent_view`); a task whose game cannot
     start is a user error naming the task, not a crash."""
+    from arena_gen.core.episode import agent_view
+
     try:
         return agent_view(task, mode)
     except Exception as exc:  # a hand-made world the game rejects

@@ -63,19 +63,6 @@ class TaskView:
                    env_version=task.env_version)
 
 
-def agent_view(task: Task, mode: str) -> dict[str, Any]:
-    """Everything a (non-privileged) agent is shown before it first acts in ``mode``: its
-    :class:`TaskView` and the first observation, never params, seed path, world or certificate
-    (``arena-gen show`` prints this, so what it prints is what the agent sees)."""
-    from arena_gen.core.registry import make_env
-
-    view = TaskView.of(task, mode)
-    observation, _ = make_env(task).reset(seed=None)
-    return {"task_id": view.task_id, "env": view.env, "env_version": view.env_version,
-            "mode": mode, "budget": view.budget, "public": view.public,
-            "rules_text": view.rules_text, "observation": str(observation)}
-
-
 class Agent(Protocol):
     """Anything that plays an episode turn by turn."""
 

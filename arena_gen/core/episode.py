@@ -167,3 +167,14 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
             break
         episode.step(reply, time.perf_counter() - t0)
     return episode.result()
+
+
+def agent_view(task: Task, mode: str) -> dict[str, Any]:
+    """Everything a (non-privileged) agent is shown before it first acts in ``mode``: its
+    :class:`TaskView` and the first observation, never params, seed path, world or certificate
+    (``arena-gen show`` prints this, so what it prints is what the agent sees)."""
+    view = TaskView.of(task, mode)
+    observation, _ = make_env(task).reset(seed=None)
+    return {"task_id": view.task_id, "env": view.env, "env_version": view.env_version,
+            "mode": mode, "budget": view.budget, "public": view.public,
+            "rules_text": view.rules_text, "observation": str(observation)}
