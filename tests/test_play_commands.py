@@ -68,3 +68,18 @@ def test_a_quit_episode_is_scored_not_excluded(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "play" / "summary.json").read_text())
     assert summary["overall"]["scored"] == 1 and summary["overall"]["infra_errors"] == 0
+
+
+def test_play_refuses_a_non_empty_folder_that_holds_no_run(tmp_path: Path) -> None:
+    """#24 row 8 for ``play`` as for ``run``: the user's files are never mixed with a run's."""
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me\n")
+    result = CliRunner().invoke(main, ["play", TASK, "--suite", str(LITE), "--out", str(out)],
+                                input=":quit\n")
+    assert result.exit_code != 0
+    assert "holds no run" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    again = play(tmp_path, "1\n:quit\n")  # a new folder, then the same folder again: fine
+    assert again["record"]["attempt"] == 0
+    assert play(tmp_path, ":quit\n")["record"]["attempt"] == 1

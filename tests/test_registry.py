@@ -33,6 +33,16 @@ def test_duplicate_name_version_and_code_are_rejected() -> None:
         registry.unregister("toy")
 
 
+def test_only_the_declaring_package_adds_versions_of_an_env() -> None:
+    """A plugin cannot slip a newer 'lights' in front of the released one (it would become the
+    default version a plain ``build --suite lite`` uses)."""
+    lights = registry.get("lights")
+    intruder = dataclasses.replace(lights, version=lights.version + 1, package="some_plugin")
+    with pytest.raises(RegistryError, match="declared by arena_gen.envs.lights"):
+        registry.register(intruder)
+    assert registry.get("lights") is lights
+
+
 def test_versions_live_side_by_side() -> None:
     registry.register(spec("toy", 98, version=1))
     registry.register(spec("toy", 98, version=2))

@@ -249,8 +249,8 @@ _REGISTRY: dict[tuple[str, int], EnvSpec] = {}
 
 
 def register(spec: EnvSpec) -> EnvSpec:
-    """Add an env spec; a second spec with the same (name, version), or another env's code,
-    is an error."""
+    """Add an env spec; a second spec with the same (name, version), another env's code, or a
+    version of an env another package declares, is an error."""
     if spec.key in _REGISTRY:
         raise RegistryError(f"env {spec.name!r} v{spec.version} is already registered")
     for other in _REGISTRY.values():
@@ -259,6 +259,10 @@ def register(spec: EnvSpec) -> EnvSpec:
         if other.name == spec.name and other.code != spec.code:
             raise RegistryError(f"env {spec.name!r} has code {other.code}; every version of an "
                                 f"env keeps its code (the seed contract names it)")
+        if other.name == spec.name and other.package != spec.package:
+            raise RegistryError(f"env {spec.name!r} is declared by {other.package}; "
+                                f"{spec.package} cannot add versions to it (one package owns "
+                                f"an env's versions)")
     _REGISTRY[spec.key] = spec
     return spec
 

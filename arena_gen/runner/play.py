@@ -18,7 +18,7 @@ from arena_gen.core.protocol import DEFAULT_HARNESS
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
 from arena_gen.runner.run import check_playable
-from arena_gen.runner.rundir import RunDir
+from arena_gen.runner.rundir import RunDir, check_run_folder
 
 
 def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: str | Path,
@@ -27,6 +27,7 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
     """Play the next attempt of ``task`` and append it to the run directory ``out``."""
     check_playable([task], suite_path)
     check_creatable(out, "--out")
+    check_run_folder(out)  # never mix a play's files into a folder that holds no run
     rundir = RunDir(out)
     name = getattr(agent, "name", type(agent).__name__)
     harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
