@@ -24,7 +24,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import secrets
 import sys
 import tempfile
@@ -60,15 +59,14 @@ def default_cache_dir() -> Path:
 #: The installed ``arena_gen`` package: every build executes code from it.
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
-_PART_PATH = re.compile(r"[A-Za-z_][\w.]*:[\w.]+")
-
 #: Stands in for code that is not on disk: such tasks are cached for this process only.
 _PROCESS_NONCE = secrets.token_hex(16)
 
 
 def _part_modules(value: Any, named: set[str], held: set[str]) -> None:
-    """Collect the modules behind a spec field into ``named`` (``module:attr`` strings) and
-    ``held`` (objects), through the mappings, lists and tuples a spec nests them in."""
+    """Collect the modules behind a spec field into ``named`` (lazy parts, read without
+    importing) and ``held`` (objects), through the mappings, lists and tuples a spec nests them
+    in; plain values (names, numbers, suite lists) name no code."""
     if isinstance(value, registry.Lazy):
         named.add(value.module)
         return
@@ -77,10 +75,8 @@ def _part_modules(value: Any, named: set[str], held: set[str]) -> None:
     if isinstance(value, (list, tuple)):
         for item in value:
             _part_modules(item, named, held)
-    elif isinstance(value, str):
-        if _PART_PATH.fullmatch(value):
-            named.add(value.partition(":")[0])
-    elif isinstance(getattr(value, "__module__", None), str):
+    elif not isinstance(value, (str, int, float)) and isinstance(
+            getattr(value, "__module__", None), str):
         held.add(value.__module__)
 
 
@@ -114,7 +110,7 @@ def source_roots(spec: registry.EnvSpec) -> list[Path]:
         found = _package_root(top)
         if found is None and any(m.split(".")[0] == top for m in held):
             raise LookupError(f"the source of {top!r} is not on disk")
-        # a ``module:attr`` naming no module has no code to hash (loading it fails anyway)
+        # a lazy part naming no module has no code to hash (loading it fails anyway)
         roots += [r for r in found or [] if r not in roots]
     return roots
 
