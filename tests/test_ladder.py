@@ -204,3 +204,64 @@ def test_verify_fails_a_forged_manifest_calibration(counter: None, tmp_path: Pat
     assert report.manifest_problems == [
         "manifest calibration.counter differs from the tasks' ladders and the counter "
         "calibration"]
+
+
+class StepUp:
+    """Model-free toy rung: always ``up`` (no model of the target; solves every target it can
+    reach within the budget)."""
+
+    name, privileged = "step_up", False
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        pass
+
+    def act(self, observation: str) -> str:
+        return "up"
+
+
+def test_format_2_ladder_records_kinds_and_plays_model_free(counter: None) -> None:
+    import dataclasses
+
+    v2 = dataclasses.replace(calibrated_spec(), version=4, ladder_version=2,
+                             model_free={"step_up": StepUp})
+    registry.register(v2)
+    try:
+        task = _task(2)
+        task.env_version = 4
+        ladder = climb(task, Calibration())
+        assert {r: ladder[r]["kind"] for r in ladder} == {
+            "random": "random", "step_up": "model_free", "heuristic": "inductive",
+            "planner": "planner"}
+        assert ladder["step_up"]["results"] == [{"success": True, "steps": 2, "credit": 1.0}]
+        rates = rung_rates([ladder])
+        assert rates["step_up"]["kind"] == "model_free"
+        # a format-1 ladder (v3) plays no model-free rung and records no kind
+        old = climb(_task(2), Calibration())
+        assert "step_up" not in old and all("kind" not in row for row in old.values())
+    finally:
+        registry.unregister("counter")
+        registry.register(calibrated_spec())
+
+
+def _rates(**rungs: tuple[str, float]) -> dict[str, dict[str, Any]]:
+    return {name: {"kind": kind, "rate": rate, "attempts": 10, "successes": int(rate * 10)}
+            for name, (kind, rate) in rungs.items()}
+
+
+def test_induction_margin_and_inductive_ceiling() -> None:
+    cal = Calibration(inductive=(0.1, 0.9), induction_margin=0.15)
+    ok = _rates(random=("random", 0.0), sweep=("model_free", 0.2),
+                heuristic=("inductive", 0.4), planner=("planner", 1.0))
+    assert suite_problems(cal, ok) == []
+    close = {**ok, "sweep": {**ok["sweep"], "rate": 0.3}}
+    [problem] = suite_problems(cal, close)
+    assert "beats the best model-free one (sweep, 30%) by 10%" in problem
+    # a model-free rung never counts as the best inductive baseline
+    strong_free = {**ok, "sweep": {**ok["sweep"], "kind": "model_free", "rate": 0.95}}
+    assert any("model-free" in p for p in suite_problems(cal, strong_free))
+    ceiling = Calibration(inductive=None, inductive_ceiling=0.3)
+    [problem] = suite_problems(ceiling, ok)
+    assert "(heuristic) succeeds on 40% (ceiling 30%" in problem
+    # unset targets stay out of the manifest's bytes
+    assert "induction_margin" not in Calibration().to_dict()
+    assert Calibration(induction_margin=0.15).to_dict()["induction_margin"] == 0.15

@@ -19,6 +19,10 @@ from typing import Any
 #: extra scripted inductive baselines), the with-rules planner.
 RANDOM, HEURISTIC, PLANNER = "random", "heuristic", "planner"
 
+#: What a rung is (recorded in ladders of format 2): seeded random; model-free (memory of what
+#: was tried, no model of the rules); inductive (learns the hidden rules); the with-rules planner.
+KINDS = ("random", "model_free", "inductive", "planner")
+
 @dataclass(frozen=True)
 class Calibration:
     """The ladder targets of one preset (one env version in one suite)."""
@@ -36,11 +40,21 @@ class Calibration:
     planner_floor: float = 0.90
     #: Suite: the random agent's success rate (over all attempts) is at most this.
     random_ceiling: float = 0.10
+    #: Suite: the best inductive rung beats the best model-free rung by at least this (None: no
+    #: such target; only ladders of format 2 have model-free rungs).
+    induction_margin: float | None = None
+    #: Suite: the best inductive rung succeeds on at most this share (Challenge: "harder than
+    #: Lite" checked by the suite's own build, from a ceiling measured out of sample).
+    inductive_ceiling: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The plain dict the manifest records."""
+        """The plain dict the manifest records (targets a preset does not set are left out, so
+        manifests built before they existed keep their bytes)."""
         out = dataclasses.asdict(self)
         out["inductive"] = list(self.inductive) if self.inductive is not None else None
+        for key in ("induction_margin", "inductive_ceiling"):
+            if out[key] is None:
+                del out[key]
         return out
 
     def task_problem(self, ladder: dict[str, Any]) -> str | None:
@@ -80,6 +94,8 @@ def rung_rates(ladders: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for rung, result in ladder.items():
             row = out.setdefault(rung, {"attempts": 0, "successes": 0, "tasks_solved": 0,
                                         "tasks": 0})
+            if "kind" in result:
+                row["kind"] = result["kind"]
             row["attempts"] += result["attempts"]
             row["successes"] += result["successes"]
             row["tasks"] += 1
@@ -92,13 +108,26 @@ def rung_rates(ladders: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def rung_order(rung: str) -> tuple[int, str]:
-    """Ladder order: random, heuristic, the other inductive baselines by name, the planner."""
+    """Ladder order: random, heuristic, the other baselines by name, the planner."""
     return ({RANDOM: 0, HEURISTIC: 1, PLANNER: 9}.get(rung, 2), rung)
 
 
+def rung_kind(rung: str, row: dict[str, Any]) -> str:
+    """A rung's kind: recorded in format-2 ladders; before that every rung other than random
+    and the planner was an inductive baseline."""
+    if "kind" in row:
+        return str(row["kind"])
+    return {RANDOM: "random", PLANNER: "planner"}.get(rung, "inductive")
+
+
 def inductive_rungs(rates: dict[str, Any]) -> list[str]:
-    """The scripted inductive baselines among a suite's rungs (all but random and the planner)."""
-    return [r for r in rates if r not in (RANDOM, PLANNER)]
+    """The scripted inductive baselines among a suite's rungs."""
+    return [r for r, row in rates.items() if rung_kind(r, row) == "inductive"]
+
+
+def model_free_rungs(rates: dict[str, Any]) -> list[str]:
+    """The model-free rungs among a suite's rungs (memory of what was tried, no rule model)."""
+    return [r for r, row in rates.items() if rung_kind(r, row) == "model_free"]
 
 
 def suite_problems(cal: Calibration, rates: dict[str, dict[str, Any]]) -> list[str]:
@@ -119,4 +148,20 @@ def suite_problems(cal: Calibration, rates: dict[str, dict[str, Any]]) -> list[s
         if not lo <= rates[best]["rate"] <= hi:
             problems.append(f"the best inductive baseline ({best}) succeeds on "
                             f"{rates[best]['rate']:.0%} (target {lo:.0%}-{hi:.0%})")
+    if cal.inductive_ceiling is not None and inductive:
+        best = max(inductive, key=lambda r: rates[r]["rate"])
+        if rates[best]["rate"] > cal.inductive_ceiling:
+            problems.append(f"the best inductive baseline ({best}) succeeds on "
+                            f"{rates[best]['rate']:.0%} (ceiling {cal.inductive_ceiling:.0%}: "
+                            f"not harder than the suite it must be harder than)")
+    free = model_free_rungs(rates)
+    if cal.induction_margin is not None and inductive and free:
+        best = max(inductive, key=lambda r: rates[r]["rate"])
+        best_free = max(free, key=lambda r: rates[r]["rate"])
+        gap = rates[best]["rate"] - rates[best_free]["rate"]
+        if gap < cal.induction_margin - 1e-9:
+            problems.append(f"the best inductive baseline ({best}, {rates[best]['rate']:.0%}) "
+                            f"beats the best model-free one ({best_free}, "
+                            f"{rates[best_free]['rate']:.0%}) by {gap:.0%} "
+                            f"(margin {cal.induction_margin:.0%})")
     return problems

@@ -127,6 +127,12 @@ class EnvSpec:
     planner: Part[AgentFactory] | None = None
     #: Further scripted inductive baselines, by rung name.
     baselines: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
+    #: Model-free rungs by name: memory of what was tried, no model of the rules (systematic
+    #: search, non-learning policies); played only by ladders of format 2.
+    model_free: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
+    #: The ladder format this version's certificates carry: 1 (rungs without kinds) or 2 (each
+    #: rung records its kind, model-free rungs played).
+    ladder_version: int = 1
     #: More agents this env offers by name (``arena-gen run --agent NAME``), e.g. the paper's
     #: scripted trading strategies.
     agents: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
@@ -189,6 +195,10 @@ class EnvSpec:
     def load_baselines(self) -> dict[str, AgentFactory]:
         """The extra inductive baselines, loaded, by rung name."""
         return {name: resolve(p) for name, p in sorted(self.baselines.items())}
+
+    def load_model_free(self) -> dict[str, AgentFactory]:
+        """The model-free rungs, loaded, by rung name."""
+        return {name: resolve(p) for name, p in sorted(self.model_free.items())}
 
     def acceptance(self) -> Acceptance:
         """The acceptance rule ``accept(draft, certificate) -> reason or None``; by default

@@ -17,20 +17,25 @@ from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM, Calibration
 from arena_gen.core.episode import Episode
 from arena_gen.core.task import Task
 
-#: The ladder's format version (bump when what a rung records changes).
-LADDER_VERSION = 1
+#: The newest ladder format (an env version names the one its certificates carry in
+#: ``EnvSpec.ladder_version``): 1 = rungs without kinds; 2 = each rung records its kind and
+#: model-free rungs are played.
+LADDER_VERSION = 2
 
 
-def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str, int]]:
-    """(rung, agent factory, mode, attempts) for each rung the spec has."""
-    rungs: list[tuple[str, Any, str, int]] = [(RANDOM, RandomAgent, "inductive",
-                                               cal.random_attempts)]
+def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str, int, str]]:
+    """(rung, agent factory, mode, attempts, kind) for each rung the spec has."""
+    rungs: list[tuple[str, Any, str, int, str]] = [(RANDOM, RandomAgent, "inductive",
+                                                    cal.random_attempts, "random")]
+    if spec.ladder_version >= 2:
+        for name, factory in spec.load_model_free().items():
+            rungs.append((name, factory, "inductive", 1, "model_free"))
     if spec.heuristic is not None:
-        rungs.append((HEURISTIC, spec.load("heuristic"), "inductive", 1))
+        rungs.append((HEURISTIC, spec.load("heuristic"), "inductive", 1, "inductive"))
     for name, factory in spec.load_baselines().items():
-        rungs.append((name, factory, "inductive", 1))
+        rungs.append((name, factory, "inductive", 1, "inductive"))
     if spec.planner is not None:
-        rungs.append((PLANNER, spec.load("planner"), "with-rules", 1))
+        rungs.append((PLANNER, spec.load("planner"), "with-rules", 1, "planner"))
     return rungs
 
 
@@ -64,7 +69,7 @@ def climb(task: Task, cal: Calibration) -> dict[str, Any]:
     """Play every rung of the ladder on ``task``; deterministic for a task and calibration."""
     spec = registry.for_task(task)
     ladder: dict[str, Any] = {}
-    for rung, factory, mode, attempts in _rungs(spec, cal):
+    for rung, factory, mode, attempts, kind in _rungs(spec, cal):
         results = [_attempt(task, factory(), mode, a) for a in range(attempts)]
         ladder[rung] = {
             "mode": mode,
@@ -72,4 +77,6 @@ def climb(task: Task, cal: Calibration) -> dict[str, Any]:
             "successes": sum(r["success"] for r in results),
             "results": results,
         }
+        if spec.ladder_version >= 2:
+            ladder[rung]["kind"] = kind
     return ladder
