@@ -288,3 +288,30 @@ def test_html_report_escapes_run_and_finding_text(runs: dict[str, Path], tmp_pat
     escaped = html.escape(evil)
     assert f"<li><b>{escaped} (hostile)</b>: suite" in text  # the run list
     assert f"<span class='evidence'>{escaped}</span>" in text
+
+
+def test_report_scores_unscored_runs_and_works_without_matplotlib(
+        runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``report`` on a run never scored (no summary.json) scores it first, and on the default
+    install (no matplotlib) writes every table with a notice in place of the plots."""
+    from click.testing import CliRunner
+
+    import arena_gen.scoring.report as report
+    from arena_gen.cli import main
+
+    copy = Path(shutil.copytree(runs["random"], tmp_path / "unscored"))
+    for name in ("summary.json", "summary.csv", "findings.jsonl"):
+        (copy / name).unlink(missing_ok=True)
+    monkeypatch.setattr(report, "plots_available", lambda: False)
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["report", str(copy), "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"scored {copy}" in result.output and "no plots" in result.output
+    summary = json.loads((copy / "summary.json").read_text())
+    assert summary == score_run(copy)  # what `arena-gen score` writes
+    text = out.read_text()
+    assert report.NO_PLOTS.replace("'", "&#x27;") in text and "<img class='plot'" not in text
+    assert "Pass@2" in text  # the run's k in the metrics table
+    # a second report finds the run scored and does not score it again
+    again = CliRunner().invoke(main, ["report", str(copy), "--html", str(out)])
+    assert again.exit_code == 0 and f"scored {copy}" not in again.output

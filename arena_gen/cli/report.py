@@ -15,16 +15,18 @@ from arena_gen.cli.options import user_errors
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="Output HTML file (self-contained, opens offline).")
 def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
-    """Compare scored runs in one HTML page: metrics with their definitions, the baseline
-    ladder, plots (scores, evolution curves, step histograms) and a per-task drill-down."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise click.ClickException(
-            "arena-gen report draws its plots with matplotlib, an optional extra: "
-            "pip install 'arena-gen[report]'") from None
-    from arena_gen.scoring.report import write_report
+    """Compare runs in one HTML page: metrics with their definitions, the baseline ladder,
+    plots (scores, evolution curves, step histograms) and a per-task drill-down. A run not
+    scored yet (or resumed since) is scored first, as `arena-gen score` would."""
+    from arena_gen.scoring.report import ensure_scored, plots_available, write_report
 
     with user_errors():
+        for run_dir in run_dirs:
+            if ensure_scored(run_dir):
+                click.echo(f"scored {run_dir} (its summary.json was missing or older than "
+                           "its trajectories)")
         out = write_report(run_dirs, html_out)
+    if not plots_available():
+        click.echo("no plots: matplotlib (the optional extra) is not installed; "
+                   "pip install 'arena-gen[report]' adds them")
     click.echo(f"wrote {out}")

@@ -25,6 +25,8 @@ The work is split in three: :mod:`.report_data` reads the runs into a plain mode
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,12 +36,50 @@ from arena_gen.scoring.report_data import TABLE_METRICS, build_model
 from arena_gen.scoring.report_html import render_page
 from arena_gen.scoring.report_plots import STEPS_X, STEPS_Y, draw_figures
 
-__all__ = ["STEPS_X", "STEPS_Y", "TABLE_METRICS", "build_report", "write_report"]
+__all__ = ["NO_PLOTS", "STEPS_X", "STEPS_Y", "TABLE_METRICS", "build_report", "ensure_scored",
+           "write_report"]
+
+#: What the page says in place of its plots when matplotlib (the ``report`` extra) is absent.
+NO_PLOTS = ("Plots are drawn with matplotlib, an optional extra that is not installed: "
+            "pip install 'arena-gen[report]' and run arena-gen report again to add them. "
+            "Every table below is complete without it.")
+
+
+def plots_available() -> bool:
+    """Whether matplotlib is importable (the report draws its plots only then)."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def ensure_scored(run_dir: str | Path) -> bool:
+    """Score a run whose summary.json is missing or older than its trajectories (a resumed or
+    unscored run), keeping the prices an earlier ``score --price-in/--price-out`` recorded;
+    return whether it scored."""
+    from arena_gen.scoring.cost import record_prices
+    from arena_gen.scoring.score import score_run
+
+    path = Path(run_dir)
+    summary, trajectories = path / "summary.json", path / "trajectories.jsonl"
+    if summary.is_file() and (not trajectories.is_file()
+                              or summary.stat().st_mtime_ns >= trajectories.stat().st_mtime_ns):
+        return False
+    prices = None
+    if summary.is_file():
+        try:
+            prices = json.loads(summary.read_text(encoding="utf-8")).get("prices")
+        except (OSError, ValueError, AttributeError):
+            prices = None
+    scored = score_run(path)
+    if isinstance(prices, dict):
+        record_prices(path, scored, prices)
+    return True
 
 
 def build_report(run_dirs: Sequence[str | Path]) -> str:
-    """Return the HTML text of a report comparing the given scored runs."""
+    """Return the HTML text of a report comparing the given scored runs (without matplotlib,
+    the page says how to add the plots and keeps every table)."""
     model = build_model(run_dirs)
+    if not plots_available():
+        return render_page(model, [], notice=NO_PLOTS)
     return render_page(model, draw_figures(model))
 
 

@@ -205,8 +205,9 @@ def _tasks(tasks: dict[str, list[TaskEntry]]) -> Html:
     return join(parts, "\n")
 
 
-def render_page(model: ReportModel, figures: Sequence[Figure]) -> str:
-    """The whole self-contained page (``report.html`` with every section filled in)."""
+def render_page(model: ReportModel, figures: Sequence[Figure], notice: str | None = None) -> str:
+    """The whole self-contained page (``report.html`` with every section filled in); a
+    ``notice`` stands in the plots section (e.g. why there are no plots)."""
     run_list = join(part("run_item", label=r.label, suite=r.suite, mode=r.mode,
                          harness=r.harness, k=r.k, tasks=r.tasks, coverage=r.coverage,
                          coverage_class="complete" if r.complete else "incomplete")
@@ -217,6 +218,7 @@ def render_page(model: ReportModel, figures: Sequence[Figure]) -> str:
                 metric_definitions=_metric_definitions(model.metric_keys),
                 ladders=_ladders(model.ladders),
                 ladder_definitions=_definitions(_terms(LADDER), "ladder"),
-                figures=join(_figure(f) for f in figures),
+                figures=join([*([part("notice", text=notice)] if notice else []),
+                              *(_figure(f) for f in figures)]),
                 attempt_definitions=_definitions(_terms(ATTEMPT), "tasks"),
                 tasks=_tasks(model.tasks))
