@@ -1,0 +1,91 @@
+"""Statements in the README and docs that can be derived from the released suites, derived:
+a rebuilt suite that changes a figure fails here until the sentence is updated."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from arena_gen.core.calibration import inductive_rungs
+from arena_gen.core.suite_io import Suite, resolve_suite
+from arena_gen.core.suite_io import read_suite as _read
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+ENVS = ("lights", "trading", "energy", "repo")
+
+
+@functools.cache
+def read_suite(path: Path) -> Suite:
+    """Each released suite read once for the whole module."""
+    return _read(path)
+
+
+def _readme_ladder() -> dict[tuple[str, str], list[int]]:
+    """The README's ladder table: (suite, rung label) -> the four envs' percentages."""
+    head = "| suite | rung | lights | trading | energy | repo |"
+    assert head in README, "the README's ladder table header moved"
+    table = README.split(head, 1)[1].split("\n\n", 1)[0]
+    out = {}
+    for row in table.strip().splitlines()[1:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        out[(cells[0], cells[1])] = [int(c.rstrip(" %")) for c in cells[2:]]
+    return out
+
+
+@pytest.mark.parametrize("suite", ["lite", "challenge"])
+def test_readme_ladder_table_is_the_manifests(suite: str) -> None:
+    manifest = read_suite(resolve_suite(suite)).manifest
+    table = _readme_ladder()
+    rates = {env: manifest["calibration"][env]["rungs"] for env in ENVS}
+
+    def pct(x: float) -> int:
+        return round(100 * x)
+
+    assert table[(suite, "random (4 attempts)")] == [pct(rates[e]["random"]["rate"])
+                                                     for e in ENVS]
+    best = [pct(max(rates[e][r]["rate"] for r in inductive_rungs(rates[e]))) for e in ENVS]
+    assert table[(suite, "best scripted inductive baseline")] == best
+    assert table[(suite, "with-rules planner")] == [pct(rates[e]["planner"]["rate"])
+                                                    for e in ENVS]
+
+
+def test_readme_suite_sizes_and_versions() -> None:
+    lite = read_suite(resolve_suite("lite")).manifest
+    challenge = read_suite(resolve_suite("challenge")).manifest
+    odyssey = read_suite(resolve_suite("odyssey-lite")).manifest
+    assert set(lite["counts"].values()) == {30} and "`suites/lite` (30 tasks per env)" in README
+    assert set(challenge["counts"].values()) == {10} and "`suites/challenge` (10 per env)" in README
+    assert sum(odyssey["counts"].values()) == 120 and "holds the 120 tasks" in README
+    v = lite["env_versions"]
+    assert v == challenge["env_versions"]
+    claim = (f"built with lights v{v['lights']}, trading v{v['trading']},\n"
+             f"energy v{v['energy']} and repo v{v['repo']}")
+    assert claim in README
+
+
+def test_bounds_only_claim_in_docs_tasks() -> None:
+    """docs/tasks.md says no released lights or repo task is bounds-only."""
+    text = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
+    assert "In the released suites no task is bounds-only" in text
+    for name in ("lite", "challenge", "odyssey-lite"):
+        suite = read_suite(resolve_suite(name))
+        for env in ("lights", "repo"):
+            assert all(t.certificate.min_steps is not None for t in suite.tasks[env]), (name, env)
+
+
+def test_metrics_doc_scale_is_the_summary_scale() -> None:
+    """docs/metrics.md says rates are stored on 0-100: an oracle's perfect attempt is 100."""
+    from arena_gen.scoring.policy import attempt_score
+
+    assert "stored in\n`summary.json` and printed on the same 0-100 scale" in (
+        ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert attempt_score({"findings": [{"item": "a", "status": "met"}]}, ["a"]) == 100.0
+
+
+def test_repo_doc_pip_show_is_v1_only() -> None:
+    text = (ROOT / "docs" / "envs" / "repo.md").read_text(encoding="utf-8")
+    assert re.search(r"`pip show NAME` \(v1 only", text)
