@@ -8,6 +8,16 @@ certificates claim (their ``ladder``), and draws the table as a plot.
 
 Reproduce: ``python benchmarks/bench_validity.py [SUITE ...] [--jobs N] [--plot FILE]`` from the
 repository root (default: ``suites/lite suites/challenge``, plot ``benchmarks/validity.png``).
+
+**Out of sample** (``--seeds 11,12,...``): builds Lite and Challenge afresh for each seed (other
+than the release seed the presets were tuned on), with ``--version env=N`` for a preview
+version, and pools each rung's certified ladder over every seed's tasks (the certificates'
+ladders are what running the rungs gives: the default mode checks that). It prints per env,
+suite and rung the pooled rate with its 95 % Wilson interval over attempts, and checks the
+targets of issue #25: on Lite the best inductive rung inside its band and >= 15 points above
+the best model-free rung; on Challenge every rung below its Lite rate and the best inductive
+rung's interval below (not overlapping) Lite's. Reproduce: ``python benchmarks/bench_validity.py
+--seeds 11,12,13,14,15,16,17,18,19,20 [--env lights] [--version lights=3] [--jobs 2]``.
 """
 
 from __future__ import annotations
@@ -20,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from arena_gen.core import registry
-from arena_gen.core.calibration import PLANNER, RANDOM, rung_order, wilson
+from arena_gen.core.calibration import (
+    PLANNER,
+    RANDOM,
+    inductive_rungs,
+    model_free_rungs,
+    rung_order,
+    rung_rates,
+    wilson,
+)
 from arena_gen.core.suite_io import read_suite
 from arena_gen.runner.run import RunConfig, run_suite
 
@@ -38,6 +56,7 @@ def rungs_of(tasks: list[Any]) -> list[tuple[str, str, int]]:
     if spec.heuristic is not None:
         out.append(("heuristic", "inductive", 1))
     out += [(name, "inductive", 1) for name in sorted(spec.baselines)]
+    out += [(name, "inductive", 1) for name in sorted(spec.model_free)]
     if spec.planner is not None:
         out.append((PLANNER, "with-rules", 1))
     return out
@@ -58,12 +77,90 @@ def measure(suite_path: Path, env: str, rung: str, mode: str, attempts: int,
             "tasks": len(per_task)}
 
 
+def pooled(seeds: list[int], envs: list[str] | None, versions: dict[str, int],
+           jobs: int) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
+    """(suite, env) -> the rung rates pooled over fresh builds of every seed."""
+    from arena_gen.suite.build import build_suite
+
+    ladders: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for seed in seeds:
+        for suite in ("lite", "challenge"):
+            t0 = time.perf_counter()
+            built = build_suite(suite, seed, envs, jobs=jobs, versions=versions or None)
+            for env, tasks in built.tasks.items():
+                ladders.setdefault((suite, env), []).extend(
+                    t.certificate.facts["ladder"] for t in tasks
+                    if "ladder" in t.certificate.facts)
+            print(f"seed {seed} {suite}: {sum(len(t) for t in built.tasks.values())} tasks "
+                  f"in {time.perf_counter() - t0:.0f} s", flush=True)
+    return {key: rung_rates(rows) for key, rows in ladders.items()}
+
+
+def out_of_sample(args: argparse.Namespace) -> int:
+    """The ``--seeds`` mode: pooled ladders over fresh builds, and the targets they meet."""
+    seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+    versions = dict((k, int(v)) for k, v in (x.split("=") for x in args.version))
+    envs = args.env.split(",") if args.env else None
+    start = time.perf_counter()
+    rates = pooled(seeds, envs, versions, args.jobs)
+    print(f"\nseeds {','.join(map(str, seeds))}, pooled, "
+          f"{time.perf_counter() - start:.0f} s\n")
+    print("| env | suite | rung | kind | tasks | attempts | success | 95 % CI |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (suite, env), rows in sorted(rates.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        for rung, row in rows.items():
+            lo, hi = row["ci95"]
+            print(f"| {env} | {suite} | {rung} | {row.get('kind', '-')} | {row['tasks']} | "
+                  f"{row['attempts']} | {row['rate']:.1%} | {lo:.0%}-{hi:.0%} |")
+    failed = []
+    for env in sorted({env for _, env in rates}):
+        lite, chal = rates.get(("lite", env), {}), rates.get(("challenge", env), {})
+        ind = inductive_rungs(lite)
+        if not ind:
+            continue
+        best = max(ind, key=lambda r: lite[r]["rate"])
+        if not 0.10 <= lite[best]["rate"] <= 0.60:
+            failed.append(f"{env}: Lite best inductive {best} {lite[best]['rate']:.0%} "
+                          f"outside 10-60 %")
+        free = model_free_rungs(lite)
+        if free:
+            top = max(free, key=lambda r: lite[r]["rate"])
+            if lite[best]["rate"] - lite[top]["rate"] < 0.15:
+                failed.append(f"{env}: Lite best inductive {best} {lite[best]['rate']:.0%} "
+                              f"is < 15 points above model-free {top} "
+                              f"{lite[top]['rate']:.0%}")
+        else:
+            failed.append(f"{env}: no model-free rung in the ladder")
+        for rung, row in chal.items():
+            if rung not in (RANDOM, PLANNER) and rung in lite and row["rate"] >= lite[rung][
+                    "rate"] and lite[rung]["rate"] > 0:
+                failed.append(f"{env}: Challenge {rung} {row['rate']:.0%} not below Lite "
+                              f"{lite[rung]['rate']:.0%}")
+        cind = inductive_rungs(chal)
+        if cind:
+            cbest = max(cind, key=lambda r: chal[r]["rate"])
+            if chal[cbest]["ci95"][1] >= lite[best]["ci95"][0]:
+                failed.append(f"{env}: Challenge best inductive {cbest} interval "
+                              f"{chal[cbest]['ci95']} overlaps Lite's {lite[best]['ci95']}")
+    print()
+    for line in failed:
+        print("TARGET MISSED", line)
+    print(f"{len(failed)} targets missed")
+    return 1 if failed else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("suites", nargs="*", default=["suites/lite", "suites/challenge"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--plot", default=str(REPO / "benchmarks" / "validity.png"))
+    parser.add_argument("--seeds", default="", help="out of sample: build these seeds afresh")
+    parser.add_argument("--env", default="", help="--seeds: only these envs (comma-separated)")
+    parser.add_argument("--version", action="append", default=[], metavar="ENV=N",
+                        help="--seeds: build ENV at version N (e.g. a preview)")
     args = parser.parse_args()
+    if args.seeds:
+        return out_of_sample(args)
     rows: list[dict[str, Any]] = []
     mismatches = []
     start = time.perf_counter()

@@ -265,3 +265,19 @@ def test_induction_margin_and_inductive_ceiling() -> None:
     # unset targets stay out of the manifest's bytes
     assert "induction_margin" not in Calibration().to_dict()
     assert Calibration(induction_margin=0.15).to_dict()["induction_margin"] == 0.15
+
+
+def test_model_free_rung_is_an_agent_by_its_rung_name(counter: None) -> None:
+    """``run --agent NAME`` (the runner's make_agent) builds a model-free rung by its name, so
+    running the rungs reproduces a format-2 certificate's ladder."""
+    import dataclasses
+
+    from arena_gen.agents.registry import make_agent
+
+    registry.register(dataclasses.replace(calibrated_spec(), version=4, ladder_version=2,
+                                          model_free={"step_up": StepUp}))
+    try:
+        assert isinstance(make_agent("step_up", "counter", None, 4), StepUp)
+    finally:
+        registry.unregister("counter")
+        registry.register(calibrated_spec())

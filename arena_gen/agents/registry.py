@@ -63,6 +63,8 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
         return registry.resolve(spec.agents[name])()
     if name in spec.baselines:  # a scripted inductive baseline of the env's ladder, by rung name
         return registry.resolve(spec.baselines[name])()
+    if name in spec.model_free:  # a model-free rung of the env's ladder, by rung name
+        return registry.resolve(spec.model_free[name])()
     owners = env_agents().get(name)
     if owners:
         raise ArenaGenError(f"agent {name!r} plays only {' and '.join(owners)} tasks, not "
