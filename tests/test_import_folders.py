@@ -64,7 +64,10 @@ def test_a_folder_imports_every_data_file_inside_and_reports_the_rest(tmp_path: 
     assert code == 0, output
     manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"] == {"lights": 2}
-    assert manifest["build"] == {"lights": {"sources": ["set_a.json", "set_b.json"]}}
+    assert [(f["file"], f["entries"]) for f in manifest["build"]["lights"]["sources"]] == [
+        ("set_a.json", 1), ("set_b.json", 1)]
+    assert [pin[:2] for pin in manifest["build"]["lights"]["entries"].values()] == [
+        ["set_a.json", 0], ["set_b.json", 0]]
     lines = (tmp_path / "suite" / "lights.jsonl").read_text(encoding="utf-8").splitlines()
     worlds = [json.loads(line)["world"]["n"] for line in lines]
     assert [json.loads(line)["params"]["source_idx"] for line in lines] == [0, 1]
@@ -118,7 +121,7 @@ def test_a_file_given_twice_is_imported_once_with_a_warning(tmp_path: Path) -> N
     assert code == 0, output
     manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"] == {"lights": 2}
-    assert manifest["build"]["lights"]["sources"] == ["a.json"]
+    assert [f["file"] for f in manifest["build"]["lights"]["sources"]] == ["a.json"]
     assert "warning: " in output
     assert f"{data}: the same file as {data}, given twice; imported once" in output
     assert f"{copy}: the same content as {data}, given twice; imported once" in output

@@ -32,9 +32,12 @@ from arena_gen.core.schema import loads
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.suite_io import suite_hash, write_suite
 from arena_gen.core.task import Task
-from arena_gen.suite.catalog import SUITE_VERSION
 
 SUITE = "import"
+#: The format of imported suites: 2 pins every source file's sha256 and every task's entry
+#: (file, position in it, sha256 of the world read from it) in ``build.<env>``; 1 named the
+#: files only.
+IMPORT_SUITE_VERSION = 2
 #: Entries one released file may hold: OdysseyArena's Lite files have 30 and its Pro set 200;
 #: a file claiming more is refused before any entry is verified (each one costs a verifier run).
 MAX_ENTRIES_PER_FILE = 1000
@@ -252,16 +255,127 @@ def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None)
     return plan
 
 
+def _file_sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ImportFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+
+
+def source_pins(env: str, files: Sequence[str | os.PathLike[str]],
+                tasks: Sequence[Task]) -> dict[str, Any]:
+    """``build.<env>`` of an imported suite: each source file with its sha256, and per task the
+    entry it came from (file, position, sha256 of the world read from it), so ``verify
+    --sources`` can prove every world is the one its released entry gives."""
+    if not files:  # tasks made by hand: nothing to pin (verify reports them unpinned)
+        return {"sources": [], "entries": {}}
+    load = registry.newest_with(env, "importer").load("importer")
+    ordered, _ = unique_sources(files)
+    listed, entries = [], {}
+    queue = list(tasks)
+    for path in ordered:
+        drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
+        listed.append({"file": path.name, "sha256": _file_sha256(path), "entries": len(drafts)})
+        for pos, draft in enumerate(drafts):
+            if not queue:
+                raise GenerationError(f"{path}: entry {pos} has no imported task")
+            task = queue.pop(0)
+            digest = _world_digest(draft.world)
+            if digest != _world_digest(task.world):
+                raise GenerationError(f"{path}: entry {pos} is not the world of {task.id}")
+            entries[task.id] = [path.name, pos, digest]
+    if queue:
+        raise GenerationError(f"{env}: {len(queue)} imported task(s) come from no source file")
+    return {"sources": listed, "entries": entries}
+
+
+def pin_problems(manifest: dict[str, Any], tasks: Mapping[str, list[Task]]) -> list[str]:
+    """What an imported suite's pins (format 2) contradict in its own files: a task without a
+    pin or with another world than its pin's, two tasks pinned to one entry, a pin naming a
+    file the manifest does not list. Earlier imported suites (format 1) pin nothing."""
+    if manifest.get("suite_version", 1) < IMPORT_SUITE_VERSION or manifest.get(
+            "suite") in _built_suites():
+        return []
+    problems = []
+    for env, env_tasks in sorted(tasks.items()):
+        row = (manifest.get("build") or {}).get(env) or {}
+        files = {f.get("file") for f in row.get("sources") or [] if isinstance(f, dict)}
+        entries = row.get("entries") or {}
+        used: dict[tuple[Any, Any], str] = {}
+        for task in env_tasks:
+            pin = entries.get(task.id)
+            if not (isinstance(pin, list) and len(pin) == 3):
+                problems.append(f"{task.id}: no source pin in manifest build.{env}.entries")
+                continue
+            file, pos, digest = pin
+            if file not in files:
+                problems.append(f"{task.id}: pinned to {file!r}, which build.{env}.sources "
+                                f"does not list")
+            if digest != _world_digest(task.world):
+                problems.append(f"{task.id}: its world is not the one pinned for {file} "
+                                f"entry {pos}")
+            if (file, pos) in used:
+                problems.append(f"{task.id}: pinned to {file} entry {pos}, as {used[file, pos]}")
+            used.setdefault((file, pos), task.id)
+        extra = sorted(set(entries) - {t.id for t in env_tasks})
+        if extra:
+            problems.append(f"build.{env}.entries pins tasks the suite does not hold: "
+                            f"{', '.join(extra[:5])}")
+    return problems
+
+
+def source_problems(manifest: dict[str, Any], tasks: Mapping[str, list[Task]],
+                    paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """Check an imported suite against the released files (``verify --sources``): every pinned
+    file is found with its pinned sha256, and every pinned entry reads as its task's world."""
+    if manifest.get("suite_version", 1) < IMPORT_SUITE_VERSION:
+        return ["this imported suite (format 1) pins no sources; re-import it to pin them"]
+    plan = plan_import(paths)
+    problems = pin_problems(manifest, tasks)
+    for env in sorted(tasks):
+        row = (manifest.get("build") or {}).get(env) or {}
+        found = {p.name: p for p in plan.by_env.get(env, [])}
+        drafts: dict[str, list[Any]] = {}
+        for source in row.get("sources") or []:
+            name = source.get("file")
+            path = found.get(name)
+            if path is None:
+                problems.append(f"{env}: source {name} not found under the given paths")
+                continue
+            if _file_sha256(path) != source.get("sha256"):
+                problems.append(f"{env}: {path} is not the pinned {name} (sha256 differs)")
+                continue
+            load = registry.newest_with(env, "importer").load("importer")
+            drafts[name] = _guarded(path, f"read it as {env}", partial(load, path))
+        for task in tasks[env]:
+            pin = (row.get("entries") or {}).get(task.id)
+            if not (isinstance(pin, list) and len(pin) == 3) or pin[0] not in drafts:
+                continue
+            entries = drafts[pin[0]]
+            pos = pin[1]
+            if not (isinstance(pos, int) and 0 <= pos < len(entries)) or _world_digest(
+                    entries[pos].world) != _world_digest(task.world):
+                problems.append(f"{task.id}: its world is not {pin[0]} entry {pos}")
+    return problems
+
+
+def _built_suites() -> tuple[str, ...]:
+    from arena_gen.suite.catalog import SUITES
+
+    return SUITES
+
+
 def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
                  sources: Mapping[str, list[str]], *, force: bool = False,
                  name: str = SUITE) -> Path:
-    """Freeze imported tasks as a suite folder with a manifest naming their sources; ``name``
-    is the suite's name in the manifest and in run records (e.g. ``odyssey-lite``)."""
+    """Freeze imported tasks as a suite folder with a manifest pinning their sources (each
+    file's sha256, each task's entry); ``name`` is the suite's name in the manifest and in run
+    records (e.g. ``odyssey-lite``)."""
     hashes = {t.id: t.sha256 for env_tasks in tasks.values() for t in env_tasks}
-    build: dict[str, Any] = {env: {"sources": [Path(s).name for s in sources.get(env, [])]}
-                             for env in tasks}
+    build: dict[str, Any] = {env: source_pins(env, sources.get(env, []), env_tasks)
+                             for env, env_tasks in tasks.items()}
     manifest = {
-        "schema_version": 1, "suite": name, "suite_version": SUITE_VERSION,
+        "schema_version": 1, "suite": name, "suite_version": IMPORT_SUITE_VERSION,
         "arena_gen_version": __version__,
         "env_versions": {env: registry.newest_with(env, "importer").version for env in tasks},
         "seed": 0, "presets": {env: {} for env in tasks},

@@ -142,11 +142,14 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
                  on_check: Callable[[TaskCheck], None] | None = None,
                  on_start: Callable[[Task], None] | None = None,
                  public_key: str | os.PathLike[str] | None = None,
-                 signature_file: str | os.PathLike[str] | None = None) -> SuiteReport:
+                 signature_file: str | os.PathLike[str] | None = None,
+                 sources: list[str | os.PathLike[str]] | None = None) -> SuiteReport:
     """Check a suite folder; raises on schema or hash errors, reports certificate problems
     (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
     ``public_key``, the manifest's detached signature (``signature_file``, else
-    ``manifest.json.sig``) must verify against that trusted key."""
+    ``manifest.json.sig``) must verify against that trusted key. An imported suite's source
+    pins are checked against its own files, and with ``sources`` (the released files or
+    folders) against those files too."""
     signed_by = None
     if public_key is not None:  # an unusable key fails before minutes of re-proving
         from arena_gen.core.signing import public_key_id
@@ -165,7 +168,11 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
             on_check(check)
     position = {t.id: n for n, t in enumerate(tasks)}
     report.checks.sort(key=lambda c: position[c.task_id])
-    report.manifest_problems = calibration_problems(suite)
+    from arena_gen.suite.importer import pin_problems, source_problems
+
+    report.manifest_problems = calibration_problems(suite) + (
+        source_problems(suite.manifest, suite.tasks, sources) if sources
+        else pin_problems(suite.manifest, suite.tasks))
     if rebuild:
         report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
     if public_key is not None:
