@@ -24,7 +24,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena_gen.core.agent import TaskView  # noqa: E402
 from arena_gen.core.calibration import wilson  # noqa: E402
 from arena_gen.core.game_env import GameEnv  # noqa: E402
 from arena_gen.core.seeds import attempt_seed, task_seed  # noqa: E402

@@ -2,8 +2,9 @@
 
 The world is drawn as v2 draws it (:func:`~.sampler_v1._sample`, the same child seeds and
 rounding) except the price noise scale, which each candidate draws log-uniformly from the
-preset's ``noise_lo`` .. ``noise_hi`` range (its own child seed, beside v1's five components), so tasks span
-easy to hard learning instead of sitting at one signal-to-noise ratio. Two more knobs set the
+preset's ``noise_lo`` .. ``noise_hi`` range (its own child seed, beside v1's five
+components), so tasks span easy to hard learning instead of sitting at one signal-to-noise
+ratio. Two more knobs set the
 rubric: ``knowledge_regret`` (the knowledge score must be at least 1 minus it) and
 ``min_exposure``. The calibration measurements behind the choices are in docs/envs/trading.md.
 """
@@ -47,9 +48,9 @@ class TradingPresetV3(TradingPreset):
 
 PRESETS: dict[str, TradingPresetV3] = {
     "lite": TradingPresetV3(count=30, stocks=(5, 9), factors=(4, 6), cover_grid=True,
-                            horizon=120, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5, cost_rate=0.0,
-                            initial_cash=50000, min_oracle_profit=0.2, max_attempts=200,
-                            w_max=1.8, knowledge_regret=0.2, min_exposure=0.25,
+                            horizon=120, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,
+                            cost_rate=0.0, initial_cash=50000, min_oracle_profit=0.2,
+                            max_attempts=200, w_max=1.8, knowledge_regret=0.2, min_exposure=0.25,
                             min_planner_profit=0.2),
     "challenge": TradingPresetV3(count=10, stocks=(10, 16), factors=(6, 10), cover_grid=False,
                                  horizon=1000, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,

@@ -15,11 +15,10 @@ import time
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import TaskLike
 from arena_gen.core.game_env import GameEnv
-from arena_gen.core.task import Certificate
+from arena_gen.core.replay import ReplayResult
+from arena_gen.core.task import Certificate, Task
 from arena_gen.envs.trading.game_v3 import BookV3, TradingGameV3, knowledge_of
 from arena_gen.envs.trading.policies import PlannerPolicy
-from arena_gen.core.replay import ReplayResult
-from arena_gen.core.task import Task
 from arena_gen.envs.trading.verify_v1 import verify as verify_v1
 
 VERIFIER_VERSION = 3
