@@ -58,7 +58,8 @@ def verify(task: TaskLike) -> Certificate:
     cert.facts["planner_knowledge"] = round(knowledge, 6)
     cert.facts["planner_exposure"] = round(exposure, 6)
     cert.witness = actions
-    cert.method = "planner"
+    # method stays "oracle" (the schema's word for a witness played by a policy that knows
+    # the hidden rules): here the W-known planner, not the noise-foreseeing greedy.
     cert.solvable = value > cash
     cert.verifier_version = VERIFIER_VERSION
     cert.seconds = time.perf_counter() - start
