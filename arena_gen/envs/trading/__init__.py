@@ -7,6 +7,9 @@ that introduced it):
   the released-data importer.
 - v2: :mod:`.game_v2` (success from the W-known planner's log growth), calibrated presets, the
   planner and the paper's strategies that read only what an agent sees.
+- v3 (preview): :mod:`.game_v3` (success from the knowledge score, whatever the allocation),
+  per-task noise scales, ladder format 2 with model-free rungs and learners with several
+  allocation rules (:mod:`.agents.v3`).
 """
 
 from __future__ import annotations
@@ -60,4 +63,24 @@ V2 = replace(
     importer=None, imported_draft=None,
 )
 
-SPECS = (V1, V2)
+_V3_AGENTS = "agents.v3"
+V3 = replace(
+    V2, version=3, preview=True, ladder_version=2,
+    game=part("game_v3:TradingGameV3"),
+    sampler=part("sampler_v3:sample"),
+    presets=part("sampler_v3:PRESETS"),
+    accept=part("sampler_v3:accept"),
+    verifier=part("verify_v3:verify"),
+    replay_check=part("verify_v3:replay_check"),
+    calibration=part("sampler_v3:CALIBRATION"),
+    heuristic=part(f"{_V3_AGENTS}:HeuristicV3Agent"),
+    baselines={name: part(f"{_V3_AGENTS}:{cls}")
+               for name, cls in (("ridge-top2", "RidgeTop2Agent"),
+                                 ("ridge-top3", "RidgeTop3Agent"),
+                                 ("ridge-margin", "RidgeMarginAgent"),
+                                 ("window60-allin", "Window60Agent"))},
+    model_free={"hold": part(f"{_V3_AGENTS}:HoldAgent"),
+                "momentum": part(f"{_V3_AGENTS}:MomentumAgent")},
+)
+
+SPECS = (V1, V2, V3)
