@@ -383,3 +383,30 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
     assert offered[0] == [{"name": "toggle", **{k: schema["function"][k]
                                                 for k in ("description", "parameters")}}]
     assert "world" not in json.dumps(offered) and "witness" not in json.dumps(offered)
+
+
+def test_the_client_reads_tool_calls_as_sent() -> None:
+    from arena_gen.agents.llm_client import parse_tool_calls
+
+    body = {"choices": [{"message": {"content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "toggle", "arguments": '{"bulb":1}'}},
+        {"id": "b", "type": "function", "function": {"name": "toggle", "arguments": {"bulb": 2}}},
+        {"id": "c", "type": "custom"}, "junk"]}}]}
+    assert parse_tool_calls(json.dumps(body).encode()) == [
+        {"id": "a", "name": "toggle", "arguments": '{"bulb":1}'},
+        {"id": "b", "name": "toggle", "arguments": '{"bulb": 2}'}]
+    assert parse_tool_calls(b'{"choices": []}') == []
+    assert parse_tool_calls(b"not json") == []
+
+
+def test_only_errors_that_name_tools_get_the_hint() -> None:
+    from arena_gen.agents.llm_tools import rejected_tools
+    from arena_gen.core.agent import InfraError
+
+    llama = InfraError("http://h/v1/chat/completions: HTTP 500: tools param requires --jinja "
+                       "flag (after 6 tries)")
+    assert str(rejected_tools(llama)) == (
+        f"{llama} -- the endpoint seems not to accept tool calls (the request's `tools`); run "
+        f"with --action-format text (the default) instead")
+    other = InfraError("http://h/v1/chat/completions: HTTP 401: bad key (not retried)")
+    assert rejected_tools(other) is other
