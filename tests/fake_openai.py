@@ -43,6 +43,8 @@ class Out:
     disconnect: bool = False
     reasoning_content: str | None = None
     finish_reason: str = "stop"
+    #: tool calls of the reply, as (function name, arguments JSON text) pairs
+    tool_calls: list[tuple[str, str]] | None = None
 
 
 @dataclass
@@ -71,8 +73,12 @@ class FakeOpenAI:
     """``/v1/chat/completions`` on 127.0.0.1 playing witnesses, with injectable faults."""
 
     def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
-                 fault: Fault | None = None) -> None:
+                 fault: Fault | None = None,
+                 to_call: Callable[[str, str], tuple[str, str]] | None = None) -> None:
         self.tasks = {t.public["intro"]: t for t in tasks}
+        #: (env, witness action) -> (tool name, arguments JSON): answer requests that carry
+        #: ``tools`` with a tool call instead of an <action> tag
+        self.to_call = to_call
         self.key = key
         self.delay = delay
         self.fault = fault
@@ -125,6 +131,9 @@ class FakeOpenAI:
             [t for t in self._skipped[task.env] if t < seen.turn])
         index = seen.turn - 1 - shift
         action = witness[index] if 0 <= index < len(witness) else witness[-1]
+        if self.to_call is not None and seen.body.get("tools"):
+            return Out(content=f"turn {seen.turn}: play the witness",
+                       tool_calls=[self.to_call(task.env, action)], finish_reason="tool_calls")
         return Out(content=f"<think>turn {seen.turn}: play the witness</think>"
                            f"Playing it. <action>{action}</action>")
 
@@ -175,6 +184,11 @@ class FakeOpenAI:
                 message: dict[str, Any] = {"role": "assistant", "content": out.content}
                 if out.reasoning_content is not None:
                     message["reasoning_content"] = out.reasoning_content
+                if out.tool_calls is not None:
+                    message["tool_calls"] = [
+                        {"id": f"call_{i}", "type": "function",
+                         "function": {"name": name, "arguments": arguments}}
+                        for i, (name, arguments) in enumerate(out.tool_calls)]
                 body = {"id": "cmpl-1", "object": "chat.completion", "model": "fake",
                         "choices": [{"index": 0, "message": message,
                                      "finish_reason": out.finish_reason}],
@@ -212,7 +226,7 @@ class FakeOpenAI:
             self.seen.append(seen)
         out = self.fault(seen) if self.fault else None
         if out is not None:
-            if out.content is not None and "<action>" not in out.content:
+            if out.content is not None and "<action>" not in out.content and not out.tool_calls:
                 with self._lock:
                     self._skipped[env].add(turn)
             return out, seen

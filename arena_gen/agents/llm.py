@@ -21,6 +21,9 @@ context-length error); a turn whose prompt lost turns to it records ``context``.
 ``harness`` picks the protocol (:mod:`.harness`): ``arena-gen`` (the above) or ``odyssey`` (the
 OdysseyArena reference: per-env history shapes and windows, ``stop: ["</action>"]``, the first
 tag counts); the episode reads ``agent.harness`` for the env side of the protocol.
+
+``action_format="tools"`` (arena-gen harness only) offers the env's actions as tool schemas and
+plays the reply's first tool call instead of a tag (:mod:`.llm_tools`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ from arena_gen.agents.llm_client import ChatClient, Completion, ContextLengthErr
 from arena_gen.agents.llm_context import approx_tokens, fit_window, shrink
 from arena_gen.agents.llm_parse import cap, cap_action, split_reasoning
 from arena_gen.agents.llm_prompts import Turn
-from arena_gen.core.agent import MODES, Reply, TaskView
+from arena_gen.agents.llm_tools import (
+    DEFAULT_ACTION_FORMAT,
+    ToolsHarness,
+    check_action_format,
+    read_calls,
+    rejected_tools,
+    tool_schemas,
+)
+from arena_gen.core.agent import MODES, InfraError, Reply, TaskView
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 from arena_gen.core.redact import scrub
 
@@ -57,7 +68,8 @@ class LLMAgent:
                  client: ChatClient | None = None, max_prompt_tokens: int | None = None,
                  max_reply_chars: int = MAX_REPLY_CHARS,
                  max_action_chars: int = MAX_ACTION_CHARS,
-                 harness: str = DEFAULT_HARNESS) -> None:
+                 harness: str = DEFAULT_HARNESS,
+                 action_format: str = DEFAULT_ACTION_FORMAT) -> None:
         if not model:
             raise ValueError("the llm agent needs a model name (--model)")
         if history is not None and history < 0:
@@ -67,6 +79,14 @@ class LLMAgent:
             raise ValueError(f"history does not apply to the {harness} harness (its history "
                              f"windows are fixed per env)")
         self._harness = get_harness(self.harness)
+        self.action_format = check_action_format(action_format)
+        if self.action_format == "tools":
+            if self.harness != DEFAULT_HARNESS:
+                raise ValueError(f"--action-format tools does not apply to the {harness} "
+                                 f"harness (it keeps the paper's <action> tags); use the "
+                                 f"{DEFAULT_HARNESS} harness or --action-format text")
+            self._harness = ToolsHarness()
+        self._tools: list[dict[str, Any]] | None = None
         if max_prompt_tokens is not None and max_prompt_tokens < 1:
             raise ValueError("max_prompt_tokens must be >= 1 (or None for no limit)")
         if max_reply_chars < 1 or max_action_chars < 1:
@@ -102,6 +122,8 @@ class LLMAgent:
         self._view, self._mode, self._rng = view, mode, rng
         self._turns = []
         self._context_cap = None
+        self._tools = (tool_schemas(view.env, view.public) if self.action_format == "tools"
+                       else None)
 
     def _wanted(self) -> int:
         """History entries the harness's window shows (all of them for None)."""
@@ -136,6 +158,8 @@ class LLMAgent:
             body["max_tokens"] = self.max_tokens
         if self._harness.stop:
             body["stop"] = list(self._harness.stop)
+        if self._tools is not None:
+            body["tools"] = self._tools
         return body
 
     async def _complete(self, observation: str) -> tuple[Completion, int, int]:
@@ -146,6 +170,10 @@ class LLMAgent:
             try:
                 done = await self.client.complete(self.payload(observation, shown), self._rng)
                 return done, shown, errors
+            except InfraError as exc:
+                if self._tools is None:
+                    raise
+                raise rejected_tools(exc) from None
             except ContextLengthError as exc:
                 errors += 1
                 if shown == 0:
@@ -162,11 +190,16 @@ class LLMAgent:
         done, shown, errors = await self._complete(observation)
         answer, think = split_reasoning(done.content)
         reasoning = "\n\n".join(r for r in (done.reasoning, think) if r) or None
-        action = self._harness.extract(answer)
+        called: dict[str, Any] = {}
+        assert self._view is not None
+        if self._tools is not None:
+            action, called = read_calls(self._view.env, self._view.public,
+                                        done.tool_calls or [], self.max_action_chars)
+        else:
+            action = self._harness.extract(answer)
         truncated: dict[str, int] = {}
         if action is not None:
             action, truncated["action"] = cap_action(action, self.max_action_chars)
-        assert self._view is not None
         play = self._harness.play(self._view, action, self._turns)
         raw, truncated["raw"] = cap(done.content, self.max_reply_chars)
         if reasoning is not None:
@@ -174,7 +207,8 @@ class LLMAgent:
         extra: dict[str, Any] = {"retries": done.retries}
         if done.finish_reason is not None:
             extra["finish_reason"] = done.finish_reason
-        if action is None:
+        extra.update(called)
+        if action is None and self._tools is None:
             extra["no_action_tag"] = True
         if play.replayed:
             extra["replayed_previous"] = True

@@ -64,6 +64,8 @@ class Completion:
     usage: dict[str, int] | None
     finish_reason: str | None
     retries: int
+    #: the reply's tool calls (``name``, ``arguments`` text, ``id``) when the request had tools
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -186,6 +188,27 @@ def _parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | Non
     return content, reasoning, _usage(body), finish if isinstance(finish, str) else None
 
 
+def parse_tool_calls(raw: bytes) -> list[dict[str, Any]]:
+    """The first choice's tool calls of a well-formed body, in order, as ``name``, ``arguments``
+    (the JSON text as sent) and ``id``; entries that are not function calls are skipped."""
+    try:
+        body = json.loads(raw)
+        message = body["choices"][0]["message"]
+        calls = message.get("tool_calls") or []
+    except (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError):
+        return []
+    out: list[dict[str, Any]] = []
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        arguments = function.get("arguments")
+        out.append({"id": str(call.get("id") or ""), "name": str(function.get("name") or ""),
+                    "arguments": arguments if isinstance(arguments, str)
+                    else json.dumps(arguments)})
+    return out
+
+
 class ChatClient:
     """Posts chat completions to ``{base_url}/chat/completions`` with bounded concurrency."""
 
@@ -250,12 +273,13 @@ class ChatClient:
         for retry in range(self.retries + 1):
             try:
                 async with sem:
-                    content, reasoning, usage, finish = await asyncio.wait_for(
+                    content, reasoning, usage, finish, calls = await asyncio.wait_for(
                         self._post(http, payload), timeout=self.timeout * 1.5)
                 return Completion(self.redact(content),
                                   self.redact(reasoning) if reasoning is not None else None,
                                   usage, self.redact(finish) if finish is not None else None,
-                                  retry)
+                                  retry, None if calls is None else [
+                                      {k: self.redact(v) for k, v in c.items()} for c in calls])
             except _Retryable as exc:
                 last, retry_after = str(exc), exc.retry_after
             except (httpx.TimeoutException, asyncio.TimeoutError):
@@ -269,7 +293,8 @@ class ChatClient:
                                      f"(after {self.retries + 1} tries)"))
 
     async def _post(self, http: httpx.AsyncClient,
-                    payload: dict[str, Any]) -> tuple[str, str | None, Any, str | None]:
+                    payload: dict[str, Any],
+                    ) -> tuple[str, str | None, Any, str | None, list[dict[str, Any]] | None]:
         response = await http.post(self.url, content=json.dumps(payload).encode("utf-8"))
         status = response.status_code
         if status == 429 or status in RETRY_STATUSES or status >= 500:
@@ -281,9 +306,11 @@ class ChatClient:
             raise InfraError(self.redact(f"{self.public_url}: HTTP {status}: "
                                          f"{self._excerpt(response)} (not retried)"))
         try:
-            return parse_completion(response.content)
+            parsed = parse_completion(response.content)
         except ValueError as exc:
             raise _Retryable(f"malformed response: {self.redact(str(exc))}") from None
+        calls = parse_tool_calls(response.content) if payload.get("tools") else None
+        return (*parsed, calls)
 
     def _excerpt(self, response: httpx.Response) -> str:
         text = response.content[:4096].decode("utf-8", "replace")

@@ -117,6 +117,11 @@ def interrupt_note(say: Callable[[str], None], out: Path,
                    "per-env history windows and step budgets, stop at </action> so the first "
                    "tag counts, no turns-left line); use it with --suite odyssey-lite to "
                    "reproduce the paper.")
+@click.option("--action-format", type=click.Choice(["text", "tools"]), default="text",
+              show_default=True,
+              help="llm: how the model gives its action. text: in an <action> tag of the "
+                   "reply. tools: as a tool (function) call; each env's actions are sent as "
+                   "tool schemas (`tools`), the first call is played. arena-gen harness only.")
 @click.option("--history", type=click.IntRange(min=0), default=None,
               help="llm: past turns shown in each prompt (default: all).")
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
@@ -141,7 +146,8 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
-            temperature: float, max_tokens: int | None, harness: str, history: int | None,
+            temperature: float, max_tokens: int | None, harness: str, action_format: str,
+            history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
             backoff: float, abort_after_infra_errors: int, heartbeat: float,
             display: str | None) -> None:
@@ -174,11 +180,18 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 raise click.UsageError("--history does not apply to --harness odyssey (its "
                                        "history windows are fixed per env)")
             agent_config["harness"] = harness
+        if action_format != "text":  # likewise absent for the default format
+            if harness != "arena-gen":
+                raise click.UsageError("--action-format tools does not apply to --harness "
+                                       "odyssey: the paper's harness keeps its <action> tags")
+            agent_config["action_format"] = action_format
         warning = missing_key_warning(str(agent_config["base_url"]))
         if warning:
             say(f"warning: {warning}")
     elif harness != "arena-gen":
         raise click.UsageError("--harness applies to --agent llm only")
+    elif action_format != "text":
+        raise click.UsageError("--action-format applies to --agent llm only")
     from arena_gen.runner.run import check_agent_mode
 
     with user_errors():

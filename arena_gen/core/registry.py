@@ -227,11 +227,25 @@ PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "plann
 
 
 @dataclass(frozen=True)
+class ActionTool:
+    """One form of an env's action as a tool (function) call, so ``--action-format tools`` can
+    offer it: a name, what it does, its arguments' JSON schema (from the task's ``public``) and
+    how a call's arguments are written as the action text the game reads."""
+
+    name: str
+    description: str
+    parameters: Callable[[dict[str, Any]], dict[str, Any]]
+    render: Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Grammar:
-    """How an env's actions are written, for prompts: one note and example actions."""
+    """How an env's actions are written, for prompts: one note and example actions, and the
+    same actions as tool calls (None: one generic tool taking the action text)."""
 
     note: str
     examples: Callable[[dict[str, Any]], list[str]]
+    tools: Sequence[ActionTool] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,11 @@ sample errors and is retried or excluded, never scored 0), as infra errors are i
 sent is in the transcript's model events. ``harness="odyssey"`` plays the OdysseyArena
 reference protocol instead (:mod:`~arena_gen.agents.harness`): the same prompt builder and reply
 handling as ``arena-gen run --harness odyssey``, ``</action>`` sent as a stop sequence, and the
-episode's budget and observations set by the harness's protocol.
+episode's budget and observations set by the harness's protocol. ``action_format="tools"``
+(arena-gen harness only) offers the env's actions through inspect's tool API instead: the same
+schemas ``arena-gen run --action-format tools`` sends (:mod:`~arena_gen.agents.llm_tools`, built
+from the task's public view alone), passed to ``generate`` as ``ToolInfo``; the first tool call
+is played and a malformed one costs the turn, as in the built-in agent.
 
 Offline with inspect's mock model: ``mockllm`` fills in the usage of a reply that has none by
 counting the prompt with tiktoken's ``o200k_base`` vocabulary, which tiktoken downloads on first
@@ -36,10 +40,18 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolInfo
 
 from arena_gen.agents.harness import get_harness
 from arena_gen.agents.llm_parse import cap_action, split_reasoning
 from arena_gen.agents.llm_prompts import Turn
+from arena_gen.agents.llm_tools import (
+    DEFAULT_ACTION_FORMAT,
+    ToolsHarness,
+    check_action_format,
+    read_calls,
+    tool_schemas,
+)
 from arena_gen.agents.registry import make_agent
 from arena_gen.core.agent import Reply, TaskView
 from arena_gen.core.episode import Episode
@@ -85,13 +97,21 @@ class ModelAgent:
 
     def __init__(self, model: Model, *, history: int | None = None,
                  max_action_chars: int = MAX_ACTION_CHARS,
-                 harness: str = DEFAULT_HARNESS) -> None:
+                 harness: str = DEFAULT_HARNESS,
+                 action_format: str = DEFAULT_ACTION_FORMAT) -> None:
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
         self.harness = check_harness(harness)
         if history is not None and self.harness != DEFAULT_HARNESS:
             raise ValueError(f"history does not apply to the {harness} harness")
         self._harness = get_harness(self.harness)
+        self.action_format = check_action_format(action_format)
+        if self.action_format == "tools":
+            if self.harness != DEFAULT_HARNESS:
+                raise ValueError(f"action_format=tools does not apply to the {harness} harness "
+                                 f"(it keeps the paper's <action> tags)")
+            self._harness = ToolsHarness()
+        self._tools: list[ToolInfo] = []
         self.model, self.history, self.max_action_chars = model, history, max_action_chars
         self.name = f"inspect:{model}"
         self._view: TaskView | None = None
@@ -100,6 +120,7 @@ class ModelAgent:
 
     def reset(self, view: TaskView, mode: str, rng: Any) -> None:
         self._view, self._mode, self._turns = view, mode, []
+        self._tools = tool_infos(view) if self.action_format == "tools" else []
 
     def messages(self, observation: str) -> list[dict[str, str]]:
         """This turn's prompt, built exactly as the built-in LLM agent builds it."""
@@ -118,21 +139,27 @@ class ModelAgent:
     async def aact(self, observation: str) -> Reply:
         """One turn: one model call, the harness's tag of its answer (or no action)."""
         output = await self.model.generate(chat(self.messages(observation)),
-                                           config=self.config())
+                                           tools=self._tools, config=self.config())
         content = output.completion
         answer, think = split_reasoning(content)
         reasoning = "\n\n".join(r for r in (_reasoning_of(output), think) if r) or None
-        action = self._harness.extract(answer)
         extra: dict[str, Any] = {}
+        assert self._view is not None
+        if self._tools:
+            action, called = read_calls(self._view.env, self._view.public,
+                                        _calls_of(output), self.max_action_chars)
+            extra.update(called)
+        else:
+            action = self._harness.extract(answer)
         if action is None:
-            extra["no_action_tag"] = True
+            if not self._tools:
+                extra["no_action_tag"] = True
         else:
             action, cut = cap_action(action, self.max_action_chars)
             if cut:
                 extra["truncated"] = {"action": cut}
         if output.stop_reason:
             extra["finish_reason"] = output.stop_reason
-        assert self._view is not None
         play = self._harness.play(self._view, action, self._turns)
         if play.replayed:
             extra["replayed_previous"] = True
@@ -143,6 +170,24 @@ class ModelAgent:
                                              "total_tokens": usage.total_tokens}
         return Reply(action=play.action, raw=content, tokens=tokens,
                      reasoning=reasoning, extra=extra)
+
+
+def tool_infos(view: TaskView) -> list[ToolInfo]:
+    """The task's action tools in inspect's form (from the public view: no world, no witness)."""
+    return [ToolInfo.model_validate(s["function"]) for s in tool_schemas(view.env, view.public)]
+
+
+def _calls_of(output: Any) -> list[dict[str, Any]]:
+    """A reply's tool calls as :func:`~arena_gen.agents.llm_tools.read_calls` reads them (a call
+    inspect could not parse keeps its raw text, so it is malformed there too)."""
+    calls = getattr(getattr(output, "message", None), "tool_calls", None) or []
+    out = []
+    for call in calls:
+        error = getattr(call, "parse_error", None)
+        arguments = getattr(call, "arguments", None)
+        out.append({"name": str(getattr(call, "function", "")),
+                    "arguments": f"(not JSON: {error})" if error else arguments})
+    return out
 
 
 def _reasoning_of(output: Any) -> str | None:
@@ -189,16 +234,21 @@ async def play(state: TaskState, agent: Any) -> TaskState:
 
 @solver
 def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS,
-                harness: str = DEFAULT_HARNESS) -> Solver:
+                harness: str = DEFAULT_HARNESS,
+                action_format: str = DEFAULT_ACTION_FORMAT) -> Solver:
     """Play each sample with the eval's model, one call per turn (``history``: turns shown;
-    ``harness``: ``arena-gen`` or ``odyssey``)."""
+    ``harness``: ``arena-gen`` or ``odyssey``; ``action_format``: ``text`` or ``tools``)."""
     check_harness(harness)
+    check_action_format(action_format)
+    if action_format == "tools" and harness != DEFAULT_HARNESS:
+        raise ValueError(f"action_format=tools does not apply to the {harness} harness "
+                         f"(it keeps the paper's <action> tags)")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = offline_token_counts(get_model())
         return await play(state, ModelAgent(model, history=history,
                                             max_action_chars=max_action_chars,
-                                            harness=harness))
+                                            harness=harness, action_format=action_format))
 
     return solve
 

@@ -3,8 +3,10 @@
 Task arguments (``-T name=value``): ``env`` (one env or a comma-separated list; default all),
 ``mode`` (``inductive`` or ``with-rules``), ``tasks`` (comma-separated task ids), ``history``
 (past turns each prompt shows; default all), ``harness`` (``arena-gen`` or ``odyssey``, the
-OdysseyArena paper's protocol) and, for ``suite``, ``path``. Epochs keep the
-``mean`` and ``max`` reducers (see :mod:`.scorer`): ``--epochs 4`` reports Avg@4 and Pass@4.
+OdysseyArena paper's protocol), ``action_format`` (``text``: ``<action>`` tags, or ``tools``:
+tool calls through inspect's tool API; arena-gen harness only) and, for ``suite``, ``path``.
+Epochs keep the ``mean`` and ``max`` reducers (see :mod:`.scorer`): ``--epochs 4`` reports
+Avg@4 and Pass@4.
 """
 
 from __future__ import annotations
@@ -29,11 +31,12 @@ def _names(value: str | list[str] | None) -> list[str] | None:
 
 def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "inductive",
                tasks: str | list[str] | None = None, history: int | None = None,
-               harness: str = "arena-gen") -> Task:
+               harness: str = "arena-gen", action_format: str = "text") -> Task:
     """An inspect task over a suite (released name or folder), played by the eval's model."""
     read = read_suite(resolve_suite(suite))
     dataset = suite_dataset(read, envs=_names(env), tasks=_names(tasks), mode=mode)
-    return Task(dataset=dataset, solver=model_agent(history=history, harness=harness),
+    return Task(dataset=dataset, solver=model_agent(history=history, harness=harness,
+                                          action_format=action_format),
                 scorer=judge_scorer(harness=harness),
                 epochs=Epochs(1, REDUCERS),
                 metadata={"suite": read.manifest.get("suite"), "mode": mode, "harness": harness,
@@ -43,23 +46,26 @@ def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "i
 
 @task
 def lite(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-         history: int | None = None, harness: str = "arena-gen") -> Task:
+         history: int | None = None, harness: str = "arena-gen",
+         action_format: str = "text") -> Task:
     """The released Lite suite (30 tasks per env)."""
     return suite_task("lite", env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness)
+                      harness=harness, action_format=action_format)
 
 
 @task
 def challenge(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-              history: int | None = None, harness: str = "arena-gen") -> Task:
+              history: int | None = None, harness: str = "arena-gen",
+         action_format: str = "text") -> Task:
     """The released Challenge suite (10 tasks per env)."""
     return suite_task("challenge", env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness)
+                      harness=harness, action_format=action_format)
 
 
 @task
 def suite(path: str, env: str | None = None, mode: str = "inductive", tasks: str | None = None,
-          history: int | None = None, harness: str = "arena-gen") -> Task:
+          history: int | None = None, harness: str = "arena-gen",
+         action_format: str = "text") -> Task:
     """Any suite folder built with ``arena-gen build`` (or a released suite's name)."""
     return suite_task(path, env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness)
+                      harness=harness, action_format=action_format)
