@@ -25,9 +25,9 @@ VERIFIER_VERSION = 3
 __all__ = ["VERIFIER_VERSION", "play_planner", "replay_check", "verify"]
 
 
-def play_planner(task: TaskLike) -> tuple[list[str], float, float, float]:
-    """Actions, final value, knowledge and exposure of the W-known planner on ``task`` (it
-    reads the rules text, not the world)."""
+def play_planner(task: TaskLike) -> tuple[list[str], float, float, float, bool]:
+    """Actions, final value, knowledge, exposure and success (no rubric check of the v3 game
+    violated) of the W-known planner on ``task`` (it reads the rules text, not the world)."""
     game = TradingGameV3(task)
     env = GameEnv(game)
     obs, _ = env.reset()
@@ -42,7 +42,10 @@ def play_planner(task: TaskLike) -> tuple[list[str], float, float, float]:
     state = env.state
     assert isinstance(state, BookV3)
     knowledge, exposure = knowledge_of(state)
-    return actions, float(game.value(state)), knowledge, exposure
+    # checks that need the certificate (beats_hold reads its baselines) are not assessable
+    # yet: what the draft can settle must not be violated
+    ok = all(c.met is not False for c in game.checks(game.facts(state)))
+    return actions, float(game.value(state)), knowledge, exposure, ok
 
 
 def verify(task: TaskLike) -> Certificate:
@@ -51,7 +54,7 @@ def verify(task: TaskLike) -> Certificate:
     start = time.perf_counter()
     cert = verify_v1(task)
     cash = float(task.world["initial_cash"])
-    actions, value, knowledge, exposure = play_planner(task)
+    actions, value, knowledge, exposure, success = play_planner(task)
     cert.facts["planner_final_value"] = round(value, 2)
     cert.facts["planner_profit"] = round(value / cash - 1.0, 6)
     cert.facts["planner_growth"] = round(math.log(value / cash), 6) if value > 0 else None
@@ -60,7 +63,9 @@ def verify(task: TaskLike) -> Certificate:
     cert.witness = actions
     # method stays "oracle" (the schema's word for a witness played by a policy that knows
     # the hidden rules): here the W-known planner, not the noise-foreseeing greedy.
-    cert.solvable = value > cash
+    # solvable: the witness meets the game's own success checks (a candidate whose W-known
+    # planner misses one, e.g. exposure on a flat Challenge world, is resampled)
+    cert.solvable = success
     cert.verifier_version = VERIFIER_VERSION
     cert.seconds = time.perf_counter() - start
     return cert
