@@ -206,6 +206,12 @@ def test_tokens_and_cost_in_the_table_summary_and_html(llm_4: Path) -> None:
     assert overall[1:4] == [count_text(prompt + completion), count_text(prompt),
                             count_text(completion)]
     assert float(overall[4]) == pytest.approx(cost, rel=5e-3)
+    import csv
+
+    with (llm_4 / "summary.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    over = next(r for r in rows if r["env"] == "*")
+    assert float(over["cost_usd"]) == pytest.approx(cost, rel=1e-6)  # the CSV prices it too
     text = build_report([llm_4])
     assert "cost (USD)" in text
     row = next(r for r in text.split("<tr>") if r.startswith("<td>overall</td>"))
@@ -213,6 +219,7 @@ def test_tokens_and_cost_in_the_table_summary_and_html(llm_4: Path) -> None:
     # scored again without prices: no cost anywhere, the tokens still shown
     result = cli("score", str(llm_4), "--display", "plain")
     assert "prices" not in json.loads((llm_4 / "summary.json").read_text())
+    assert "cost_usd" not in (llm_4 / "summary.csv").read_text()
     assert "cost" not in result.output and "tokens" in result.output
     assert "cost (USD)" not in build_report([llm_4])
 

@@ -44,14 +44,19 @@ def cost_usd(metrics: dict[str, Any], prices: dict[str, Any] | None) -> float | 
 
 def record_prices(run_dir: str | Path, summary: dict[str, Any],
                   prices: dict[str, float]) -> dict[str, Any]:
-    """Add ``prices`` to the run's just-written summary.json and return the summary, so
-    ``report`` shows the cost ``score`` printed (a later score without prices drops them)."""
+    """Add ``prices`` to the run's just-written summary.json (and the cost column to
+    summary.csv) and return the summary, so ``report`` shows the cost ``score`` printed (a
+    later score without prices drops them)."""
+    from arena_gen.scoring.score import summary_csv
+
     summary = {**summary, "prices": prices}
-    path = Path(run_dir) / "summary.json"
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+    for name, text in (("summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"),
+                       ("summary.csv", summary_csv(summary))):
+        path = Path(run_dir) / name
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
     return summary

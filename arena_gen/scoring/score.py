@@ -561,12 +561,21 @@ def _natural(text: str) -> list[Any]:
 
 
 def summary_csv(summary: dict[str, Any]) -> str:
-    """The summary as CSV text; an undefined metric reads ``n/a`` (pandas reads it as NaN)."""
+    """The summary as CSV text; an undefined metric reads ``n/a`` (pandas reads it as NaN).
+    A summary with ``prices`` (``score --price-in/--price-out``) gains a ``cost_usd`` column."""
+    from arena_gen.scoring.cost import cost_usd
+
     columns = csv_columns(int(summary.get("k", 1)))
+    prices = summary.get("prices")
+    if prices:
+        columns.append("cost_usd")
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in summary_rows(summary):
+        if prices:
+            cost = cost_usd(row, prices)
+            row = {**row, "cost_usd": None if cost is None else round(cost, 6)}
         writer.writerow({k: ("n/a" if row.get(k) is None else row.get(k)) for k in columns})
     return buf.getvalue()
 
