@@ -35,8 +35,8 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
     from arena_gen.core.errors import ArenaGenError
     from arena_gen.runner.rundir import RunDir
-    from arena_gen.scoring.cost import prices_of, record_prices
-    from arena_gen.scoring.score import coverage_text, score_findings, score_run
+    from arena_gen.scoring.cost import prices_of
+    from arena_gen.scoring.score import coverage_text, record_prices, score_findings, score_run
     from arena_gen.scoring.table import legend, resolve_metrics, score_table
     from arena_gen.ui import Reporter
 

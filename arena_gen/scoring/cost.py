@@ -6,9 +6,7 @@ Prices are USD per 1M tokens (``arena-gen score --price-in X --price-out Y``); t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from arena_gen.core.errors import ArenaGenError
@@ -40,23 +38,3 @@ def cost_usd(metrics: dict[str, Any], prices: dict[str, Any] | None) -> float | 
         return None
     return (metrics["prompt_tokens"] * float(prices["input_usd_per_1m"])
             + metrics["completion_tokens"] * float(prices["output_usd_per_1m"])) / 1e6
-
-
-def record_prices(run_dir: str | Path, summary: dict[str, Any],
-                  prices: dict[str, float]) -> dict[str, Any]:
-    """Add ``prices`` to the run's just-written summary.json (and the cost column to
-    summary.csv) and return the summary, so ``report`` shows the cost ``score`` printed (a
-    later score without prices drops them)."""
-    from arena_gen.scoring.score import summary_csv
-
-    summary = {**summary, "prices": prices}
-    for name, text in (("summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"),
-                       ("summary.csv", summary_csv(summary))):
-        path = Path(run_dir) / name
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-        except OSError as exc:
-            raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
-    return summary

@@ -54,8 +54,7 @@ def ensure_scored(run_dir: str | Path) -> bool:
     """Score a run whose summary.json is missing or older than its trajectories (a resumed or
     unscored run), keeping the prices an earlier ``score --price-in/--price-out`` recorded;
     return whether it scored."""
-    from arena_gen.scoring.cost import record_prices
-    from arena_gen.scoring.score import score_run
+    from arena_gen.scoring.score import record_prices, score_run
 
     path = Path(run_dir)
     summary, trajectories = path / "summary.json", path / "trajectories.jsonl"

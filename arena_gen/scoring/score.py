@@ -587,3 +587,21 @@ def _write(path: Path, text: str) -> None:
         tmp.replace(path)
     except OSError as exc:
         raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+
+
+def record_prices(run_dir: str | Path, summary: dict[str, Any],
+                  prices: dict[str, float]) -> dict[str, Any]:
+    """Add ``prices`` to the run's just-written summary.json (and the cost column to
+    summary.csv) and return the summary, so ``report`` shows the cost ``score`` printed (a
+    later score without prices drops them)."""
+    summary = {**summary, "prices": prices}
+    for name, text in (("summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"),
+                       ("summary.csv", summary_csv(summary))):
+        path = Path(run_dir) / name
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+    return summary
