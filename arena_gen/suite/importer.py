@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from arena_gen import __version__
 from arena_gen.core import registry
+from arena_gen.core.bounded_io import read_import_file
 from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
@@ -95,7 +96,7 @@ def _name_key(path: Path) -> tuple[tuple[str | int, ...], str]:
 
 def _file_digest(path: Path) -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_import_file(path)).hexdigest()
     except OSError as exc:
         raise ImportFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
 
@@ -221,7 +222,7 @@ def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None)
         accepted = 0
         for file in candidates:
             try:
-                loads(file.read_bytes(), file=str(file))
+                loads(read_import_file(file), file=str(file))
             except OSError as exc:
                 raise ImportFileError(f"{file}: cannot read it: {exc.strerror or exc}") from None
             except ArenaGenError as exc:
