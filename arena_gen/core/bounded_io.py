@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import BinaryIO
 
 from arena_gen.core.errors import SchemaError
@@ -174,9 +173,12 @@ def iter_lines(path: str | os.PathLike[str], *, max_line: int | None = None,
             yield lineno, raw
 
 
-def is_regular(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a regular file (following symlinks), without opening it."""
+def refuse_special(path: str | os.PathLike[str], what: str = "the file") -> None:
+    """Raise SchemaError if ``path`` exists and is a FIFO, device or socket (never opening it);
+    a missing or unreadable path is left to the caller's own message."""
     try:
-        return stat.S_ISREG(os.stat(Path(path)).st_mode)
+        mode = os.stat(path).st_mode
     except (OSError, ValueError):
-        return False
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise _refuse(path, what, mode)

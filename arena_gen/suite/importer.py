@@ -30,9 +30,9 @@ from typing import Any, TypeVar
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.bounded_io import read_import_file
+from arena_gen.core.bounded_io import read_import_file, refuse_special
 from arena_gen.core.canon import canonical_json
-from arena_gen.core.errors import ArenaGenError, GenerationError
+from arena_gen.core.errors import ArenaGenError, GenerationError, SchemaError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
 from arena_gen.core.schema import loads
@@ -298,6 +298,10 @@ def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None)
     found: list[tuple[str, Path]] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            refuse_special(path, "the import file")
+        except SchemaError as exc:  # a FIFO or device: refused before anything waits on it
+            raise ImportFileError(str(exc)) from None
         if not path.is_dir():
             if env is not None:
                 _accepts(env, path)
