@@ -103,8 +103,9 @@ def test_run_with_a_control_character_in_the_key_fails_cleanly(suite: Path,  # n
     out = tmp_path / "run"
     with FakeOpenAI([], fault=lambda s: Out(content="<action>0</action>")) as server:
         result = CliRunner().invoke(main, [
-            "run", "--suite", str(suite), "--agent", "llm", "--model", "fake", "--base-url", server.url,
-            "--tasks", LIGHTS, "--out", str(out), "--display", "none", "--retries", "0"],
+            "run", "--suite", str(suite), "--agent", "llm", "--model", "fake",
+            "--base-url", server.url, "--tasks", LIGHTS, "--out", str(out),
+            "--display", "none", "--retries", "0"],
             env={"OPENAI_API_KEY": KEY[:5] + "\x07" + KEY[5:]})
         assert server.seen == []  # nothing was sent
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output

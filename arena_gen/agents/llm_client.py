@@ -4,12 +4,19 @@ One :class:`ChatClient` is shared by every episode a process runs: its semaphore
 requests in flight across episodes (``max_connections``). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
-:class:`~arena_gen.core.agent.InfraError`. A 400 that says the prompt does not fit the
-model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the available context
-size", vLLM's "maximum context length") raises :class:`ContextLengthError` instead: the agent
-can shorten its prompt, so it is neither retried as is nor an infra error. Every text that leaves
-this module (errors, contents, reasoning, finish reason) has the API key redacted, and errors show
-the endpoint without credentials (:func:`~arena_gen.core.redact.public_url`).
+:class:`~arena_gen.core.agent.InfraError`. A 400 (413, or TGI's 422) that says the prompt does
+not fit the model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the
+available context size", vLLM's "maximum context length", and SGLang's, TGI's, Gemini's and
+Ollama's wordings in :data:`CONTEXT_MARKERS`) raises :class:`ContextLengthError` instead: the
+agent can shorten its prompt, so it is neither retried as is nor an infra error.
+
+A reply body is streamed and bounded apart from ``timeout``: at most ``max_reply_bytes``
+(``$ARENA_GEN_MAX_REPLY_BYTES``, 8 MiB) within ``max_reply_seconds`` after its headers
+(``$ARENA_GEN_MAX_REPLY_SECONDS``, 600 s); an endless or trickling body stops there with an
+InfraError. The key is stripped and checked before use (:func:`checked_key`). Every text that
+leaves this module (errors, contents, reasoning, finish reason) has the API key redacted in every
+form :func:`~arena_gen.core.redact.redact_text` knows, and errors show the endpoint without
+credentials (:func:`~arena_gen.core.redact.public_url`).
 """
 
 from __future__ import annotations
