@@ -19,8 +19,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from fuzz_surfaces import _base_run, _expect_project_error, _lite_tasks, dumps, write_suite_dir
-
 # -- hostile streams -----------------------------------------------------------------------------
 #: What the loopback server may answer (the case's choice travels in the request body).
 STREAMS = ("ok", "endless", "trickle", "padded", "short", "garbage", "context", "status",
@@ -108,10 +106,22 @@ def _hostile_server() -> str:
     return f"http://{host}:{port}/v1"
 
 
+@functools.cache
+def _stream_client() -> tuple[asyncio.AbstractEventLoop, Any]:
+    """One event loop and one client for every case (a new httpx client costs ~0.15 s)."""
+    from arena_gen.agents.llm_client import ChatClient
+
+    return asyncio.new_event_loop(), ChatClient(
+        base_url=_hostile_server(), api_key="sk-fuzz-0123456789abcdef", timeout=3.0,
+        retries=0, backoff=0.001, max_connections=1, max_reply_seconds=0.1)
+
+
 def stream_case(work: Path, rng: random.Random) -> str:
     """One completion against a hostile reply (endless, trickling, padded, cut, garbage, a
     gzip bomb, a context error, a bad status) under small byte and time caps."""
-    from arena_gen.agents.llm_client import ChatClient, ContextLengthError
+    import numpy as np
+
+    from arena_gen.agents.llm_client import ContextLengthError
     from arena_gen.core.agent import InfraError
 
     how = rng.choice(STREAMS)
@@ -120,17 +130,10 @@ def stream_case(work: Path, rng: random.Random) -> str:
     payload = {"how": how, "size": max(size, 4096) if how in ("endless", "trickle") else size,
                "seed": rng.randrange(1 << 30)}
 
-    async def go() -> None:
-        client = ChatClient(base_url=_hostile_server(), api_key="sk-fuzz-0123456789abcdef",
-                            timeout=3.0, retries=0, backoff=0.001, max_reply_bytes=cap,
-                            max_reply_seconds=0.1)
-        try:
-            await client.complete(payload, __import__("numpy").random.default_rng(0))
-        finally:
-            await client.aclose()
-
+    loop, client = _stream_client()
+    client.max_reply_bytes = cap
     try:
-        asyncio.run(go())
+        loop.run_until_complete(client.complete(payload, np.random.default_rng(0)))
     except (InfraError, ContextLengthError):
         return "error"
     return "ok"
@@ -155,6 +158,8 @@ def _special(path: Path, kind: str) -> list[Any]:
 
 def _readers(work: Path) -> dict[str, tuple[Path, Callable[[], Any]]]:
     """Every reader of a user's file: the file it reads and how a user reaches it."""
+    from fuzz_surfaces import _base_run, _lite_tasks, dumps, write_suite_dir
+
     from arena_gen.core.signing import check_signature, load_private_key, load_public_key
     from arena_gen.core.suite_io import read_suite, read_task
     from arena_gen.runner.rundir import RunDir
@@ -200,6 +205,8 @@ def _problem(found: str | None) -> None:
 def special_file_case(work: Path, rng: random.Random) -> str:
     """A FIFO, a device (``/dev/zero``, ``/dev/urandom``, ``/dev/null``), a socket or a folder
     where one reader expects a file: refused, never waited on or read forever."""
+    from fuzz_surfaces import _expect_project_error
+
     readers = _readers(work)
     name = rng.choice(sorted(readers))
     path, read = readers[name]
@@ -217,6 +224,8 @@ def special_file_case(work: Path, rng: random.Random) -> str:
 def sparse_file_case(work: Path, rng: random.Random) -> str:
     """A sparse file (a valid head, then a hole of NULs) of any size up to 4 GB, or a file with
     one blank line past the line cap, where one reader expects a file."""
+    from fuzz_surfaces import _expect_project_error
+
     readers = _readers(work)
     name = rng.choice(sorted(readers))
     path, read = readers[name]
