@@ -104,7 +104,8 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
 
 def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     """Run dirs and findings files built to make ``score`` allocate: many turns, huge claimed
-    budgets, a 100k-line findings file, deep and wide JSON, one 50 MB line."""
+    budgets, a 100k-line findings file, deep and wide JSON, one 50 MB line; and the bounded
+    readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite)."""
     from fuzz_surfaces import GOOD_FINDING, write_suite_dir
 
     base = _lite_tasks()["lights"]
@@ -140,6 +141,26 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     rubrics.write_bytes(dumps({f"t{i}": ["a", "b"] for i in range(1000)}))
     out.append(("findings, 100k attempts", ["score", "--findings", str(findings), "--rubrics",
                                             str(rubrics), "--display", "none"]))
+    # the bounded readers (#26): a sparse 2 GB file, a 1 GB blank line, a run.json padded to
+    # 1 GB, and verify on a sparse 1.5 GB lights.jsonl
+    run_dir("sparse 2 GB trajectories", [])
+    with open(folder / "sparse 2 GB trajectories" / "trajectories.jsonl", "wb") as fh:
+        fh.truncate(2 << 30)
+    run_dir("1 GB blank line", [trajectories.rstrip(b"\n")])
+    with open(folder / "1 GB blank line" / "trajectories.jsonl", "ab") as fh:
+        for _ in range(1024):
+            fh.write(b" " * (1 << 20))
+        fh.write(b"\n")
+    run_dir("run.json padded to 1 GB", [trajectories.rstrip(b"\n")])
+    with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
+        for _ in range(1024):
+            fh.write(b" " * (1 << 20))
+    sparse_suite = write_suite_dir(folder / "sparse-suite", "lights", dumps(base), base["id"],
+                                   base["sha256"])
+    with open(sparse_suite / "lights.jsonl", "wb") as fh:
+        fh.truncate(3 << 29)
+    out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
+                                                 "--display", "plain"]))
     big_rubrics = folder / "big-rubrics.json"
     big_rubrics.write_bytes(dumps({f"t{i}": ["a", "b", *["c"] * 48] for i in range(200_000)}))
     out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
@@ -189,6 +210,10 @@ def main() -> None:
     names = args.surface or (PER_ENV if args.env else SURFACES)
     if args.env and set(names) - set(PER_ENV):
         parser.error(f"--env applies to the surfaces {', '.join(PER_ENV)}")
+    # the shared fixtures (a lite task, one played run, and the imports they need) are made
+    # before any case is timed: an alarm inside a first import would leave it half-initialised
+    _lite_tasks()
+    _base_run()
     rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
                         args.clock)
             for name in names]
@@ -201,7 +226,7 @@ def main() -> None:
     if not args.no_memory:
         with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
             mem = peak_memory(Path(tmp))
-        print(f"\n{'score on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} traceback")
+        print(f"\n{'score (or verify) on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} traceback")
         for m in mem:
             print(f"{m['file']:28} {m['exit']:4d} {m['peak_mb']!s:>8} {m['seconds']:8.1f} "
                   f"{m['traceback']}  {m['message']}")

@@ -6,8 +6,9 @@ witness action. Faults (HTTP errors, Retry-After, hangs, truncated bodies, repli
 <action> tag) are injected per (env, turn, try) by a ``fault`` callable. It records every
 request (headers, body, the number of past turns the prompt carries) and the most requests it
 ever had in flight at once. :data:`CONTEXT_ERRORS` holds the real context-length error bodies of
-OpenAI, llama.cpp and vLLM; :func:`context_limit` is a fault that answers one of them once the
-prompt exceeds a number of characters.
+OpenAI, llama.cpp, vLLM, SGLang, TGI (HTTP 422), Gemini's OpenAI-compatible endpoint and Ollama;
+:func:`context_limit` is a fault that answers one of them once the prompt exceeds a number of
+characters. ``Out(endless=True)`` is a hostile stream: a chunked 200 body that never ends.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Out:
     finish_reason: str = "stop"
     #: tool calls of the reply, as (function name, arguments JSON text) pairs
     tool_calls: list[tuple[str, str]] | None = None
+    #: a hostile stream: a 200 whose chunked body never ends, one ``chunk`` every ``every`` s
+    endless: bool = False
+    chunk: bytes = b" " * 65536
+    every: float = 0.0
 
 
 @dataclass
@@ -179,6 +184,8 @@ class FakeOpenAI:
                     self.wfile.write(b'{"choices": [')
                     self.close_connection = True
                     return None
+                if out.endless:
+                    return self._endless(out)
                 if out.body is not None:
                     return self._send(out.status, out.body, out.headers)
                 message: dict[str, Any] = {"role": "assistant", "content": out.content}
@@ -195,6 +202,24 @@ class FakeOpenAI:
                         "usage": {"prompt_tokens": len(seen.prompt) // 4,
                                   "completion_tokens": len(out.content or "") // 4}}
                 self._send(out.status, json.dumps(body).encode(), out.headers)
+
+            def _endless(self, out: Out) -> None:
+                """Chunked JSON-looking bytes until the client hangs up (or the server stops)."""
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    frame = f"{len(out.chunk):x}\r\n".encode() + out.chunk + b"\r\n"
+                    self.wfile.write(b'5\r\n{"a":\r\n')
+                    while not server._stop.is_set():
+                        self.wfile.write(frame)
+                        if out.every:
+                            self.wfile.flush()
+                            server._stop.wait(out.every)
+                except OSError:  # the client stopped reading and closed: what we want
+                    pass
 
             def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
                       ) -> None:
@@ -259,17 +284,38 @@ CONTEXT_ERRORS: dict[str, bytes] = {
         "However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). "
         "Please reduce the length of the messages or completion.",
         "type": "BadRequestError", "param": None, "code": 400}).encode(),
+    # SGLang's OpenAI server (tokenizer_manager: the input alone is over the context)
+    "sglang": json.dumps({
+        "object": "error", "message": "The input (9120 tokens) is longer than the model's "
+        "context length (8192 tokens).", "type": "BadRequestError", "param": None,
+        "code": 400}).encode(),
+    # Hugging Face TGI's router: HTTP 422, a validation error
+    "tgi": json.dumps({
+        "error": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. "
+                 "Given: 8740 `inputs` tokens and 500 `max_new_tokens`",
+        "error_type": "validation"}).encode(),
+    # Gemini's OpenAI-compatible endpoint: a list holding the error
+    "gemini": json.dumps([{"error": {
+        "code": 400, "message": "The input token count (1054016) exceeds the maximum number of "
+                                "tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}]
+                         ).encode(),
+    # Ollama's /v1 endpoint (its native API says the same in {"error": "..."})
+    "ollama": json.dumps({"error": {
+        "message": "prompt too long; exceeded max context length by 4021 tokens",
+        "type": "invalid_request_error", "param": None, "code": None}}).encode(),
 }
+#: The status a flavor's context error comes with (400 unless named here).
+CONTEXT_STATUS: dict[str, int] = {"tgi": 422}
 
 
 def context_limit(chars: int, flavor: str = "llama.cpp", reply: str = "<action>0</action>",
                   ) -> Fault:
     """A fault: ``flavor``'s context-length error for prompts over ``chars``, else ``reply``."""
-    body = CONTEXT_ERRORS[flavor]
+    body, status = CONTEXT_ERRORS[flavor], CONTEXT_STATUS.get(flavor, 400)
 
     def fault(seen: Seen) -> Out:
         if len(seen.prompt) > chars:
-            return Out(status=400, body=body)
+            return Out(status=status, body=body)
         return Out(content=reply)
 
     return fault

@@ -469,3 +469,8 @@ SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
     "CLI paths": cli_case,
     "suite signatures": signature_case,
 }
+
+# the bounded readers' and the LLM client's surfaces (#26) live in their own module
+from fuzz_bounded import BOUNDED_SURFACES  # noqa: E402
+
+SURFACES.update(BOUNDED_SURFACES)

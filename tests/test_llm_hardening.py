@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import REPO
-from fake_openai import CONTEXT_ERRORS, FakeOpenAI, Out, context_limit, nested_body
+from fake_openai import CONTEXT_ERRORS, CONTEXT_STATUS, FakeOpenAI, Out, context_limit, nested_body
 
 from arena_gen.agents.llm import MAX_ACTION_CHARS, MAX_REPLY_CHARS, LLMAgent
 from arena_gen.agents.llm_client import ChatClient, ContextLengthError, is_context_error
@@ -185,7 +185,7 @@ def test_base_url_credentials_are_not_recorded(suite: Path, tmp_path: Path) -> N
 # -- C1: context length ---------------------------------------------------------------------------
 @pytest.mark.parametrize("flavor", sorted(CONTEXT_ERRORS))
 def test_real_context_error_bodies_are_recognised(flavor: str) -> None:
-    assert is_context_error(400, CONTEXT_ERRORS[flavor])
+    assert is_context_error(CONTEXT_STATUS.get(flavor, 400), CONTEXT_ERRORS[flavor])
     assert not is_context_error(500, CONTEXT_ERRORS[flavor])
 
 

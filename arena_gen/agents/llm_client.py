@@ -4,12 +4,19 @@ One :class:`ChatClient` is shared by every episode a process runs: its semaphore
 requests in flight across episodes (``max_connections``). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
-:class:`~arena_gen.core.agent.InfraError`. A 400 that says the prompt does not fit the
-model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the available context
-size", vLLM's "maximum context length") raises :class:`ContextLengthError` instead: the agent
-can shorten its prompt, so it is neither retried as is nor an infra error. Every text that leaves
-this module (errors, contents, reasoning, finish reason) has the API key redacted, and errors show
-the endpoint without credentials (:func:`~arena_gen.core.redact.public_url`).
+:class:`~arena_gen.core.agent.InfraError`. A 400 (413, or TGI's 422) that says the prompt does
+not fit the model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the
+available context size", vLLM's "maximum context length", and SGLang's, TGI's, Gemini's and
+Ollama's wordings in :data:`CONTEXT_MARKERS`) raises :class:`ContextLengthError` instead: the
+agent can shorten its prompt, so it is neither retried as is nor an infra error.
+
+A reply body is streamed and bounded apart from ``timeout``: at most ``max_reply_bytes``
+(``$ARENA_GEN_MAX_REPLY_BYTES``, 8 MiB) within ``max_reply_seconds`` after its headers
+(``$ARENA_GEN_MAX_REPLY_SECONDS``, 600 s); an endless or trickling body stops there with an
+InfraError. The key is stripped and checked before use (:func:`checked_key`). Every text that
+leaves this module (errors, contents, reasoning, finish reason) has the API key redacted in every
+form :func:`~arena_gen.core.redact.redact_text` knows, and errors show the endpoint without
+credentials (:func:`~arena_gen.core.redact.public_url`).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import json
 import math
 import os
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -28,19 +36,36 @@ import httpx
 import numpy as np
 
 from arena_gen.core.agent import InfraError
-from arena_gen.core.redact import REDACTED, public_url, url_secrets
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.redact import public_url, redact_text, url_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Statuses worth another try: rate limits, request timeouts, and every 5xx.
 RETRY_STATUSES = frozenset({408, 409, 425, 429})
-#: Statuses a context-length error comes with (400 everywhere; 413 from some proxies).
-CONTEXT_STATUSES = frozenset({400, 413})
-#: Lower-case phrases of the context-length errors of OpenAI, llama.cpp and vLLM bodies.
+#: Statuses a context-length error comes with (400 almost everywhere; 413 from some proxies;
+#: 422 from Hugging Face TGI's input validation).
+CONTEXT_STATUSES = frozenset({400, 413, 422})
+#: Lower-case phrases of the context-length errors in the bodies of OpenAI, llama.cpp, vLLM,
+#: SGLang ("The input (N tokens) is longer than the model's context length (C tokens)."), TGI
+#: ("Input validation error: `inputs` tokens + `max_new_tokens` must be <= C", "`inputs` must
+#: have less than C tokens"), Gemini's OpenAI-compatible endpoint ("The input token count (N)
+#: exceeds the maximum number of tokens allowed (C).") and Ollama ("prompt too long; exceeded
+#: max context length by N tokens").
 CONTEXT_MARKERS = ("context_length_exceeded", "exceed_context_size",
                    "exceeds the available context size", "maximum context length",
-                   "maximum model length")
+                   "maximum model length", "longer than the model's context length",
+                   "`inputs` tokens + `max_new_tokens` must be", "`inputs` must have less than",
+                   "exceeds the maximum number of tokens allowed", "exceeded max context length")
 #: How much of an error body is read to classify it.
 ERROR_BODY_BYTES = 65536
+#: Default cap of a reply body, in bytes (``$ARENA_GEN_MAX_REPLY_BYTES``): a completion is a few
+#: hundred kilobytes at most; an endless or padded body stops here.
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
+#: Default cap of the time a reply body may take to arrive once its headers came, in seconds
+#: (``$ARENA_GEN_MAX_REPLY_SECONDS``), whatever ``--timeout`` says.
+DEFAULT_MAX_REPLY_SECONDS = 600.0
+REPLY_BYTES_ENV = "ARENA_GEN_MAX_REPLY_BYTES"
+REPLY_SECONDS_ENV = "ARENA_GEN_MAX_REPLY_SECONDS"
 
 
 class _Retryable(Exception):
@@ -114,6 +139,22 @@ def missing_key_warning(base_url: str, api_key: str | None = None) -> str | None
             f"every episode ends in an infra error (a local server may need none)")
 
 
+def checked_key(key: str) -> str:
+    """The API key without surrounding whitespace (a key pasted with its newline), or the
+    project's error when what is left holds a character no bearer token holds (a control or
+    invisible character, a space, non-ASCII); the message names the position, never the key."""
+    key = key.strip()
+    for pos, char in enumerate(key):
+        if not ("!" <= char <= "~"):
+            what = ("a control character" if unicodedata.category(char) == "Cc" else
+                    "an invisible character" if unicodedata.category(char) in ("Cf", "Zl", "Zp")
+                    else "a space" if char.isspace() else "a non-ASCII character")
+            raise ArenaGenError(f"the API key ($OPENAI_API_KEY) holds {what} (U+{ord(char):04X} "
+                                f"at position {pos + 1} of {len(key)}); refused, it was not "
+                                f"sent (check how the key was pasted or exported)")
+    return key
+
+
 def _is_loopback(url: str) -> bool:
     """Whether a URL points at this machine (then proxy variables must not apply)."""
     host = httpx.URL(url).host
@@ -154,6 +195,19 @@ def is_context_error(status: int, body: bytes) -> bool:
         return False
     text = body[:ERROR_BODY_BYTES].decode("utf-8", "replace").lower()
     return any(marker in text for marker in CONTEXT_MARKERS)
+
+
+def _env_number(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ArenaGenError(f"${name} is {raw[:40]!r}, not a positive number")
+    return value
 
 
 def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
@@ -214,12 +268,15 @@ class ChatClient:
 
     def __init__(self, *, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 300.0, retries: int = 5, backoff: float = 1.0,
-                 backoff_max: float = 60.0, max_connections: int = 8) -> None:
+                 backoff_max: float = 60.0, max_connections: int = 8,
+                 max_reply_bytes: int | None = None,
+                 max_reply_seconds: float | None = None) -> None:
         url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         self.url = chat_url(url)
         #: the endpoint as errors and logs show it (no credentials)
         self.public_url = public_url(self.url)
-        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self._key = checked_key(api_key if api_key is not None
+                                else os.environ.get("OPENAI_API_KEY", ""))
         secrets = [self._key] if len(self._key) >= 4 else []
         self._secrets = sorted({*secrets, *url_secrets(self.url)}, key=lambda s: (-len(s), s))
         self.timeout = float(timeout)
@@ -227,6 +284,11 @@ class ChatClient:
         self.backoff = float(backoff)
         self.backoff_max = float(backoff_max)
         self.max_connections = int(max_connections)
+        #: caps of one reply body (bytes, and seconds after its headers), apart from timeout
+        self.max_reply_bytes = int(max_reply_bytes if max_reply_bytes is not None else
+                                   _env_number(REPLY_BYTES_ENV, DEFAULT_MAX_REPLY_BYTES))
+        self.max_reply_seconds = float(max_reply_seconds if max_reply_seconds is not None else
+                                       _env_number(REPLY_SECONDS_ENV, DEFAULT_MAX_REPLY_SECONDS))
         self._http: httpx.AsyncClient | None = None
         self._sem: asyncio.Semaphore | None = None
 
@@ -240,10 +302,7 @@ class ChatClient:
 
     def redact(self, text: str) -> str:
         """Remove the API key (and URL credentials) from a text from the network or an error."""
-        text = text.replace(self.url, self.public_url)
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
-        return text
+        return redact_text(text.replace(self.url, self.public_url), self._secrets)
 
     def _ensure(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
         if self._http is None or self._sem is None:
@@ -295,23 +354,62 @@ class ChatClient:
     async def _post(self, http: httpx.AsyncClient,
                     payload: dict[str, Any],
                     ) -> tuple[str, str | None, Any, str | None, list[dict[str, Any]] | None]:
-        response = await http.post(self.url, content=json.dumps(payload).encode("utf-8"))
-        status = response.status_code
+        request = http.build_request("POST", self.url,
+                                     content=json.dumps(payload).encode("utf-8"))
+        response = await http.send(request, stream=True)
+        try:
+            status = response.status_code
+            # an error body is only classified and quoted: its head is enough
+            body = await self._read_body(response, None if status == 200 else ERROR_BODY_BYTES)
+        finally:
+            await response.aclose()
         if status == 429 or status in RETRY_STATUSES or status >= 500:
-            raise _Retryable(f"HTTP {status}: {self._excerpt(response)}",
+            raise _Retryable(f"HTTP {status}: {self._excerpt(body)}",
                              parse_retry_after(response.headers.get("retry-after")))
-        if is_context_error(status, response.content):
-            raise ContextLengthError(f"HTTP {status}: {self._excerpt(response)}")
+        if is_context_error(status, body):
+            raise ContextLengthError(f"HTTP {status}: {self._excerpt(body)}")
         if status != 200:
             raise InfraError(self.redact(f"{self.public_url}: HTTP {status}: "
-                                         f"{self._excerpt(response)} (not retried)"))
+                                         f"{self._excerpt(body)} (not retried)"))
         try:
-            parsed = parse_completion(response.content)
+            parsed = parse_completion(body)
         except ValueError as exc:
             raise _Retryable(f"malformed response: {self.redact(str(exc))}") from None
-        calls = parse_tool_calls(response.content) if payload.get("tools") else None
+        calls = parse_tool_calls(body) if payload.get("tools") else None
         return (*parsed, calls)
 
-    def _excerpt(self, response: httpx.Response) -> str:
-        text = response.content[:4096].decode("utf-8", "replace")
+    async def _read_body(self, response: httpx.Response, head: int | None) -> bytes:
+        """The (decoded) body, streamed: its first ``head`` bytes when given, else all of it
+        within :attr:`max_reply_bytes` and :attr:`max_reply_seconds`; past either cap the
+        reading stops with an InfraError (a hostile or broken endpoint, not retried)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.max_reply_seconds
+        chunks: list[bytes] = []
+        size = 0
+        stream = response.aiter_bytes().__aiter__()
+        while True:
+            remaining = deadline - loop.time()
+            try:
+                if remaining <= 0:
+                    raise asyncio.TimeoutError
+                chunk = await asyncio.wait_for(stream.__anext__(), remaining)
+            except StopAsyncIteration:
+                break
+            except asyncio.TimeoutError:
+                raise InfraError(f"{self.public_url}: the reply body took longer than "
+                                 f"{self.max_reply_seconds:g} s (read {size} bytes); stopped "
+                                 f"(${REPLY_SECONDS_ENV} raises the cap)") from None
+            chunks.append(chunk)
+            size += len(chunk)
+            if head is not None and size >= head:
+                break
+            if size > self.max_reply_bytes:
+                raise InfraError(f"{self.public_url}: the reply body is larger than "
+                                 f"{self.max_reply_bytes} bytes; stopped reading "
+                                 f"(${REPLY_BYTES_ENV} raises the cap)")
+        body = b"".join(chunks)
+        return body[:head] if head is not None else body
+
+    def _excerpt(self, body: bytes) -> str:
+        text = body[:4096].decode("utf-8", "replace")
         return self.redact(text).replace("\n", " ").strip()[:300] or "(empty body)"

@@ -8,8 +8,13 @@ of a nested value (keys included), so no recorded field can leak it.
 
 from __future__ import annotations
 
+import base64
+import json
+import re
+import string
+from functools import lru_cache
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 #: Query parameter names (lower case, ``-`` as ``_``) whose values are credentials.
@@ -62,12 +67,99 @@ def url_secrets(url: str) -> list[str]:
     return sorted({s for s in found if len(s) >= 4}, key=lambda s: (-len(s), s))
 
 
+#: A secret this long is matched in every form a client or server may echo it in: any case,
+#: hex, base64 (at any alignment), JSON ``\\u`` or percent escapes, split by zero-width
+#: characters, and any contiguous part of at least :data:`PARTIAL` characters.
+STRONG = 8
+PARTIAL = 8
+#: Characters that render as nothing (zero-width space, joiners, word joiner, BOM, soft hyphen):
+#: an echo split by them is still the secret.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _b64_cores(data: bytes) -> list[str]:
+    """The base64 text that only ``data`` decides, at each of the three byte alignments it may
+    sit at inside a longer encoded string (standard and URL-safe alphabets)."""
+    out = []
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + data).decode("ascii")
+        first, last = -(-k // 3), (k + len(data)) // 3  # groups of 3 bytes wholly inside data
+        core = encoded[4 * first:4 * last]
+        if len(core) >= STRONG:
+            out += [core, core.replace("+", "-").replace("/", "_")]
+    return out
+
+
+@lru_cache(maxsize=64)
+def _forms(secret: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """``(folded, exact, partial)``: forms matched case-insensitively (ASCII), forms matched
+    as they are, and the windows whose every occurrence is a partial echo."""
+    if len(secret) < STRONG:
+        return (), (secret,), ()
+    raw = secret.encode("utf-8")
+    folded = {secret, raw.hex(), json.dumps(secret)[1:-1], quote(secret, safe=""),
+              "".join(f"\\u{ord(c):04x}" for c in secret)}
+    hex_form = raw.hex()
+    partial = {secret[i:i + PARTIAL] for i in range(len(secret) - PARTIAL + 1)}
+    partial |= {hex_form[i:i + 2 * PARTIAL] for i in range(0, len(hex_form) - 2 * PARTIAL + 1)}
+    return (tuple(sorted(f.translate(_LOWER) for f in folded)), tuple(_b64_cores(raw)),
+            tuple(sorted(p.translate(_LOWER) for p in partial)))
+
+
+def _find_all(haystack: str, needle: str, spans: list[tuple[int, int]]) -> None:
+    start = haystack.find(needle)
+    while start >= 0:
+        spans.append((start, start + len(needle)))
+        start = haystack.find(needle, start + 1)
+
+
+def redact_text(text: str, secrets: list[str] | tuple[str, ...]) -> str:
+    """``text`` with every echo of each secret replaced by ``[REDACTED]``: exact, and for a
+    secret of at least :data:`STRONG` characters also in another case, hex, base64, escaped,
+    split by zero-width characters or in part (any :data:`PARTIAL` or more characters)."""
+    secrets = [s for s in secrets if s]
+    if not secrets or not text:
+        return text
+    index: list[int] | None = None
+    view = text
+    if _INVISIBLE.search(text):  # match on the visible characters, cut the original
+        index = [i for i, c in enumerate(text) if not _INVISIBLE.match(c)]
+        view = "".join(text[i] for i in index)
+    low = view.translate(_LOWER)
+    spans: list[tuple[int, int]] = []
+    for secret in secrets:
+        folded, exact, partial = _forms(secret)
+        for form in exact:
+            _find_all(view, form, spans)
+        for form in (*folded, *partial):
+            _find_all(low, form, spans)
+    if not spans:
+        return text
+    if index is not None:  # back to positions in ``text`` (covering the invisible ones inside)
+        spans = [(index[a], index[b - 1] + 1) for a, b in spans]
+    spans.sort()
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:  # overlapping or adjacent: one redaction
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    out, pos = [], 0
+    for a, b in merged:
+        out += [text[pos:a], REDACTED]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def scrub(value: Any, secret: str | None) -> Any:
-    """``value`` with ``secret`` replaced in every string it holds (dict keys too)."""
+    """``value`` with ``secret`` replaced in every string it holds (dict keys too), in every
+    form :func:`redact_text` knows."""
     if not secret:
         return value
     if isinstance(value, str):
-        return value.replace(secret, REDACTED)
+        return redact_text(value, (secret,))
     if isinstance(value, dict):
         return {scrub(k, secret): scrub(v, secret) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -17,6 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from arena_gen.core.bounded_io import iter_lines, read_bounded
 from arena_gen.core.errors import SchemaError
 from arena_gen.core.paths import schema_dir
 
@@ -231,7 +232,7 @@ def loads(text: str | bytes, *, file: str | None = None, line: int | None = None
 def read_json(path: Path, kind: str) -> Any:
     """Read and validate one JSON document."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path, what=kind)
     except OSError as exc:
         raise SchemaError(f"cannot read: {exc.strerror}", file=str(path)) from None
     obj = loads(data, file=str(path))
@@ -240,11 +241,11 @@ def read_json(path: Path, kind: str) -> Any:
 
 
 def read_jsonl(path: Path, kind: str) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, document)`` for each non-blank line, each validated."""
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            obj = loads(raw, file=str(path), line=lineno)
-            validate_doc(obj, kind, file=str(path), line=lineno)
-            yield lineno, obj
+    """Yield ``(line_number, document)`` for each non-blank line, each validated; the file is
+    read through :func:`~arena_gen.core.bounded_io.iter_lines` (regular, lines and size capped)."""
+    for lineno, raw in iter_lines(path, what=f"{kind} file"):
+        if not raw.strip():
+            continue
+        obj = loads(raw, file=str(path), line=lineno)
+        validate_doc(obj, kind, file=str(path), line=lineno)
+        yield lineno, obj

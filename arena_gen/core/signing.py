@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena_gen.core.bounded_io import read_bounded
 from arena_gen.core.canon import canonical_json, sha256_hex
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import check_creatable
@@ -61,13 +62,11 @@ def key_id(raw_public: bytes) -> str:
 
 def _read_small(path: Path, what: str) -> bytes:
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+        return read_bounded(path, MAX_BYTES, what)
     except OSError as exc:
         raise ArenaGenError(f"{what} {path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise ArenaGenError(f"{what} {path}: larger than {MAX_BYTES} bytes, not a key")
-    return data
+    except SchemaError as exc:  # a FIFO or device, or larger than any key
+        raise ArenaGenError(f"{what} {exc}") from None
 
 
 def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
@@ -155,7 +154,7 @@ def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str])
     hashes), so a broken suite is never signed."""
     key = load_private_key(key_path)
     root = read_suite(folder).path
-    manifest = (root / MANIFEST).read_bytes()
+    manifest = read_bounded(root / MANIFEST, what="manifest")
     raw = _raw_public(key.public_key())
     doc = {"schema_version": 1, "algorithm": ALGORITHM, "file": MANIFEST,
            "sha256": sha256_hex(manifest), "key_id": key_id(raw), "public_key": _b64(raw),
@@ -180,15 +179,12 @@ def read_signature(path: Path) -> dict[str, Any]:
     """One ``.sig`` document, untrusted: bounded, UTF-8, schema-checked; raises naming the
     file and the JSON path."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+        data = read_bounded(path, MAX_BYTES, "the signature")
     except FileNotFoundError:
         raise ArenaGenError(f"{path}: missing, the suite is not signed (arena-gen sign SUITE "
                             f"--key KEY writes it)") from None
     except OSError as exc:
         raise ArenaGenError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise SchemaError(f"larger than {MAX_BYTES} bytes, not a signature", file=str(path))
     doc = loads(data, file=str(path))
     validate(doc, "signature", file=str(path))
     out: dict[str, Any] = doc
@@ -227,7 +223,7 @@ def check_signature(folder: str | os.PathLike[str], public_key_path: str | os.Pa
     if claimed != given:
         return (f"{sig}: signed by key id {doc['key_id']}, not by the given key "
                 f"{key_id(given)} ({public_key_path})")
-    manifest = (root / MANIFEST).read_bytes()
+    manifest = read_bounded(root / MANIFEST, what="manifest")
     if sha256_hex(manifest) != doc["sha256"]:
         return (f"{sig}, at $.sha256: {root / MANIFEST} has sha256 {sha256_hex(manifest)}, "
                 f"not the signed {doc['sha256']} (the manifest changed after signing)")

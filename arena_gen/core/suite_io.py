@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core.bounded_io import iter_lines, max_file_bytes, read_bounded
 from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
 from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
 from arena_gen.core.paths import check_creatable, suites_dir
@@ -97,7 +98,8 @@ def is_our_suite(folder: Path) -> bool:
     """Whether ``folder`` holds only what arena-gen writes for a suite: a manifest, the JSONL
     files of the envs it counts and the manifest's signature (nothing a user put there)."""
     try:
-        manifest = loads((folder / MANIFEST).read_bytes(), file=str(folder / MANIFEST))
+        manifest = loads(read_bounded(folder / MANIFEST, what="manifest"),
+                         file=str(folder / MANIFEST))
         envs = set(manifest["counts"])
     except (OSError, ArenaGenError, KeyError, TypeError):
         return False
@@ -244,21 +246,21 @@ def read_task(path: str | os.PathLike[str], task_id: str,
     for env in envs:
         file = _env_file(root, env)
         needle = task_id.encode("utf-8")
-        with open(file, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if needle not in raw:  # cheap pre-filter; the parsed id decides
-                    continue
-                obj = loads(raw, file=str(file), line=lineno)
-                if not isinstance(obj, dict) or obj.get("id") != task_id:
-                    continue
-                validate_doc(obj, "task", file=str(file), line=lineno)
-                task = _task_of_line(obj, file, lineno, env, listed)
-                _check_suite_hash(root, manifest)
-                return task
+        for lineno, raw in iter_lines(file, what="task file"):
+            if needle not in raw:  # cheap pre-filter; the parsed id decides
+                continue
+            obj = loads(raw, file=str(file), line=lineno)
+            if not isinstance(obj, dict) or obj.get("id") != task_id:
+                continue
+            validate_doc(obj, "task", file=str(file), line=lineno)
+            task = _task_of_line(obj, file, lineno, env, listed)
+            _check_suite_hash(root, manifest)
+            return task
     raise HashMismatchError(f"{root / MANIFEST}: lists task {task_id} but no file holds it")
 
 
 def file_digests(path: str | os.PathLike[str]) -> dict[str, str]:
     """sha256 of every file in a suite folder, for byte-identical rebuild comparisons."""
     root = Path(path)
-    return {p.name: sha256_hex(p.read_bytes()) for p in sorted(root.iterdir()) if p.is_file()}
+    return {p.name: sha256_hex(read_bounded(p, max_file_bytes()))
+            for p in sorted(root.iterdir()) if p.is_file()}

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core.bounded_io import iter_lines, max_line_bytes, open_regular
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import check_creatable
@@ -98,15 +99,25 @@ class RunDir:
         """Cut a torn last line left by a kill mid-write; return the bytes removed."""
         if not self.trajectories.is_file():
             return 0
-        data = self.trajectories.read_bytes()
-        keep = data.rfind(b"\n") + 1
-        if keep == len(data):
+        with open_regular(self.trajectories, TRAJECTORIES) as fh:  # the tail, never the whole
+            size = os.fstat(fh.fileno()).st_size
+            end = size
+            keep = 0
+            while end > 0:
+                start = max(0, end - (1 << 16))
+                fh.seek(start)
+                cut = fh.read(end - start).rfind(b"\n")
+                if cut >= 0:
+                    keep = start + cut + 1
+                    break
+                end = start
+        if keep == size:
             return 0
         with open(self.trajectories, "r+b") as fh:
             fh.truncate(keep)
             fh.flush()
             os.fsync(fh.fileno())
-        return len(data) - keep
+        return size - keep
 
     def records(self) -> list[dict[str, Any]]:
         """Every complete, decodable line, in file order. A corrupt line (a disk error, an
@@ -116,24 +127,29 @@ class RunDir:
 
     def numbered_records(self) -> list[tuple[int, dict[str, Any]]]:
         """:meth:`records` with each one's line number in the file (what errors name)."""
-        if not self.trajectories.is_file():
+        if not os.path.lexists(self.trajectories):  # a FIFO or device is refused, not skipped
             return []
         out = []
-        with open(self.trajectories, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if not raw.endswith(b"\n") or not raw.strip():
-                    continue
-                try:
-                    record = loads(raw, file=str(self.trajectories), line=lineno)
-                    if not isinstance(record, dict) or not isinstance(
-                            record.get("task_id"), str) or not isinstance(
-                            record.get("attempt"), int):
-                        raise SchemaError("not a trajectory record", file=str(self.trajectories),
-                                          line=lineno)
-                except SchemaError as exc:
-                    warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=3)
-                    continue
-                out.append((lineno, record))
+
+        def overlong(lineno: int) -> None:
+            warnings.warn(f"skipping a corrupt line: {self.trajectories}:{lineno}: longer than "
+                          f"{max_line_bytes()} bytes", stacklevel=4)
+
+        for lineno, raw in iter_lines(self.trajectories, what=TRAJECTORIES,
+                                      on_overlong=overlong):
+            if not raw.endswith(b"\n") or not raw.strip():
+                continue
+            try:
+                record = loads(raw, file=str(self.trajectories), line=lineno)
+                if not isinstance(record, dict) or not isinstance(
+                        record.get("task_id"), str) or not isinstance(
+                        record.get("attempt"), int):
+                    raise SchemaError("not a trajectory record", file=str(self.trajectories),
+                                      line=lineno)
+            except SchemaError as exc:
+                warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=3)
+                continue
+            out.append((lineno, record))
         return out
 
     def finished(self) -> set[Key]:

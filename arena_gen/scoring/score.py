@@ -19,11 +19,12 @@ import io
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core.bounded_io import iter_lines, read_bounded
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, PlanError, SchemaError
 from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
@@ -469,16 +470,25 @@ def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[
 
 
 def _read(path: Path) -> bytes:
+    """A whole small file (at most the per-line cap), regular files only."""
     try:
-        return path.read_bytes()
+        return read_bounded(path)
     except OSError as exc:
         raise SchemaError(f"cannot read: {exc.strerror}", file=str(path)) from None
 
 
-def _lines(path: Path, data: bytes | None = None) -> list[tuple[int, bytes]]:
-    """The non-blank lines of a JSONL file with their numbers (an unreadable file is named)."""
-    data = _read(path) if data is None else data
-    return [(n, raw) for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
+def _lines(path: Path, data: bytes | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a JSONL file with their numbers (an unreadable file is named),
+    streamed with the per-line and per-file caps when ``data`` is not given."""
+    if data is not None:
+        yield from ((n, raw) for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip())
+        return
+    try:
+        for n, raw in iter_lines(path):
+            if raw.strip():
+                yield n, raw
+    except OSError as exc:
+        raise SchemaError(f"cannot read: {exc.strerror}", file=str(path)) from None
 
 
 def _rubric_items(items: Any, file: str, line: int | None, where: str) -> list[str]:
@@ -500,7 +510,7 @@ def load_rubrics(path: Path) -> dict[str, list[str]]:
     """Read ``{task_id: [item ids]}`` (JSON) or task lines with a ``rubric`` list (JSONL)."""
     file = str(path)
     raw_data = _read(path)
-    lines = _lines(path, raw_data)
+    lines = list(_lines(path, raw_data))
     rows: list[tuple[int | None, Any]]
     try:
         data = loads(raw_data, file=file)

@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,7 +30,9 @@ from typing import Any, TypeVar
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.errors import ArenaGenError, GenerationError
+from arena_gen.core.bounded_io import read_import_file, refuse_special
+from arena_gen.core.canon import canonical_json
+from arena_gen.core.errors import ArenaGenError, GenerationError, SchemaError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
 from arena_gen.core.schema import loads
@@ -46,6 +53,56 @@ T = TypeVar("T")
 
 class ImportFileError(ArenaGenError):
     """A released data file cannot be imported (malformed, hostile or of another format)."""
+
+
+#: Wall-time bounds of an import, in seconds: one entry (its rubric check, verifier run and
+#: witness replay; ``$ARENA_GEN_IMPORT_ENTRY_SECONDS``) and the whole import
+#: (``$ARENA_GEN_IMPORT_SECONDS``). OdysseyArena's hardest released entry takes a few seconds.
+DEFAULT_ENTRY_SECONDS = 120.0
+DEFAULT_TOTAL_SECONDS = 1800.0
+ENTRY_SECONDS_ENV = "ARENA_GEN_IMPORT_ENTRY_SECONDS"
+TOTAL_SECONDS_ENV = "ARENA_GEN_IMPORT_SECONDS"
+
+
+def _seconds(env: str, default: float) -> float:
+    raw = os.environ.get(env, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ImportFileError(f"${env} is {raw[:40]!r}, not a positive number of seconds")
+    return value
+
+
+class _Deadline(BaseException):
+    """Raised by the alarm inside whatever runs (a BaseException, so no ``except Exception``
+    of a verifier swallows it); turned into an ImportFileError by :func:`_time_bound`."""
+
+
+@contextmanager
+def _time_bound(seconds: float, message: Callable[[], str]) -> Iterator[None]:
+    """Stop what runs inside after ``seconds`` of wall time with ``ImportFileError(message())``.
+    Needs SIGALRM, so it binds only in the main thread of a POSIX process (the CLI)."""
+    if (not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise _Deadline
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    except _Deadline:
+        raise ImportFileError(message()) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _guarded(path: str | os.PathLike[str], what: str, fn: Callable[[], T]) -> T:
@@ -98,7 +155,7 @@ def _name_key(path: Path) -> tuple[tuple[str | int, ...], str]:
 
 def _file_digest(path: Path) -> str:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_import_file(path)).hexdigest()
     except OSError as exc:
         raise ImportFileError(f"{path}: cannot read it: {exc.strerror or exc}") from None
 
@@ -134,26 +191,42 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]],
     ``warn`` hears of a file given twice (imported once) and of an entry whose world repeats an
     earlier one (kept, so a release's numbering never shifts)."""
     spec = registry.newest_with(env, "importer")
-    load, verify, game = spec.load("importer"), spec.load("verifier"), spec.load("game")
     ordered, notes = unique_sources(paths)
     for note in notes:
         if warn is not None:
             warn(note)
     tasks: list[Task] = []
     seen: dict[str, str] = {}
+    per_entry = _seconds(ENTRY_SECONDS_ENV, DEFAULT_ENTRY_SECONDS)
+    total = _seconds(TOTAL_SECONDS_ENV, DEFAULT_TOTAL_SECONDS)
+    deadline = time.monotonic() + total
     for path in ordered:
+        _import_file(env, spec, Path(path), tasks, seen, (per_entry, total, deadline), warn)
+    return tasks
+
+
+def _import_file(env: str, spec: Any, path: Path, tasks: list[Task], seen: dict[str, str],
+                 bounds: tuple[float, float, float],
+                 warn: Callable[[str], None] | None) -> None:
+    """Import one file's entries into ``tasks``: its parse within what is left of the whole
+    import's time, each entry within ``per_entry`` seconds (and what is left)."""
+    per_entry, total, deadline = bounds
+    load, verify, game = spec.load("importer"), spec.load("verifier"), spec.load("game")
+    slow = partial(_too_slow, path, per_entry, total, deadline)
+    with _time_bound(deadline - time.monotonic(), partial(slow, None)):
         drafts = _guarded(path, f"read it as {env}", partial(load, Path(path)))
-        if len(drafts) > MAX_ENTRIES_PER_FILE:
-            raise ImportFileError(f"{path}: holds {len(drafts)} {env} entries; at most "
-                                  f"{MAX_ENTRIES_PER_FILE} per file are imported (split it)")
-        for pos, draft in enumerate(drafts):
-            index = len(tasks)
-            task_id = f"{env}-{SUITE}-0-{index:04d}"
-            digest = _world_digest(draft.world)
-            if digest in seen and warn is not None:
-                warn(f"{path}: entry {pos} repeats the world of {seen[digest]}; both are "
-                     f"imported ({task_id} is the repeat)")
-            seen.setdefault(digest, f"{path} entry {pos} ({task_id})")
+    if len(drafts) > MAX_ENTRIES_PER_FILE:
+        raise ImportFileError(f"{path}: holds {len(drafts)} {env} entries; at most "
+                              f"{MAX_ENTRIES_PER_FILE} per file are imported (split it)")
+    for pos, draft in enumerate(drafts):
+        index = len(tasks)
+        task_id = f"{env}-{SUITE}-0-{index:04d}"
+        digest = _world_digest(draft.world)
+        if digest in seen and warn is not None:
+            warn(f"{path}: entry {pos} repeats the world of {seen[digest]}; both are "
+                 f"imported ({task_id} is the repeat)")
+        seen.setdefault(digest, f"{path} entry {pos} ({task_id})")
+        with _time_bound(min(per_entry, deadline - time.monotonic()), partial(slow, pos)):
             problem = _guarded(path, f"check the rubric of entry {pos}",
                                partial(rubric_problem, game, draft.params, draft.world,
                                        draft.rubric))
@@ -168,8 +241,22 @@ def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]],
                         certificate=cert)
             if cert.solvable:
                 _guarded(path, f"replay the witness of entry {pos}", partial(check_witness, task))
-            tasks.append(task)
-    return tasks
+        # a certificate holding NaN or an infinity (entries of 1e300 overflow the verifier's
+        # sums) cannot be frozen: refused here, naming the entry, not when the suite is written
+        _guarded(path, f"freeze entry {pos} (its values are too large to play)",
+                 partial(lambda t: canonical_json(t.to_dict()), task))
+        tasks.append(task)
+
+
+def _too_slow(path: Path, per_entry: float, total: float, deadline: float,
+              pos: int | None) -> str:
+    """Why an import was stopped by its alarm: the whole import's bound, or one entry's."""
+    if pos is None or time.monotonic() >= deadline - 1e-3:
+        where = f"{path}" if pos is None else f"{path}: entry {pos}"
+        return (f"{where}: the import took longer than {total:g} s; stopped "
+                f"(${TOTAL_SECONDS_ENV} raises the bound)")
+    return (f"{path}: entry {pos} took longer than {per_entry:g} s to verify; stopped "
+            f"(${ENTRY_SECONDS_ENV} raises the bound)")
 
 
 @dataclass
@@ -214,6 +301,10 @@ def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None)
     found: list[tuple[str, Path]] = []
     for raw in paths:
         path = Path(raw)
+        try:
+            refuse_special(path, "the import file")
+        except SchemaError as exc:  # a FIFO or device: refused before anything waits on it
+            raise ImportFileError(str(exc)) from None
         if not path.is_dir():
             if env is not None:
                 _accepts(env, path)
@@ -224,7 +315,7 @@ def plan_import(paths: Sequence[str | os.PathLike[str]], env: str | None = None)
         accepted = 0
         for file in candidates:
             try:
-                loads(file.read_bytes(), file=str(file))
+                loads(read_import_file(file), file=str(file))
             except OSError as exc:
                 raise ImportFileError(f"{file}: cannot read it: {exc.strerror or exc}") from None
             except ArenaGenError as exc:

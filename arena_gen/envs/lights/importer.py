@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core.bounded_io import read_import_file
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.schema import loads
 from arena_gen.core.task import Draft
@@ -76,7 +77,7 @@ def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:
 def importer(path: Path) -> list[Draft]:
     """Parse one released lights file into drafts, in file order."""
     try:
-        data = loads(Path(path).read_bytes(), file=str(path))
+        data = loads(read_import_file(path), file=str(path))
     except OSError as exc:
         raise ImportFormatError(f"{path}: cannot read JSON ({exc})") from None
     if not isinstance(data, list) or not data:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core.bounded_io import read_import_file
 from arena_gen.core.schema import loads
 from arena_gen.core.task import Draft
 from arena_gen.envs.trading.game_v1 import NEWS_ITEM, news_text
@@ -135,7 +136,7 @@ def importer(path: Path) -> list[Draft]:
     """Parse one released trading config file into a one-draft list (ValueError names the file)."""
     path = Path(path)
     try:
-        data = loads(path.read_bytes(), file=str(path))
+        data = loads(read_import_file(path), file=str(path))
     except OSError as exc:
         raise _fail(path, f"unreadable JSON ({str(exc)[:80]})") from None
     return [parse_config(path, data)]
