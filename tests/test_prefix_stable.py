@@ -90,7 +90,7 @@ def ratios(answered: list[Seen]) -> list[float]:
     """Per request after the first: its shared prefix with the previous one, as a share of the
     previous request's characters."""
     texts = [serialized(s) for s in answered]
-    return [shared_prefix(a, b) / len(a) for a, b in zip(texts, texts[1:])]
+    return [shared_prefix(a, b) / len(a) for a, b in zip(texts, texts[1:], strict=False)]
 
 
 def test_every_request_extends_the_last(env_name: str) -> None:
@@ -99,7 +99,7 @@ def test_every_request_extends_the_last(env_name: str) -> None:
     assert truncations(record) == [] and len(shares) == TURNS - 1
     assert min(shares) >= SHARED, [round(s, 3) for s in shares]
     # the messages themselves only grow: the previous request's list is the next one's head
-    for a, b in zip(answered, answered[1:]):
+    for a, b in zip(answered, answered[1:], strict=False):
         assert b.body["messages"][:len(a.body["messages"])] == a.body["messages"]
 
 

@@ -2,12 +2,12 @@
 
 Each turn it extends one dialogue (goal, action grammar, rules in with-rules mode, then the
 actions played and observations seen, the last ``history`` turns of them; see
-:mod:`.llm_prompts`: a prompt only appends, so a server's prefix cache reuses it), asks the endpoint through a
-:class:`~.llm_client.ChatClient` and plays the text of the reply's last ``<action>`` tag. A reply
-without a tag is a malformed action (an empty action: the env's invalid-action feedback, one turn
-spent), not an infra error. ``aact`` is the async turn used by the runner's async executor, which
-shares one client (and its connection limit) among all episodes; ``act`` is the blocking turn for
-the generic runner (a fresh client per call).
+:mod:`.llm_prompts`: a prompt only appends, so a server's prefix cache reuses it), asks the
+endpoint through a :class:`~.llm_client.ChatClient` and plays the text of the reply's last
+``<action>`` tag. A reply without a tag is a malformed action (an empty action: the env's
+invalid-action feedback, one turn spent), not an infra error. ``aact`` is the async turn used by
+the runner's async executor, which shares one client (and its connection limit) among all
+episodes; ``act`` is the blocking turn for the generic runner (a fresh client per call).
 
 The API key comes from ``OPENAI_API_KEY`` (or ``api_key=``) and is never stored in the agent's
 config, the run directory or error messages: every recorded field of a turn is scrubbed of it.
