@@ -180,8 +180,8 @@ class FakeOpenAI:
                                      "finish_reason": out.finish_reason}],
                         "usage": {"prompt_tokens": len(seen.prompt) // 4,
                                   "completion_tokens": len(out.content or "") // 4,
-                                  "total_tokens": (len(seen.prompt) + len(out.content or ""))
-                                  // 4}}
+                                  "total_tokens": len(seen.prompt) // 4
+                                  + len(out.content or "") // 4}}
                 self._send(out.status, json.dumps(body).encode(), out.headers)
 
             def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
