@@ -1,7 +1,7 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for the LLM agent's tests.
 
 It plays a scripted policy: it recognises the task from the intro in the prompt, reads the turn
-number from the prompt's "Current observation (turn N of B)" header and answers the oracle
+number from the prompt's last "Current observation (turn N of B)" header and answers the oracle
 witness action. Faults (HTTP errors, Retry-After, hangs, truncated bodies, replies without an
 <action> tag) are injected per (env, turn, try) by a ``fault`` callable. It records every
 request (headers, body, the number of past turns the prompt carries) and the most requests it
@@ -200,7 +200,9 @@ class FakeOpenAI:
                         "choices": [{"index": 0, "message": message,
                                      "finish_reason": out.finish_reason}],
                         "usage": {"prompt_tokens": len(seen.prompt) // 4,
-                                  "completion_tokens": len(out.content or "") // 4}}
+                                  "completion_tokens": len(out.content or "") // 4,
+                                  "total_tokens": len(seen.prompt) // 4
+                                  + len(out.content or "") // 4}}
                 self._send(out.status, json.dumps(body).encode(), out.headers)
 
             def _endless(self, out: Out) -> None:
@@ -240,13 +242,14 @@ class FakeOpenAI:
         body = json.loads(raw)
         prompt = "\n".join(m["content"] for m in body["messages"])
         task = self._task_of(prompt)
-        match = TURN.search(prompt)
-        turn = int(match.group(1)) if match else 0
+        matches = TURN.findall(prompt)  # the dialogue heads each observation: the last is now
+        turn = int(matches[-1]) if matches else 0
         env = task.env if task else None
         with self._lock:
             self._tries[(env, turn)] += 1
             seen = Seen(index=len(self.seen), env=env, turn=turn, tries=self._tries[(env, turn)],
-                        past_turns=prompt.count("Your action:"), prompt=prompt,
+                        past_turns=sum(m.get("role") == "assistant"
+                                           for m in body["messages"]), prompt=prompt,
                         authorization=auth, at=time.monotonic(), body=body)
             self.seen.append(seen)
         out = self.fault(seen) if self.fault else None

@@ -123,7 +123,8 @@ def test_whole_episode_per_env_scores_by_the_judge(env: str) -> None:
     log = run(suite_task("lite", env=env, tasks=task.id), model)
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
-    assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(witness))}
+    assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(witness)),
+                           "agent_error": 0.0, "env_error": 0.0}
     assert all(f["status"] == "met" for f in score.metadata["findings"])
     assert score.metadata["end_reason"] in ("success", "terminated", "budget")
     record = sample.store["arena_gen_trajectory"]
@@ -145,7 +146,8 @@ def test_replies_without_an_action_tag_waste_every_turn(monkeypatch) -> None:
     log = run(suite_task("lite", env="lights", tasks=task.id), get_model("mockllm/model"))
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
-    assert score.value == {"success": 0.0, "credit": 0.0, "steps": float(task.budget)}
+    assert score.value == {"success": 0.0, "credit": 0.0, "steps": float(task.budget),
+                           "agent_error": 0.0, "env_error": 0.0}
     assert score.explanation.startswith("all_on: violated (final state: 0/")
     turns = sample.store["arena_gen_trajectory"]["turns"]
     assert len(turns) == task.budget and not any(t["valid"] for t in turns)

@@ -283,7 +283,11 @@ def test_mixed_run_reasons_missing_tag_and_resume(suite_dir: Path, tasks: dict[s
         assert first["raw"].startswith("I think thermal")
         assert energy["steps"] == len(tasks["energy"].certificate.witness) + 1
         second = next(s for s in server.seen if s.env == "energy" and s.turn == 2)
-        assert "Your action: (none: your reply had no <action>...</action> tag)" in second.prompt
+        # the dialogue replays the tagless turn as the agent's message, then the next observation
+        assert [m["role"] for m in second.body["messages"]] == ["system", "user", "assistant",
+                                                               "user"]
+        assert second.body["messages"][2]["content"] == (
+            "(none: your reply had no <action>...</action> tag)")
         assert by_env["trading"]["end_reason"] == "success"
         before = len(server.seen)
         broken["on"] = False

@@ -60,15 +60,35 @@ def test_history_window(window: int | None) -> None:
     msgs = build_messages(env="lights", public={"intro": "Goal: all on.", "n": 4},
                           rules_text=None, history=history, observation="obs now",
                           window=window, budget=20)
-    user = msgs[-1]["content"]
     shown = 5 if window is None else window
-    assert user.count("Your action:") == shown
-    assert "## Current observation (turn 6 of 20)\nobs now" in user
-    if shown:
-        assert f"### Turn {6 - shown}\nObservation:\nobs {5 - shown}" in user
-        assert f"### Turn {5 - shown}\n" not in user
-    assert (NO_ACTION in user) == (shown >= 3)
-    assert "## Rules" not in user
+    # system, the opening user message, then (action played, next observation) per turn shown
+    assert [m["role"] for m in msgs] == ["system", "user"] + ["assistant", "user"] * shown
+    assert "## Current observation (turn 6 of 20)\nobs now" in msgs[-1]["content"]
+    opening = msgs[1]["content"]
+    assert opening.startswith("## Task\nGoal: all on.\n\n## Actions\n")
+    assert f"## Current observation (turn {6 - shown} of 20)\n" in opening
+    assert ("## Earlier turns" in opening) == (shown < 5)
+    if shown < 5:
+        left = "Turn 1 is" if shown == 4 else f"Turns 1-{5 - shown} are"
+        assert f"## Earlier turns\n{left} not shown" in opening
+    played = [m["content"] for m in msgs if m["role"] == "assistant"]
+    expected = [NO_ACTION if i == 2 else f"<action>{i}</action>" for i in range(5 - shown, 5)]
+    assert played == expected
+    assert all("## Rules" not in m["content"] for m in msgs)
+
+
+def test_prompt_only_appends() -> None:
+    """Each turn's messages are the last turn's plus one action and one observation."""
+    public = {"intro": "Goal: all on.", "n": 4}
+    history: list[Turn] = []
+    last: list[dict[str, str]] | None = None
+    for i in range(6):
+        msgs = build_messages(env="lights", public=public, rules_text="R", history=history,
+                              observation=f"obs {i}", window=None, budget=20)
+        if last is not None:
+            assert msgs[:len(last)] == last and len(msgs) == len(last) + 2
+        last = msgs
+        history.append(Turn(f"obs {i}", None if i == 3 else str(i)))
 
 
 def test_every_env_prompt_has_goal_grammar_examples_and_rules(env_name: str) -> None:

@@ -51,6 +51,8 @@ class ArenaGenHarness:
 
     name = DEFAULT_HARNESS
     stop: list[str] | None = None
+    #: each turn's prompt extends the last one (the context policy keeps it so)
+    prefix_stable = True
 
     def window(self, view: TaskView | None, history: int | None) -> int | None:
         """History entries shown: ``--history`` (all by default)."""
@@ -81,6 +83,7 @@ class OdysseyHarness(ArenaGenHarness):
 
     name = "odyssey"
     stop: list[str] | None = ODYSSEY_STOP
+    prefix_stable = False  # the reference rebuilds its one user message every step
 
     def window(self, view: TaskView | None, history: int | None) -> int | None:
         """History entries shown: the env's reference window (its spec's odyssey profile)."""

@@ -1,12 +1,13 @@
 """The LLM agent: any OpenAI-compatible chat endpoint (vLLM, SGLang, Ollama, hosted APIs).
 
-Each turn it rebuilds one prompt (goal, action grammar, rules in with-rules mode, the last
-``history`` turns, the current observation; see :mod:`.llm_prompts`), asks the endpoint through a
-:class:`~.llm_client.ChatClient` and plays the text of the reply's last ``<action>`` tag. A reply
-without a tag is a malformed action (an empty action: the env's invalid-action feedback, one turn
-spent), not an infra error. ``aact`` is the async turn used by the runner's async executor, which
-shares one client (and its connection limit) among all episodes; ``act`` is the blocking turn for
-the generic runner (a fresh client per call).
+Each turn it extends one dialogue (goal, action grammar, rules in with-rules mode, then the
+actions played and observations seen, the last ``history`` turns of them; see
+:mod:`.llm_prompts`: a prompt only appends, so a server's prefix cache reuses it), asks the
+endpoint through a :class:`~.llm_client.ChatClient` and plays the text of the reply's last
+``<action>`` tag. A reply without a tag is a malformed action (an empty action: the env's
+invalid-action feedback, one turn spent), not an infra error. ``aact`` is the async turn used by
+the runner's async executor, which shares one client (and its connection limit) among all
+episodes; ``act`` is the blocking turn for the generic runner (a fresh client per call).
 
 The API key comes from ``OPENAI_API_KEY`` (or ``api_key=``) and is never stored in the agent's
 config, the run directory or error messages: every recorded field of a turn is scrubbed of it.
@@ -16,7 +17,8 @@ recorded reply and reasoning are capped at ``max_reply_chars`` each (head and ta
 action played and replayed in later prompts at ``max_action_chars``; what was cut is recorded in
 the turn as ``truncated`` (characters dropped per field). The history window follows the
 context policy of :mod:`.llm_context` (``max_prompt_tokens`` up front, and fewer turns after a
-context-length error); a turn whose prompt lost turns to it records ``context``.
+context-length error; cut a quarter further than needed, so later prompts extend the cut one);
+a turn whose prompt lost turns to it records ``context``.
 
 ``harness`` picks the protocol (:mod:`.harness`): ``arena-gen`` (the above) or ``odyssey`` (the
 OdysseyArena reference: per-env history shapes and windows, ``stop: ["</action>"]``, the first
@@ -35,7 +37,7 @@ import numpy as np
 
 from arena_gen.agents.harness import get_harness
 from arena_gen.agents.llm_client import ChatClient, Completion, ContextLengthError
-from arena_gen.agents.llm_context import approx_tokens, fit_window, shrink
+from arena_gen.agents.llm_context import ContextWindow, approx_tokens
 from arena_gen.agents.llm_parse import cap, cap_action, split_reasoning
 from arena_gen.agents.llm_prompts import Turn
 from arena_gen.agents.llm_tools import (
@@ -106,8 +108,8 @@ class LLMAgent:
         self._mode = "inductive"
         self._rng = np.random.default_rng(0)
         self._turns: list[Turn] = []
-        #: the most turns a prompt carried without a context-length error (None: no error yet)
-        self._context_cap: int | None = None
+        #: the history window under the context policy
+        self._context = ContextWindow(stable=self._harness.prefix_stable)
 
     def __repr__(self) -> str:
         return f"LLMAgent(model={self.model!r})"
@@ -121,7 +123,7 @@ class LLMAgent:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self._view, self._mode, self._rng = view, mode, rng
         self._turns = []
-        self._context_cap = None
+        self._context.reset()
         self._tools = (tool_schemas(view.env, view.public) if self.action_format == "tools"
                        else None)
 
@@ -133,11 +135,10 @@ class LLMAgent:
 
     def window(self, observation: str) -> int:
         """Past turns the next prompt carries under the history window and the context policy."""
-        shown = self._wanted()
-        if self._context_cap is not None:
-            shown = min(shown, self._context_cap)
-        return fit_window(shown, lambda w: approx_tokens(self.messages(observation, w)),
-                          self.max_prompt_tokens)
+        return self._context.shown(self._harness.entries(self._turns),
+                                   self._harness.window(self._view, self.history_window),
+                                   lambda w: approx_tokens(self.messages(observation, w)),
+                                   self.max_prompt_tokens)
 
     def messages(self, observation: str, window: int | None = None) -> list[dict[str, str]]:
         """The prompt for the next turn (the last ``window`` turns, default :meth:`window`)."""
@@ -180,8 +181,7 @@ class LLMAgent:
                     raise ContextLengthError(
                         f"the prompt exceeds the model's context even without history "
                         f"(after {errors} context-length errors): {exc}") from None
-                shown = shrink(shown)
-                self._context_cap = shown
+                shown = self._context.failed(self._harness.entries(self._turns), shown)
 
     async def aact(self, observation: str) -> Reply:
         """One turn on the shared (or own) async client."""

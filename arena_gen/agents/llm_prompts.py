@@ -1,10 +1,15 @@
 """Prompts for the LLM agent: one generic builder fed by the env's public view, plus examples.
 
-A prompt is rebuilt every turn from: the goal (the task's public ``intro``), the action grammar
-(``action_format`` and a few per-env examples wrapped in ``<action>`` tags), the task's
-``rules_text`` in with-rules mode, the last K turns (what was observed and what was done), and
-the current observation. The reply's action is the text inside its last ``<action>...</action>``;
-``<think>`` blocks are reasoning, never actions.
+A prompt is a dialogue that only grows, so each turn's messages extend the previous turn's
+exactly and a server's prefix cache reuses every earlier turn: the system message, then a first
+user message with the goal (the task's public ``intro``), the action grammar (``action_format``
+and a few per-env examples wrapped in ``<action>`` tags), the task's ``rules_text`` in
+with-rules mode and the first observation shown; then per past turn the action played (an
+assistant message, ``<action>...</action>``) and the next observation (a user message headed
+``## Current observation (turn N of B)``). Nothing in it counts turns shown or changes with the
+turn, so only a cut history window (the context policy, ``--history``) rewrites it: the first
+user message then names the turns left out. The reply's action is the text inside its last
+``<action>...</action>``; ``<think>`` blocks are reasoning, never actions.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from arena_gen.agents.llm_parse import extract_action, split_reasoning
 from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
 
-__all__ = ["NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
-           "grammar_text", "split_reasoning", "strip_intro"]
+__all__ = ["CLOSE", "NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
+           "grammar_text", "observation_text", "played_text", "split_reasoning",
+           "strip_intro"]
 
 SYSTEM = (
     "You are an agent acting in a text environment whose rules are partly hidden. Learn them "
@@ -66,6 +72,19 @@ def strip_intro(observation: str, intro: str) -> str:
     return observation
 
 
+CLOSE = "Think briefly, then reply with exactly one <action>...</action>."
+
+
+def observation_text(observation: str, intro: str, turn: int, budget: int) -> str:
+    """One observation as a user message shows it, headed by its turn number."""
+    return f"## Current observation (turn {turn} of {budget})\n{strip_intro(observation, intro)}"
+
+
+def played_text(action: str | None) -> str:
+    """A past turn's action as the assistant message that replays it."""
+    return NO_ACTION if action is None else f"<action>{action}</action>"
+
+
 def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
                    history: Sequence[Turn], observation: str, window: int | None,
                    budget: int) -> list[dict[str, str]]:
@@ -78,16 +97,16 @@ def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
              f"## Actions\n{grammar_text(env, public)}"]
     if rules_text:
         parts.append(f"## Rules (disclosed)\n{rules_text}")
-    if shown:
-        head = (f"## History (last {len(shown)} of {done} turns)" if len(shown) < done
-                else f"## History ({done} turns)")
-        body = []
-        for i, turn in enumerate(shown, start=first):
-            body.append(f"### Turn {i}\nObservation:\n{strip_intro(turn.observation, intro)}\n"
-                        f"Your action: {NO_ACTION if turn.action is None else turn.action}")
-        parts.append(head + "\n" + "\n\n".join(body))
-    parts.append(f"## Current observation (turn {done + 1} of {budget})\n"
-                 f"{strip_intro(observation, intro)}")
-    parts.append("Think briefly, then reply with exactly one <action>...</action>.")
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": "\n\n".join(parts)}]
+    if first > 1:
+        left = "Turn 1 is" if first == 2 else f"Turns 1-{first - 1} are"
+        parts.append(f"## Earlier turns\n{left} not shown (the history window).")
+    seen = [t.observation for t in shown] + [observation]
+    parts.append(observation_text(seen[0], intro, first, budget))
+    parts.append(CLOSE)  # once: the system message says it too, and later turns only append
+    messages = [{"role": "system", "content": SYSTEM},
+                {"role": "user", "content": "\n\n".join(parts)}]
+    for i, turn in enumerate(shown, start=1):
+        messages.append({"role": "assistant", "content": played_text(turn.action)})
+        messages.append({"role": "user",
+                         "content": observation_text(seen[i], intro, first + i, budget)})
+    return messages

@@ -6,7 +6,10 @@ carries only the agent's view. The trajectory's actions are replayed through the
 (:func:`~arena_gen.scoring.judge.judge`, via the same findings line ``arena-gen score``
 writes), and the score policy turns the findings into the attempt's credit. A sample's score
 value is a dict: ``success`` (1 when every rubric item is met: the Perfect Rubrics criterion),
-``credit`` (the policy's item credit, 0-100) and ``steps`` (agent turns). Findings, flags, the
+``credit`` (the policy's item credit, 0-100), ``steps`` (agent turns) and, per end reason the
+runner's table counts besides infra errors (:data:`END_COUNTS`), 1 when the attempt ended so:
+their ``mean`` is the share of attempts (inspect counts the runner's infra errors itself, as
+samples in error). Findings, flags, the
 end reason, the certified minimum and the budget the episode ran under (checked against the
 harness's, and replayed under) are in the score's metadata. Over epochs, the ``mean`` reducer
 gives the success rate and Avg@k, and ``max`` of ``success`` is Pass@k at k = epochs (the
@@ -26,7 +29,10 @@ from arena_gen.inspect.solver import TRAJECTORY
 from arena_gen.scoring.policy import attempt_score, is_perfect
 from arena_gen.scoring.score import judge_record
 
-METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()]}
+#: End reasons the run table counts that end a recorded attempt (an infra error errs the sample).
+END_COUNTS = ("agent_error", "env_error")
+METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()],
+           **{reason: [mean()] for reason in END_COUNTS}}
 
 
 @scorer(metrics=METRICS)  # type: ignore[arg-type]
@@ -51,7 +57,8 @@ def judge_scorer(harness: str | None = None) -> Scorer:
         turns = record.get("turns") or []
         return Score(
             value={"success": 1.0 if perfect else 0.0, "credit": credit,
-                   "steps": float(record["steps"])},
+                   "steps": float(record["steps"]),
+                   **{r: float(record["end_reason"] == r) for r in END_COUNTS}},
             answer=str(turns[-1]["action"]) if turns else "",
             explanation="; ".join(f"{f['item']}: {f['status']} ({f['evidence']})"
                                   for f in line["findings"]),

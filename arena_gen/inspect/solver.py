@@ -5,17 +5,18 @@
 action grammar, rules in with-rules mode, the history window, the current observation), and the
 text of the reply's last ``<action>`` (after ``<think>`` blocks are split off) is played through
 the task's game by the runner's :class:`~arena_gen.core.episode.Episode`, which also records
-the trajectory exactly as ``arena-gen run`` writes it. Model errors are left to inspect (the
-sample errors and is retried or excluded, never scored 0), as infra errors are in arena-gen.
+the trajectory exactly as ``arena-gen run`` writes it. The history window follows the built-in
+agent's context policy (:class:`~arena_gen.agents.llm_context.ContextWindow`): a context-length
+error (inspect's ``model_length`` stop reason, or a provider error the built-in client would
+recognise) drops the oldest turns and asks again, never plays the error's text; with no history
+left to drop the episode ends as ``agent_error``, as in ``arena-gen run``. Other model errors are
+left to inspect (the sample errors and is retried or excluded, never scored 0), as infra errors
+are in arena-gen.
 ``state.messages`` keeps a readable dialogue (observations and replies); what each call really
 sent is in the transcript's model events. ``harness="odyssey"`` plays the OdysseyArena
 reference protocol instead (:mod:`~arena_gen.agents.harness`): the same prompt builder and reply
 handling as ``arena-gen run --harness odyssey``, ``</action>`` sent as a stop sequence, and the
-episode's budget and observations set by the harness's protocol. ``action_format="tools"``
-(arena-gen harness only) offers the env's actions through inspect's tool API instead: the same
-schemas ``arena-gen run --action-format tools`` sends (:mod:`~arena_gen.agents.llm_tools`, built
-from the task's public view alone), passed to ``generate`` as ``ToolInfo``; the first tool call
-is played and a malformed one costs the turn, as in the built-in agent.
+episode's budget and observations set by the harness's protocol.
 
 Offline with inspect's mock model: ``mockllm`` fills in the usage of a reply that has none by
 counting the prompt with tiktoken's ``o200k_base`` vocabulary, which tiktoken downloads on first
@@ -43,6 +44,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo
 
 from arena_gen.agents.harness import get_harness
+from arena_gen.agents.llm_client import ContextLengthError, is_context_error
+from arena_gen.agents.llm_context import ContextWindow, approx_tokens
 from arena_gen.agents.llm_parse import cap_action, split_reasoning
 from arena_gen.agents.llm_prompts import Turn
 from arena_gen.agents.llm_tools import (
@@ -97,10 +100,12 @@ class ModelAgent:
 
     def __init__(self, model: Model, *, history: int | None = None,
                  max_action_chars: int = MAX_ACTION_CHARS,
-                 harness: str = DEFAULT_HARNESS,
+                 harness: str = DEFAULT_HARNESS, max_prompt_tokens: int | None = None,
                  action_format: str = DEFAULT_ACTION_FORMAT) -> None:
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
+        if max_prompt_tokens is not None and max_prompt_tokens < 1:
+            raise ValueError("max_prompt_tokens must be >= 1 (or None for no limit)")
         self.harness = check_harness(harness)
         if history is not None and self.harness != DEFAULT_HARNESS:
             raise ValueError(f"history does not apply to the {harness} harness")
@@ -117,19 +122,60 @@ class ModelAgent:
         self._view: TaskView | None = None
         self._mode = "inductive"
         self._turns: list[Turn] = []
+        self.max_prompt_tokens = max_prompt_tokens
+        #: the history window under the built-in agent's context policy
+        self._context = ContextWindow(stable=self._harness.prefix_stable)
 
     def reset(self, view: TaskView, mode: str, rng: Any) -> None:
         self._view, self._mode, self._turns = view, mode, []
+        self._context.reset()
         self._tools = tool_infos(view) if self.action_format == "tools" else []
 
-    def messages(self, observation: str) -> list[dict[str, str]]:
+    def window(self, observation: str) -> int:
+        """Past turns the next prompt carries (as :meth:`LLMAgent.window` counts them)."""
+        return self._context.shown(self._harness.entries(self._turns),
+                                   self._harness.window(self._view, self.history),
+                                   lambda w: approx_tokens(self.messages(observation, w)),
+                                   self.max_prompt_tokens)
+
+    def messages(self, observation: str, window: int | None = None) -> list[dict[str, str]]:
         """This turn's prompt, built exactly as the built-in LLM agent builds it."""
         view = self._view
         if view is None:
             raise RuntimeError("reset() must be called before act()")
+        if window is None:
+            window = self.window(observation)
         rules = view.rules_text if self._mode == "with-rules" else None
-        return self._harness.messages(view, rules, self._turns, observation,
-                                      self._harness.window(view, self.history))
+        return self._harness.messages(view, rules, self._turns, observation, window)
+
+    def _wanted(self) -> int:
+        """History entries the harness's window shows before the context policy."""
+        done = self._harness.entries(self._turns)
+        window = self._harness.window(self._view, self.history)
+        return done if window is None else min(done, window)
+
+    async def _generate(self, observation: str) -> tuple[Any, int, int]:
+        """One answered call, dropping old turns on context-length errors: (output, shown,
+        errors)."""
+        shown, errors = self.window(observation), 0
+        while True:
+            try:
+                output = await self.model.generate(chat(self.messages(observation, shown)),
+                                                   tools=self._tools, config=self.config())
+            except Exception as exc:
+                reason = context_reason(exc)
+                if reason is None:
+                    raise  # a model failure is inspect's to retry or record
+            else:
+                if output.stop_reason != "model_length":
+                    return output, shown, errors
+                reason = output.completion or "model_length"
+            errors += 1
+            if shown == 0:
+                raise ContextLengthError(
+                    f"the prompt exceeds the model's context even without history (after "
+                    f"{errors} context-length errors): {reason[:500]}")
+            shown = self._context.failed(self._harness.entries(self._turns), shown)
 
     def config(self) -> GenerateConfig:
         """Generation settings the harness needs (the odyssey stop sequence)."""
@@ -138,8 +184,7 @@ class ModelAgent:
 
     async def aact(self, observation: str) -> Reply:
         """One turn: one model call, the harness's tag of its answer (or no action)."""
-        output = await self.model.generate(chat(self.messages(observation)),
-                                           tools=self._tools, config=self.config())
+        output, shown, errors = await self._generate(observation)
         content = output.completion
         answer, think = split_reasoning(content)
         reasoning = "\n\n".join(r for r in (_reasoning_of(output), think) if r) or None
@@ -160,9 +205,14 @@ class ModelAgent:
                 extra["truncated"] = {"action": cut}
         if output.stop_reason:
             extra["finish_reason"] = output.stop_reason
+        assert self._view is not None
         play = self._harness.play(self._view, action, self._turns)
         if play.replayed:
             extra["replayed_previous"] = True
+        wanted = self._wanted()
+        if shown < wanted or errors:
+            extra["context"] = {"turns_shown": shown, "turns_dropped": wanted - shown,
+                                "context_errors": errors}
         self._turns.append(Turn(observation, action, play.kept))
         usage = output.usage
         tokens = None if usage is None else {"prompt_tokens": usage.input_tokens,
@@ -170,7 +220,6 @@ class ModelAgent:
                                              "total_tokens": usage.total_tokens}
         return Reply(action=play.action, raw=content, tokens=tokens,
                      reasoning=reasoning, extra=extra)
-
 
 def tool_infos(view: TaskView) -> list[ToolInfo]:
     """The task's action tools in inspect's form (from the public view: no world, no witness)."""
@@ -188,6 +237,26 @@ def _calls_of(output: Any) -> list[dict[str, Any]]:
         out.append({"name": str(getattr(call, "function", "")),
                     "arguments": f"(not JSON: {error})" if error else arguments})
     return out
+
+
+def context_reason(exc: BaseException) -> str | None:
+    """The provider's message if ``exc`` (or an error it was raised from) is a context-length
+    error as the built-in client recognises one (status and body), else None."""
+    seen: set[int] = set()
+    err: BaseException | None = exc
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        status = getattr(err, "status_code", None)
+        if isinstance(status, int):
+            body = getattr(err, "body", None)
+            text = (getattr(err, "provider_message", None) or getattr(err, "message", None)
+                    or str(err))
+            if body is not None:
+                text = f"{text} {body}"
+            if is_context_error(status, str(text).encode("utf-8", "replace")):
+                return str(text)
+        err = err.__cause__ or err.__context__
+    return None
 
 
 def _reasoning_of(output: Any) -> str | None:
@@ -217,9 +286,11 @@ async def play(state: TaskState, agent: Any) -> TaskState:
             if pyinspect.isawaitable(reply):
                 reply = await reply
         except Exception as exc:
-            if isinstance(agent, ModelAgent):
+            if isinstance(agent, ModelAgent) and not isinstance(exc, ContextLengthError):
                 raise  # a model failure is inspect's to retry or record
-            episode.fail(exc)  # a baseline's bug ends its attempt, as in the runner
+            # a baseline's bug, or a first prompt over the model's context: the attempt ends
+            # as agent_error, as in the runner
+            episode.fail(exc)
             break
         episode.step(reply, time.perf_counter() - t0)
         raw = reply.raw if isinstance(reply, Reply) and reply.raw is not None else str(
@@ -234,10 +305,12 @@ async def play(state: TaskState, agent: Any) -> TaskState:
 
 @solver
 def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS,
-                harness: str = DEFAULT_HARNESS,
+                harness: str = DEFAULT_HARNESS, max_prompt_tokens: int | None = None,
                 action_format: str = DEFAULT_ACTION_FORMAT) -> Solver:
     """Play each sample with the eval's model, one call per turn (``history``: turns shown;
-    ``harness``: ``arena-gen`` or ``odyssey``; ``action_format``: ``text`` or ``tools``)."""
+    ``harness``: ``arena-gen`` or ``odyssey``; ``max_prompt_tokens``: the context policy's
+    up-front limit, as ``arena-gen run --max-prompt-tokens``; ``action_format``: ``text`` or
+    ``tools``)."""
     check_harness(harness)
     check_action_format(action_format)
     if action_format == "tools" and harness != DEFAULT_HARNESS:
@@ -248,7 +321,9 @@ def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_C
         model = offline_token_counts(get_model())
         return await play(state, ModelAgent(model, history=history,
                                             max_action_chars=max_action_chars,
-                                            harness=harness, action_format=action_format))
+                                            harness=harness,
+                                            max_prompt_tokens=max_prompt_tokens,
+                                            action_format=action_format))
 
     return solve
 
