@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena_gen.agents.harness import ArenaGenHarness
-from arena_gen.agents.llm_prompts import NO_ACTION, SYSTEM, Turn, grammar_text
+from arena_gen.agents.llm_prompts import CLOSE, NO_ACTION, SYSTEM, Turn, grammar_text
 from arena_gen.core import registry
 from arena_gen.core.agent import InfraError, TaskView
 from arena_gen.core.errors import RegistryError
@@ -45,7 +45,10 @@ TOOLS_SYSTEM = (
 )
 TOOLS_NO_ACTION = "(none: your reply had no valid tool call)"
 #: The closing line of a text-format prompt and its tools-format replacement.
-TEXT_INSTRUCTION = "Think briefly, then reply with exactly one <action>...</action>."
+TEXT_INSTRUCTION = CLOSE
+#: How a past turn's played action reads in a tools prompt (the text prompt's assistant
+#: message ``<action>X</action>``, which would teach the model to answer in tags).
+TOOLS_PLAYED = "(tool call played as: {action})"
 TOOLS_INSTRUCTION = "Think briefly, then call exactly one tool."
 #: Ignored parallel calls recorded per turn (a reply may carry any number).
 MAX_IGNORED_RECORDED = 16
@@ -116,6 +119,10 @@ def tools_messages(messages: list[dict[str, str]], env: str,
         content = m.get("content") or ""
         if m.get("role") == "system":
             content = content.replace(SYSTEM, TOOLS_SYSTEM)
+        elif m.get("role") == "assistant" and content.startswith("<action>") and content.endswith(
+                "</action>"):
+            played = content[len("<action>"):-len("</action>")]
+            content = TOOLS_PLAYED.format(action=played) if played else TOOLS_NO_ACTION
         else:
             content = (content.replace(text_actions, tool_actions, 1)
                        .replace(TEXT_INSTRUCTION, TOOLS_INSTRUCTION)
