@@ -235,7 +235,8 @@ class RunDir:
         chain from run.json's plan to its head (or to the ``pending`` head of a write a kill
         interrupted); a break is a
         :class:`ChainError` naming file and line. A run written before the chain
-        (:attr:`unchained`) skips an undecodable line with a warning, as it always did."""
+        (:attr:`unchained`) is read as it always was: an undecodable line is skipped with a
+        warning, and the rest is not schema-checked here (``score`` checks it)."""
         if not self.trajectories.is_file():
             self._count, self.unchained = 0, False
             return []
@@ -299,7 +300,6 @@ class RunDir:
                 raise ChainError("a chained line, but run.json records no chain head (its "
                                  "chain was removed, or run.json replaced)", file=file,
                                  line=lineno, task_id=_task_of(record), json_path=f"$.{PREV}")
-            validate_doc(record, "trajectory", file=file, line=lineno)
             out.append((lineno, record))
         self.unchained = bool(out) and meta is not None
         self._count, self._head = len(out), None

@@ -407,6 +407,9 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             f"before trajectories.jsonl was hash-chained), so a deleted, reordered or inserted "
             f"line in {file} cannot be detected; pass --allow-unchained to score it anyway "
             f"(every output then says 'unchained')")
+    if rundir.unchained:  # a chained run's lines were checked as they were read
+        for lineno, rec in numbered:
+            validate_doc(rec, "trajectory", file=file, line=lineno)
     numbered = planned_records(meta, numbered, tasks, file)
     harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
     lines, attempts, seen = [], [], set()
