@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chain_util import reseal
 from click.testing import CliRunner
 
 from arena_gen.cli import main
@@ -38,12 +39,13 @@ def honest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
 
 def forged(honest: tuple[Path, dict[str, Any]], tmp_path: Path,
            edit: Callable[[list[Record]], list[Record]]) -> Path:
-    """A copy of the honest run whose trajectory lines ``edit`` rewrote."""
+    """A copy of the honest run whose trajectory lines ``edit`` rewrote, the chain recomputed
+    (a forger who re-chains: the replay must still refuse or out-score the edit)."""
     out = tmp_path / "forged"
     shutil.copytree(honest[0], out)
     path = out / "trajectories.jsonl"
     records = [json.loads(x) for x in path.read_text().splitlines()]
-    path.write_text("".join(json.dumps(r) + "\n" for r in edit(records)))
+    reseal(out, edit(records))
     return out
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chain_util import reseal
 
 from arena_gen.core.calibration import rung_rates
 from arena_gen.core.suite_io import write_suite
@@ -207,7 +208,7 @@ def test_missing_runs_are_counted_not_scored(runs: dict[str, Path], tmp_path: Pa
     copy = Path(shutil.copytree(runs["random"], tmp_path / "partial"))
     path = copy / "trajectories.jsonl"
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[1:]))  # the first (task, attempt) never ran
+    reseal(copy, [json.loads(x) for x in lines[1:]])  # the first (task, attempt) never ran
     summary = score_run(copy)
     dropped = json.loads(lines[0])
     assert summary["overall"]["missing"] == 1

@@ -20,7 +20,7 @@ from arena_gen.core import registry
 from arena_gen.core.episode import InfraError, run_episode
 from arena_gen.core.suite_io import write_suite
 from arena_gen.runner.run import RunConfig, run_suite
-from arena_gen.runner.rundir import RunDir
+from arena_gen.runner.rundir import RunDir, line_digest
 from arena_gen.suite.build import build_suite
 
 TIMING = ("latency", "seconds")
@@ -80,8 +80,11 @@ def test_torn_line_is_repaired_on_resume(lite_lights: Path, tmp_path: Path) -> N
     run_suite(cfg)
     full = strip_timing(RunDir(cfg.out).records())
     path = Path(cfg.out) / "trajectories.jsonl"
-    first_line = path.read_text().splitlines()[0]
-    path.write_text(first_line + "\n" + first_line[:50])  # killed mid-write of line 2
+    first, second = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(first + second[:50])  # killed mid-write of line 2
+    meta = json.loads((Path(cfg.out) / "run.json").read_text())
+    meta["chain"] = {"head": line_digest(first), "pending": line_digest(second)}  # as then
+    (Path(cfg.out) / "run.json").write_text(json.dumps(meta))
     cfg.resume = True
     run_suite(cfg)
     assert strip_timing(RunDir(cfg.out).records()) == full

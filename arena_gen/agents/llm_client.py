@@ -38,6 +38,7 @@ import numpy as np
 from arena_gen.core.agent import InfraError
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.redact import public_url, redact_text, url_secrets
+from arena_gen.core.usage import clean_usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Statuses worth another try: rate limits, request timeouts, and every 5xx.
@@ -86,7 +87,7 @@ class Completion:
 
     content: str
     reasoning: str | None
-    usage: dict[str, int] | None
+    usage: dict[str, Any] | None  # as reported; core/usage.py keeps the counts
     finish_reason: str | None
     retries: int
     #: the reply's tool calls (``name``, ``arguments`` text, ``id``) when the request had tools
@@ -172,20 +173,23 @@ def _text(content: Any) -> str:
     raise ValueError(f"message content is a {type(content).__name__}")
 
 
-def _usage(body: dict[str, Any]) -> dict[str, int] | None:
+def _usage(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage numbers as reported (``1e400`` stays inf, ``-5`` stays -5): the episode that
+    records the turn keeps only real counts and notes the rest (``core/usage.py``)."""
     usage = body.get("usage")
     if not isinstance(usage, dict):
         return None
-    out: dict[str, int] = {}
+    out: dict[str, Any] = {}
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
         value = usage.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            out[key] = int(value)
-    if "total_tokens" not in out and ("prompt_tokens" in out or "completion_tokens" in out):
-        out["total_tokens"] = out.get("prompt_tokens", 0) + out.get("completion_tokens", 0)
+            out[key] = value
     details = usage.get("completion_tokens_details")
     if isinstance(details, dict) and isinstance(details.get("reasoning_tokens"), int):
-        out["reasoning_tokens"] = int(details["reasoning_tokens"])
+        out["reasoning_tokens"] = details["reasoning_tokens"]
+    clean, _ = clean_usage(out)  # the total of prompt + completion when none is reported
+    if clean and "total_tokens" not in out and "total_tokens" in clean:
+        out["total_tokens"] = clean["total_tokens"]
     return out or None
 
 
@@ -210,7 +214,7 @@ def _env_number(name: str, default: float) -> float:
     return value
 
 
-def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
+def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, Any] | None, str | None]:
     """Content, reasoning field, usage and finish reason of a body; ValueError when malformed."""
     try:
         return _parse_completion(raw)
@@ -218,7 +222,7 @@ def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None
         raise ValueError("response JSON is nested too deeply") from None
 
 
-def _parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, int] | None, str | None]:
+def _parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, Any] | None, str | None]:
     try:
         body = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -19,6 +19,9 @@ from arena_gen.cli.options import display_option, split_list, user_errors
 @click.option("--strict", is_flag=True, default=False,
               help="Count planned attempts that are missing or ended in an infra error as "
                    "failures (default: excluded, and the run is marked incomplete).")
+@click.option("--allow-unchained", is_flag=True, default=False,
+              help="Score a run written before trajectories.jsonl was hash-chained (refused "
+                   "otherwise); every output then marks it 'unchained'.")
 @click.option("--metrics", default=None,
               help="Comma-separated columns of the table (default: tasks, avg_at_k, pass_at_k, "
                    "avg_credit_at_k, tokens, cost, infra_errors, missing; pass_at_k is the run's "
@@ -30,7 +33,7 @@ from arena_gen.cli.options import display_option, split_list, user_errors
               help="USD per 1M completion tokens (with --price-in).")
 @display_option
 def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
-            rubrics_file: Path | None, strict: bool, metrics: str | None,
+            rubrics_file: Path | None, strict: bool, allow_unchained: bool, metrics: str | None,
             price_in: float | None, price_out: float | None, display: str | None) -> None:
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
     from arena_gen.core.errors import ArenaGenError
@@ -54,7 +57,7 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             summary = score_findings(findings_file, rubrics_file)
             title = f"Scores of {findings_file}, {summary.get('k', 1)} attempt(s) per task"
         elif run_dir is not None:
-            summary = score_run(run_dir, suite, strict=strict)
+            summary = score_run(run_dir, suite, strict=strict, allow_unchained=allow_unchained)
             if prices is not None:
                 summary = record_prices(run_dir, summary, prices)
             harness = (summary.get("run") or {}).get("harness", "arena-gen")
@@ -63,6 +66,8 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
                      f"findings.jsonl)")
             if not summary.get("complete", True):
                 title = f"INCOMPLETE RUN: {coverage_text(summary)}. {title}"
+            elif summary.get("integrity") == "unchained":
+                title = f"UNCHAINED RUN: {coverage_text(summary)}. {title}"
         else:
             raise ArenaGenError("give a RUN_DIR, or --findings FILE --rubrics FILE")
         table = score_table(summary, picked, prices)

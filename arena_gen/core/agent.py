@@ -32,7 +32,8 @@ class Reply:
 
     action: str
     raw: str | None = None
-    tokens: dict[str, int] | None = None
+    #: the usage as reported; the episode records only its real counts (core/usage.py)
+    tokens: dict[str, Any] | None = None
     reasoning: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -31,6 +31,7 @@ from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_budget
 from arena_gen.core.records import Trajectory
 from arena_gen.core.registry import make_env
 from arena_gen.core.task import Task
+from arena_gen.core.usage import clean_usage
 
 #: Per-turn bookkeeping keys of ``info``; the rest is the env state (used for loop detection).
 _TURN_KEYS = ("valid", "feedback", "turn", "turns_left")
@@ -110,17 +111,20 @@ class Episode:
                                "latency": round(latency, 6)}
             return
         info = self.info
+        tokens, dropped = clean_usage(reply.tokens if isinstance(reply.tokens, dict) else None)
         record: dict[str, Any] = {
             "turn": self.env.turn, "raw": reply.raw if reply.raw is not None else reply.action,
             "action": reply.action, "valid": bool(info["valid"]),
             "feedback": str(info.get("feedback", "")), "reward": float(reward),
-            "tokens": reply.tokens, "latency": round(latency, 6),
+            "tokens": tokens, "latency": round(latency, 6),
             "state": {k: v for k, v in info.items() if k not in _TURN_KEYS},
         }
         if reply.reasoning is not None:
             record["reasoning"] = reply.reasoning
         if reply.extra:
             record.update(reply.extra)
+        if dropped:  # a usage that is no count (1e400, -5): kept out of every figure, noted
+            record["usage_dropped"] = dropped
         self.turns.append(record)
         global _turns_played
         _turns_played += 1

@@ -88,6 +88,11 @@ class Trajectory(_Record):
     error: str | None = None
     error_turn: ErrorTurn | None = Field(
         None, description="env_error: the reply the env raised on (not in turns)")
+    prev: str | None = Field(
+        None, pattern="^[0-9a-f]{64}$",
+        description="the chain link: sha256 of the previous line's exact bytes (the first "
+                    "line: of the run's plan in run.json); absent in runs written before the "
+                    "chain")
 
 
 class Finding(BaseModel):
@@ -130,6 +135,17 @@ class AgentConfig(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
 
 
+class RunChain(_Record):
+    """run.json's record of the trajectory chain: its head, and the head a write in progress
+    is about to make (a kill between the two files leaves the file at one of them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    head: str = Field(pattern="^[0-9a-f]{64}$",
+                      description="sha256 of the last line (of the plan, with no line)")
+    pending: str | None = Field(None, pattern="^[0-9a-f]{64}$")
+
+
 class RunMeta(_Record):
     """``run.json``: what defines a run, written by ``run`` and ``play`` alike."""
 
@@ -156,6 +172,9 @@ class RunMeta(_Record):
     started: str | None = None
     ended: str | None = None
     resumed: list[str] = Field(default_factory=list)
+    chain: RunChain | None = Field(
+        None, description="the head of trajectories.jsonl's hash chain; absent in runs "
+                          "written before the chain (score them with --allow-unchained)")
 
 
 Metric = float | None  # None: not defined for this group (shown as n/a)

@@ -29,6 +29,13 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
     check_creatable(out, "--out")
     check_run_folder(out)  # never mix a play's files into a folder that holds no run
     rundir = RunDir(out)
+    with rundir.locked("--out"):  # one writer per folder
+        return _play_locked(task, agent, rundir, manifest, suite_path, mode)
+
+
+def _play_locked(task: Task, agent: Any, rundir: RunDir, manifest: dict[str, Any],
+                 suite_path: str | Path, mode: str) -> tuple[RunDir, dict[str, Any]]:
+    """:func:`play_task` inside the folder's lock."""
     name = getattr(agent, "name", type(agent).__name__)
     harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
     old = rundir.read_meta() if rundir.exists() else None
@@ -38,7 +45,10 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
                 old.get("harness", DEFAULT_HARNESS) != harness):  # one harness: one budget
             raise ArenaGenError(f"{rundir.path} holds a run of another suite, agent or "
                                 f"harness; choose another --out")
-    records = rundir.records()
+    records = rundir.records()  # the chain is checked: a broken one is refused
+    if rundir.unchained:
+        raise ArenaGenError(f"{rundir.run_json} records no trajectory chain (written by an "
+                            f"older arena-gen); play into another --out")
     attempt = sum(1 for r in records if r["task_id"] == task.id)
     record = run_episode(task, agent, mode=mode, attempt=attempt)
     meta = run_meta(manifest, suite_path, [task], agent=name, mode=mode, attempts=attempt + 1,
@@ -52,6 +62,6 @@ def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: s
         meta["attempts"] = max(int(old.get("attempts", 1)), meta["attempts"])
         meta["started"] = old.get("started", meta["started"])
     meta["ended"] = now()
-    rundir.append(record)
-    rundir.write_meta(meta)
+    # the plan grew (a task, an attempt): the lines are chained afresh from the new plan
+    rundir.rewrite([*records, record], meta)
     return rundir, record

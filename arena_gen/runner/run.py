@@ -16,7 +16,7 @@ from arena_gen.core.registry import make_env
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
-from arena_gen.runner.rundir import RunDir, check_run_folder
+from arena_gen.runner.rundir import OPERATIONAL_KEYS, RunDir, check_run_folder
 
 #: Agents that read the rules text, so they play only ``--mode with-rules``.
 RULES_AGENTS = ("planner",)
@@ -100,6 +100,14 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     check_agent_mode(cfg.agent, cfg.mode)
     check_run_folder(cfg.out, "--out")
     rundir = RunDir(cfg.out)
+    with rundir.locked("--out"):  # one writer per folder: a second run or --resume is refused
+        return _run_locked(cfg, rundir, on_episode, suite)
+
+
+def _run_locked(cfg: RunConfig, rundir: RunDir,
+                on_episode: Callable[[dict[str, Any]], None] | None,
+                suite: Suite | None) -> RunDir:
+    """:func:`run_suite` inside the folder's lock."""
     if rundir.exists() and not cfg.resume:  # before minutes of compiling the suite's games
         raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
                             f"it or choose another --out")
@@ -123,9 +131,15 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
         meta["resumed"] = [*old.get("resumed", []), now()]
     else:
         meta["started"] = now()
+    done = rundir.finished()  # reads the chain: a broken one or a malformed line is refused
+    if rundir.unchained:
+        raise ArenaGenError(
+            f"--resume refused: {rundir.run_json} records no trajectory chain (the run was "
+            f"written by an arena-gen before trajectories.jsonl was hash-chained), so its "
+            f"lines cannot be continued as a chained run; score it as it is with "
+            f"`arena-gen score --allow-unchained`, or start a new run with another --out")
     check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
-    done = rundir.finished()
     by_id = {t.id: t for t in tasks}
     pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed)
                for tid, a in order if (tid, a) not in done]
@@ -176,10 +190,6 @@ def _execute(pending: list[Any], cfg: RunConfig) -> Any:
                              ray_address=cfg.ray_address)
 
 
-#: Agent options that may change on --resume: where and how patiently the endpoint is asked,
-#: not what the agent plays (a wrong --base-url is fixed by resuming with the right one).
-OPERATIONAL_KEYS = ("base_url", "timeout", "retries", "backoff", "max_connections",
-                    "max_reply_chars")
 #: The command-line options of :data:`OPERATIONAL_KEYS`, as a refusal names them.
 ENDPOINT_OPTIONS = ("--base-url", "--timeout", "--max-connections", "--retries", "--backoff")
 #: How a refusal names a run setting or an agent option (else by its recorded key).

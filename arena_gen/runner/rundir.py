@@ -6,15 +6,26 @@ at most the episodes in flight. A torn last line (killed mid-write) is cut off o
 (task, attempt), so an interrupted-and-resumed run ends with the same lines as an uninterrupted one.
 Text that UTF-8 cannot carry (a lone surrogate such as ``\ud800``, which a JSON body may encode
 as an escape) is written as U+FFFD instead of aborting the run and losing the episodes in flight.
+
+The lines form a hash chain: each carries ``prev``, the sha256 of the previous line's exact
+bytes (the first line: of the run's plan in ``run.json``, :func:`plan_digest`), and ``run.json``'s
+``chain`` records the ``head`` (the last line's digest). Every write declares the head it is
+about to make as ``pending`` in ``run.json`` first, so a kill between the two files leaves a
+state :meth:`RunDir.numbered_records` accepts; anything else (a line deleted, inserted,
+reordered or edited, a head that is not the last line's) is refused naming file and line.
+A lock file inside the folder lets one writer (``run``, ``--resume``, ``play``) in at a time.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +34,7 @@ from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import check_creatable
 from arena_gen.core.records import RunMeta
-from arena_gen.core.schema import loads, read_json
+from arena_gen.core.schema import loads, read_json, validate_doc
 
 RUN_JSON = "run.json"
 TRAJECTORIES = "trajectories.jsonl"
@@ -44,8 +55,47 @@ def utf8_line(record: dict[str, Any]) -> bytes:
         return _SURROGATES.sub("\ufffd", line).encode("utf-8")
 
 
+#: The lock file one writer of the folder holds (flock) while it runs, resumes or plays.
+LOCK_FILE = ".arena-gen.lock"
 #: Files a run writes besides run.json and trajectories.jsonl (a kill mid-write leaves them).
-OWN_TEMPS = (f".{RUN_JSON}.tmp", f".{TRAJECTORIES}.tmp")
+OWN_TEMPS = (f".{RUN_JSON}.tmp", f".{TRAJECTORIES}.tmp", LOCK_FILE)
+#: The trajectory field holding the previous line's digest (the chain link).
+PREV = "prev"
+#: Agent options that may change on --resume: where and how patiently the endpoint is asked,
+#: not what the agent plays (a wrong --base-url is fixed by resuming with the right one); they
+#: are not part of the plan the chain starts from.
+OPERATIONAL_KEYS = ("base_url", "timeout", "retries", "backoff", "max_connections",
+                    "max_reply_chars")
+#: run.json fields that decide what a run plays: the first line chains to their digest.
+PLAN_KEYS = ("suite", "suite_sha256", "mode", "attempts", "seed", "envs", "tasks", "budgets")
+
+
+def line_digest(raw: bytes) -> str:
+    """The chain digest of one line's exact bytes (newline included)."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def plan_digest(meta: dict[str, Any]) -> str:
+    """The digest the first line chains to: run.json's plan (suite, agent and its options but
+    the endpoint's, mode, attempts, seed, tasks, budgets, harness), so an edited plan (fewer
+    tasks or attempts) breaks the chain; times, executor, jobs and suite_path are not in it."""
+    agent = meta.get("agent") or {}
+    config = {k: v for k, v in (agent.get("config") or {}).items()
+              if k not in OPERATIONAL_KEYS}
+    plan = {k: meta.get(k) for k in PLAN_KEYS}
+    plan["agent"] = {"name": agent.get("name"), "config": config}
+    plan["harness"] = meta.get("harness", "arena-gen")
+    return hashlib.sha256(canonical_json(plan).encode("utf-8")).hexdigest()
+
+
+def chain_lines(records: Iterable[dict[str, Any]], genesis: str) -> tuple[bytes, str]:
+    """Records as chained lines starting from ``genesis``, and the head (last line's digest)."""
+    out, head = [], genesis
+    for record in records:
+        line = utf8_line({**{k: v for k, v in record.items() if k != PREV}, PREV: head})
+        out.append(line)
+        head = line_digest(line)
+    return b"".join(out), head
 
 
 def check_run_folder(path: str | os.PathLike[str], what: str = "--out") -> None:
@@ -65,13 +115,18 @@ def check_run_folder(path: str | os.PathLike[str], what: str = "--out") -> None:
                             f"{what})")
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _write_atomic(path: Path, text: str | bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
+    with open(tmp, "wb") as fh:
+        fh.write(text.encode("utf-8") if isinstance(text, str) else text)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+class ChainError(SchemaError):
+    """A chained trajectories.jsonl whose chain is broken: a line deleted, inserted, reordered
+    or edited, or a run.json head that is not the last line's digest (names file and line)."""
 
 
 class RunDir:
@@ -81,6 +136,16 @@ class RunDir:
         self.path = Path(path)
         self.run_json = self.path / RUN_JSON
         self.trajectories = self.path / TRAJECTORIES
+        self.lock_file = self.path / LOCK_FILE
+        #: run.json as last written by this object (the chain fields are added on write)
+        self._meta: dict[str, Any] | None = None
+        #: the chain's head as last read or written (None: not read yet)
+        self._head: str | None = None
+        #: the plan digest the lines chain from, and how many lines are chained
+        self._genesis: str | None = None
+        self._count = 0
+        #: True when the last read found lines but no chain (a run written before the chain)
+        self.unchained = False
 
     def exists(self) -> bool:
         return self.run_json.is_file()
@@ -90,10 +155,62 @@ class RunDir:
         return read_json(self.run_json, "run")
 
     def write_meta(self, meta: dict[str, Any]) -> None:
-        """Write ``run.json`` atomically; ``meta`` must be a valid run record."""
-        meta = RunMeta.model_validate(meta).to_json_dict()
+        """Write ``run.json`` atomically with the chain's head; ``meta`` must be a valid run
+        record whose plan is the one the folder's lines chain to (read them first)."""
+        meta = RunMeta.model_validate({k: v for k, v in meta.items() if k != "chain"}
+                                      ).to_json_dict()
+        if self._count == 0:  # no line yet: the first will chain to this plan
+            if self.trajectories.is_file() and self.trajectories.stat().st_size > 0 and (
+                    self._head is None):
+                raise ArenaGenError(f"{self.trajectories}: its chain must be read before "
+                                    f"run.json is written")
+            self._head = self._genesis = plan_digest(meta)
+        elif self._head is None or plan_digest(meta) != self._genesis:
+            raise ArenaGenError(f"{self.run_json}: the run's plan differs from the one its "
+                                f"lines chain to (rewrite them with the new plan)")
+        self._meta = meta
         self.path.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.run_json, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        self._write_chain()
+
+    def _write_chain(self, pending: str | None = None) -> None:
+        """run.json with the chain's head (and the head a write is about to make)."""
+        assert self._meta is not None and self._head is not None
+        chain: dict[str, Any] = {"head": self._head}
+        if pending is not None:
+            chain["pending"] = pending
+        _write_atomic(self.run_json, json.dumps({**self._meta, "chain": chain}, indent=2,
+                                                sort_keys=True) + "\n")
+
+    @contextmanager
+    def locked(self, what: str = "--out") -> Iterator[None]:
+        """Hold the folder's lock (flock on a lock file inside it) while writing: a second
+        ``run``, ``--resume`` or ``play`` on the folder is refused at once, never waits. A
+        folder this call created is removed again when nothing was written into it."""
+        created = not self.path.exists()
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ArenaGenError(f"{what} {self.path}: cannot create its lock file "
+                                f"{LOCK_FILE}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise ArenaGenError(f"{what} {self.path} is in use: another arena-gen run, "
+                                f"--resume or play is writing into it (it holds "
+                                f"{self.lock_file}); wait for it to end, or choose another "
+                                f"{what}") from None
+        try:
+            yield
+        finally:
+            if created and not self.exists() and not self.trajectories.exists():
+                self.lock_file.unlink(missing_ok=True)
+                try:
+                    self.path.rmdir()
+                except OSError:
+                    pass
+            os.close(fd)
 
     def repair(self) -> int:
         """Cut a torn last line left by a kill mid-write; return the bytes removed."""
@@ -120,36 +237,91 @@ class RunDir:
         return size - keep
 
     def records(self) -> list[dict[str, Any]]:
-        """Every complete, decodable line, in file order. A corrupt line (a disk error, an
-        edit) is skipped with a warning naming it: the episode is then missing and is played
-        again by ``--resume``; nothing else is lost."""
+        """Every complete line, in file order, checked (:meth:`numbered_records`)."""
         return [record for _, record in self.numbered_records()]
 
     def numbered_records(self) -> list[tuple[int, dict[str, Any]]]:
-        """:meth:`records` with each one's line number in the file (what errors name)."""
+        """The complete lines with their line numbers (what errors name), each a valid
+        trajectory record (without its ``prev`` link). A chained run's lines must form its
+        chain from run.json's plan to its head (or to the ``pending`` head of a write a kill
+        interrupted); a break is a
+        :class:`ChainError` naming file and line. A run written before the chain
+        (:attr:`unchained`) is read as it always was: an undecodable line is skipped with a
+        warning, and the rest is not schema-checked here (``score`` checks it)."""
         if not os.path.lexists(self.trajectories):  # a FIFO or device is refused, not skipped
+            self._count, self.unchained = 0, False
             return []
-        out = []
+        meta = self.read_meta() if self.exists() else None
+        chain = (meta or {}).get("chain")
+        file = str(self.trajectories)
 
         def overlong(lineno: int) -> None:
             warnings.warn(f"skipping a corrupt line: {self.trajectories}:{lineno}: longer than "
                           f"{max_line_bytes()} bytes", stacklevel=4)
 
-        for lineno, raw in iter_lines(self.trajectories, what=TRAJECTORIES,
-                                      on_overlong=overlong):
-            if not raw.endswith(b"\n") or not raw.strip():
+        # streamed with the per-line cap; a torn tail (no newline yet) is not a line
+        raws = [(lineno, raw) for lineno, raw in iter_lines(
+            self.trajectories, what=TRAJECTORIES, on_overlong=overlong) if raw.endswith(b"\n")]
+        if chain is None:
+            return self._unchained(raws, meta)
+        head = expected = plan_digest(meta or {})
+        out = []
+        previous = 0
+        for lineno, raw in raws:
+            if not raw.strip():
+                raise ChainError("a blank line inside a chained trajectories file (a line was "
+                                 "inserted or emptied)", file=file, line=lineno)
+            record = loads(raw, file=file, line=lineno)
+            if not isinstance(record, dict):
+                raise ChainError("not a trajectory record", file=file, line=lineno)
+            if record.get(PREV) != expected:
+                raise ChainError(
+                    "does not chain to run.json's plan (prev is not the digest of the plan: "
+                    "the plan in run.json was edited, or the first line was replaced or "
+                    "deleted)" if previous == 0 else
+                    f"does not chain to line {previous} (prev is not the sha256 of line "
+                    f"{previous}: a line was deleted, inserted or reordered here, or line "
+                    f"{previous} was edited)", file=file, line=lineno,
+                    task_id=_task_of(record), json_path=f"$.{PREV}")
+            validate_doc(record, "trajectory", file=file, line=lineno)
+            head = expected = line_digest(raw)
+            previous = lineno
+            del record[PREV]  # a link of the file, not a fact of the episode
+            out.append((lineno, record))
+        if head not in (chain.get("head"), chain.get("pending")):
+            last = f"line {raws[-1][0]}" if raws else "the plan (no line)"
+            raise ChainError(f"run.json's chain head is not the digest of the last line "
+                             f"({last} of {file}): lines after it were deleted, or the last "
+                             f"line or the head was edited", file=str(self.run_json),
+                             json_path="$.chain.head")
+        self._head, self._genesis, self._count = head, plan_digest(meta or {}), len(out)
+        self.unchained = False
+        return out
+
+    def _unchained(self, raws: list[tuple[int, bytes]], meta: dict[str, Any] | None
+                   ) -> list[tuple[int, dict[str, Any]]]:
+        """The lines of a run written before the chain (run.json has no ``chain``)."""
+        file = str(self.trajectories)
+        out = []
+        for lineno, raw in raws:
+            if not raw.strip():
                 continue
             try:
-                record = loads(raw, file=str(self.trajectories), line=lineno)
+                record = loads(raw, file=file, line=lineno)
                 if not isinstance(record, dict) or not isinstance(
                         record.get("task_id"), str) or not isinstance(
                         record.get("attempt"), int):
-                    raise SchemaError("not a trajectory record", file=str(self.trajectories),
-                                      line=lineno)
+                    raise SchemaError("not a trajectory record", file=file, line=lineno)
             except SchemaError as exc:
                 warnings.warn(f"skipping a corrupt line: {exc}", stacklevel=3)
                 continue
+            if PREV in record and meta is not None:
+                raise ChainError("a chained line, but run.json records no chain head (its "
+                                 "chain was removed, or run.json replaced)", file=file,
+                                 line=lineno, task_id=_task_of(record), json_path=f"$.{PREV}")
             out.append((lineno, record))
+        self.unchained = bool(out) and meta is not None
+        self._count, self._head = len(out), None
         return out
 
     def finished(self) -> set[Key]:
@@ -160,12 +332,41 @@ class RunDir:
         return {k for k, r in latest.items() if r["end_reason"] not in RETRY_REASONS}
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one episode durably (flush + fsync)."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        """Append one episode durably (flush + fsync), chained to the head: run.json first
+        declares the new head as pending, then the line is written, then the head recorded,
+        so a kill between any two steps leaves a chain that reads back."""
+        if self._meta is None or self._head is None or self.unchained:
+            raise ArenaGenError(f"{self.run_json}: write run.json (on a chained run) before "
+                                f"appending")
+        line = utf8_line({**{k: v for k, v in record.items() if k != PREV}, PREV: self._head})
+        digest = line_digest(line)
+        self._write_chain(pending=digest)
         with open(self.trajectories, "ab") as fh:
-            fh.write(utf8_line(record))
+            fh.write(line)
             fh.flush()
             os.fsync(fh.fileno())
+        self._head, self._count = digest, self._count + 1
+        self._write_chain()
+
+    def rewrite(self, records: Iterable[dict[str, Any]], meta: dict[str, Any] | None = None
+                ) -> None:
+        """Replace the lines by ``records``, chained afresh from the plan of ``meta`` (default:
+        the run.json last written), atomically: run.json declares the new head as pending
+        before the file is replaced."""
+        if meta is not None:
+            self._meta = RunMeta.model_validate({k: v for k, v in meta.items()
+                                                 if k != "chain"}).to_json_dict()
+        if self._meta is None or self.unchained:
+            raise ArenaGenError(f"{self.run_json}: read the (chained) run before rewriting it")
+        records = list(records)
+        genesis = plan_digest(self._meta)
+        if self._count == 0 or self._head is None:
+            self._head = genesis
+        data, head = chain_lines(records, genesis)
+        self._write_chain(pending=head)
+        _write_atomic(self.trajectories, data)
+        self._head, self._genesis, self._count = head, genesis, len(records)
+        self._write_chain()
 
     def finalize(self, order: Iterable[Key]) -> None:
         """Rewrite trajectories in ``order``, the last record per key winning."""
@@ -178,5 +379,10 @@ class RunDir:
             raise ArenaGenError(f"{self.trajectories}: records for keys outside this run: "
                                 f"{unknown[:3]}")
         keys = sorted(latest, key=rank.__getitem__)
-        _write_atomic(self.trajectories,
-                      b"".join(utf8_line(latest[k]) for k in keys).decode("utf-8"))
+        self.rewrite(latest[k] for k in keys)
+
+
+def _task_of(record: dict[str, Any]) -> str | None:
+    """A line's task id for an error message, if it has a string one."""
+    task_id = record.get("task_id")
+    return task_id if isinstance(task_id, str) else None

@@ -10,15 +10,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.usage import clean_usage
 
 
 def token_counts(turns: Iterable[dict[str, Any]]) -> dict[str, int]:
     """Prompt and completion tokens over turns (a turn without usage counts 0), for the cost."""
     prompt = completion = 0
     for turn in turns:
-        usage = turn.get("tokens") or {}
-        prompt += int(usage.get("prompt_tokens", 0) or 0)
-        completion += int(usage.get("completion_tokens", 0) or 0)
+        usage = turn.get("tokens")
+        clean, _ = clean_usage(usage if isinstance(usage, dict) else None)  # no negative cost
+        prompt += (clean or {}).get("prompt_tokens", 0)
+        completion += (clean or {}).get("completion_tokens", 0)
     return {"prompt_tokens": prompt, "completion_tokens": completion}
 
 

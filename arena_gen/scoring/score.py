@@ -32,6 +32,7 @@ from arena_gen.core.records import FindingsLine, Summary
 from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
+from arena_gen.core.usage import turn_tokens
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
@@ -233,11 +234,9 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
 
 
 def _turn_tokens(turn: dict[str, Any]) -> int:
-    """Tokens one turn used: the reported total, else prompt + completion, else 0."""
-    usage = turn.get("tokens") or {}
-    if "total_tokens" in usage:
-        return int(usage["total_tokens"])
-    return int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+    """Tokens one turn used: the reported total, else prompt + completion, else 0; a value
+    that is no token count (negative, fractional, absurd: an edited or older line) counts 0."""
+    return turn_tokens(turn.get("tokens"))
 
 
 def aggregate(attempts: Sequence[Attempt], k_max: int, missing: Iterable[tuple[str, str]] = ()
@@ -368,6 +367,13 @@ def coverage_text(summary: dict[str, Any]) -> str:
     cov = summary.get("coverage") or {}
     planned, scored = cov.get("planned", 0), cov.get("scored", 0)
     rate = fmt(summary["overall"].get("success_rate"))
+    unchained = (" (unchained: trajectories.jsonl has no hash chain, deleted or reordered lines "
+                 "are not detected)" if summary.get("integrity") == "unchained" else "")
+    return _coverage_words(cov, rate, planned, scored) + unchained
+
+
+def _coverage_words(cov: dict[str, Any], rate: str, planned: int, scored: int) -> str:
+    """:func:`coverage_text` without the integrity note."""
     if cov.get("complete", True):
         return f"complete: {rate} % success over {scored} of {planned} planned attempts"
     gaps = f"{cov.get('infra_errors', 0)} infra error(s), {cov.get('missing', 0)} missing"
@@ -378,11 +384,13 @@ def coverage_text(summary: dict[str, Any]) -> str:
             f"{scored} of {planned} planned attempts")
 
 
-def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False
-              ) -> dict[str, Any]:
+def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
+              allow_unchained: bool = False) -> dict[str, Any]:
     """Judge and score a run directory; write findings.jsonl, summary.json and summary.csv.
     ``strict`` scores the planned attempts that are missing or ended in an infra error as
-    failures (0) instead of excluding them."""
+    failures (0) instead of excluding them. A run whose trajectories.jsonl is not hash-chained
+    (written before the chain) is refused unless ``allow_unchained``: then it is scored and
+    marked ``unchained`` (its deletions and reorderings cannot be detected)."""
     rundir = RunDir(run_dir)
     if not rundir.exists():
         raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
@@ -393,9 +401,16 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
         raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
     tasks = {t.id: t for t in suite_obj.all_tasks()}
     file = str(rundir.trajectories)
-    numbered = rundir.numbered_records()
-    for lineno, rec in numbered:  # trajectories may come from elsewhere
-        validate_doc(rec, "trajectory", file=file, line=lineno)
+    numbered = rundir.numbered_records()  # the chain checked, every line schema-valid
+    if rundir.unchained and not allow_unchained:
+        raise ArenaGenError(
+            f"{rundir.run_json}: the run records no trajectory chain (written by an arena-gen "
+            f"before trajectories.jsonl was hash-chained), so a deleted, reordered or inserted "
+            f"line in {file} cannot be detected; pass --allow-unchained to score it anyway "
+            f"(every output then says 'unchained')")
+    if rundir.unchained:  # a chained run's lines were checked as they were read
+        for lineno, rec in numbered:
+            validate_doc(rec, "trajectory", file=file, line=lineno)
     numbered = planned_records(meta, numbered, tasks, file)
     harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
     lines, attempts, seen = [], [], set()
@@ -436,6 +451,7 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     summary["coverage"] = {"planned": len(expected), "scored": len(seen) - overall[
         "infra_errors"], "infra_errors": overall["infra_errors"], "missing": overall["missing"],
         "complete": summary["complete"], "strict": strict}
+    summary["integrity"] = "unchained" if rundir.unchained else "chained"
     summary["coverage"]["text"] = coverage_text(summary)
     summary["curves"] = replay_curves(attempts)
     summary = Summary.model_validate(summary).to_json_dict()  # the typed record, as written
