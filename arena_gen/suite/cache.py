@@ -203,7 +203,7 @@ def rederived(task: Task, rejections: dict[str, int]) -> None:
     its draft, and every earlier attempt of its stream, decided again as ``build`` decides it,
     must be rejected with the rejection kinds the entry claims (a forged entry for a rerolled,
     easier attempt fails here)."""
-    from arena_gen.suite.build import earlier_attempts
+    from arena_gen.suite.attempts import earlier_attempts
     from arena_gen.suite.derived import derived_problem
 
     problem = derived_problem(task)

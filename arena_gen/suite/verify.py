@@ -21,9 +21,11 @@ from arena_gen.core.replay import check_witness
 from arena_gen.core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from arena_gen.core.task import Task
 from arena_gen.suite import catalog
-from arena_gen.suite.build import earlier_attempts, env_build_facts, task_id
+from arena_gen.suite.attempts import earlier_attempts, task_id
+from arena_gen.suite.build import env_build_facts
 from arena_gen.suite.catalog import SUITE_VERSION, SUITES
 from arena_gen.suite.derived import derived_problem
+from arena_gen.suite.importer import IMPORT_SUITE_VERSION
 from arena_gen.suite.ladder import climb
 
 
@@ -235,10 +237,16 @@ def calibration_problems(suite: Suite) -> list[str]:
 
 def seed_problems(suite: Suite, checks: list[TaskCheck]) -> list[str]:
     """What the suite of a seed holds, checked across tasks: each env file's lines in index
-    order 0..n-1, no two tasks sharing a world and, for a preset suite, the preset's suite
+    order 0..n-1, no two tasks sharing a world their sources do not each give and, for a
+    preset suite, the preset's suite
     version and counts, the manifest's presets, env versions and build facts (re-counted
     from the tasks' seed paths and the re-run rejections of their earlier attempts)."""
     manifest = suite.manifest
+    name = manifest["suite"]
+    # two tasks may share a world only when each one's own source gives it: its seed path (a
+    # preset suite: the sampler gave it back) or its pinned entry (an imported suite of format
+    # 2, whose pins are checked apart); an unpinned imported suite has neither
+    sourced = name in SUITES or manifest.get("suite_version", 1) >= IMPORT_SUITE_VERSION
     problems = []
     worlds: dict[str, str] = {}
     for env, tasks in sorted(suite.tasks.items()):
@@ -249,10 +257,9 @@ def seed_problems(suite: Suite, checks: list[TaskCheck]) -> list[str]:
                 break
         for task in tasks:
             digest = sha256_of(task.world)
-            if digest in worlds:
+            if digest in worlds and not sourced:
                 problems.append(f"task {task.id} has the same world as {worlds[digest]}")
             worlds.setdefault(digest, task.id)
-    name = manifest["suite"]
     if name not in SUITES:
         return problems
     if manifest.get("suite_version") != SUITE_VERSION:
