@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena_gen.cli import main
-from arena_gen.core.canon import sha256_hex, sha256_of
+from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.signing import (
     check_signature,
@@ -32,6 +32,7 @@ from arena_gen.core.signing import (
 from arena_gen.core.suite_io import SIGNATURE, SIGNATURE_TMP, is_our_suite, suite_hash, write_suite
 from arena_gen.suite.build import build_suite
 from arena_gen.suite.verify import verify_suite
+from tests.small_suites import preset_counts
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,8 @@ def run(*args: str, env: dict[str, str] | None = None) -> Result:
 
 
 def verify(folder: Path, *args: str) -> Result:
-    return run("verify", str(folder), "--jobs", "1", "--display", "plain", *args)
+    with preset_counts({"lights": 2}):  # the small suite is the suite of its seed
+        return run("verify", str(folder), "--jobs", "1", "--display", "plain", *args)
 
 
 def assert_clean_failure(result: Result) -> None:
@@ -92,12 +94,13 @@ def test_keygen_sign_verify(plain: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0 and kid in result.output, result.output
     sig_bytes = (folder / SIGNATURE).read_bytes()
     doc = json.loads(sig_bytes)
-    manifest = (folder / "manifest.json").read_bytes()
     raw = base64.b64decode(doc["public_key"])
-    assert doc["sha256"] == sha256_hex(manifest) and doc["key_id"] == kid == key_id(raw)
-    assert sorted(doc) == ["algorithm", "file", "key_id", "public_key", "schema_version",
-                           "sha256", "signature"]
-    assert doc["algorithm"] == "ed25519" and doc["file"] == "manifest.json"
+    assert doc["files"] == {name: sha256_hex((folder / name).read_bytes())
+                            for name in ("lights.jsonl", "manifest.json")}
+    assert doc["key_id"] == kid == key_id(raw)
+    assert sorted(doc) == ["algorithm", "files", "key_id", "public_key", "schema_version",
+                           "signature"]
+    assert doc["algorithm"] == "ed25519" and doc["schema_version"] == 2
     assert sig_bytes == (json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n").encode()
     assert len(base64.b64decode(doc["signature"])) == 64
 
@@ -135,7 +138,8 @@ def test_signature_file_elsewhere(signed: Path, keys: dict[str, Path], tmp_path:
 
 
 def test_verify_rebuild_ignores_the_signature(signed: Path, keys: dict[str, Path]) -> None:
-    report = verify_suite(signed, rebuild=True, public_key=keys["a.pub"])
+    with preset_counts({"lights": 2}):
+        report = verify_suite(signed, rebuild=True, public_key=keys["a.pub"])
     assert report.ok and report.rebuild_problems == [] and report.signature_problem is None
     assert report.signed_by == public_key_id(keys["a.pub"])
 
@@ -150,12 +154,12 @@ def _rehash_task_edit(folder: Path) -> None:
     task = json.loads(lines[0])
     task["certificate"]["seconds"] = 123.0
     task["sha256"] = sha256_of({k: v for k, v in task.items() if k != "sha256"})
-    lines[0] = json.dumps(task, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    lines[0] = canonical_json(task)
     (folder / "lights.jsonl").write_text("\n".join(lines) + "\n")
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["tasks"][task["id"]] = task["sha256"]
     manifest["suite_sha256"] = suite_hash(manifest["tasks"])
-    (folder / "manifest.json").write_text(json.dumps(manifest, sort_keys=True) + "\n")
+    (folder / "manifest.json").write_text(canonical_json(manifest) + "\n")
 
 
 def test_hash_consistent_tamper_fails_only_with_signature(signed: Path,
@@ -164,15 +168,15 @@ def test_hash_consistent_tamper_fails_only_with_signature(signed: Path,
     assert verify(signed).exit_code == 0  # plain verify cannot see this edit
     result = verify(signed, "--signature", "--public-key", str(keys["a.pub"]))
     assert_clean_failure(result)
-    assert f"FAIL signature: {signed / SIGNATURE}, at $.sha256:" in result.output
-    assert "the manifest changed after signing" in result.output
+    assert f"FAIL signature: {signed / SIGNATURE}, at $.files.lights.jsonl:" in result.output
+    assert "its bytes changed after signing" in result.output
 
 
 def test_tamper_with_the_recorded_sha256_updated_fails_the_signature(
         signed: Path, keys: dict[str, Path]) -> None:
     _rehash_task_edit(signed)
     doc = json.loads((signed / SIGNATURE).read_text())
-    doc["sha256"] = sha256_hex((signed / "manifest.json").read_bytes())
+    doc["files"] = {name: sha256_hex((signed / name).read_bytes()) for name in doc["files"]}
     (signed / SIGNATURE).write_text(json.dumps(doc))
     problem = check_signature(signed, keys["a.pub"]) or ""
     assert problem.startswith(f"{signed / SIGNATURE}, at $.signature: does not verify")
@@ -256,7 +260,7 @@ def test_sign_refuses_a_broken_suite(plain: Path, keys: dict[str, Path],
     shutil.copytree(plain, folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["suite_sha256"] = "0" * 64
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "manifest.json").write_text(canonical_json(manifest) + "\n")
     result = run("sign", str(folder), "--key", str(keys["a"]))
     assert_clean_failure(result)
     assert "suite_sha256 does not match" in result.output
@@ -284,13 +288,14 @@ def test_a_stranger_file_still_makes_a_folder_not_ours(signed: Path) -> None:
     assert not is_our_suite(signed)
 
 
-def test_signing_again_replaces_the_signature_and_sweeps_leftovers(
+def test_signing_again_replaces_the_signature_and_never_deletes_a_file_it_did_not_create(
         signed: Path, keys: dict[str, Path], tmp_path: Path) -> None:
-    (signed / f"{SIGNATURE_TMP}4242").write_text("{")
+    (signed / f"{SIGNATURE_TMP}4242").write_text("{")  # a user's (or a killed sign's) file
     generate_key(tmp_path / "c")
     sign_suite(signed, tmp_path / "c")
     assert sorted(p.name for p in signed.iterdir()) == [
-        "lights.jsonl", "manifest.json", SIGNATURE]
+        f"{SIGNATURE_TMP}4242", "lights.jsonl", "manifest.json", SIGNATURE]
+    assert (signed / f"{SIGNATURE_TMP}4242").read_text() == "{"
     assert read_signature(signed / SIGNATURE)["key_id"] == public_key_id(tmp_path / "c.pub")
 
 

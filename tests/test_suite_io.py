@@ -194,7 +194,9 @@ def test_a_suite_of_ours_is_replaced_only_with_force(tmp_path: Path, small_build
     with pytest.raises(ArenaGenError, match="not an arena-gen suite"):
         write_suite(out, small_build.manifest, small_build.tasks, force=True)
     (out / "notes.txt").unlink()
-    (tmp_path / ".suite.tmp-killed").mkdir()  # what a SIGKILL mid-write leaves
+    killed = tmp_path / ".suite.arena-gen-killed"  # what a SIGKILL mid-write leaves
+    (killed / "suite").mkdir(parents=True)
+    (killed / suite_io.WORK_MARKER).write_text(suite_io._marker_text(out))
     write_suite(out, small_build.manifest, small_build.tasks, force=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
 

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from arena_gen.core.canon import sha256_of
+from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.suite_io import suite_hash, write_suite
 from arena_gen.suite.build import build_suite
 from arena_gen.suite.verify import verify_suite
+from tests.small_suites import preset_counts
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def _tamper(src: Path, dst: Path, edit: Callable[[dict[str, Any]], None] | None 
     manifest["suite_sha256"] = suite_hash(manifest["tasks"])
     if edit_manifest:
         edit_manifest(manifest)
-    (dst / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n")
+    (dst / "manifest.json").write_text(canonical_json(manifest) + "\n")
     return dst
 
 
@@ -61,10 +62,12 @@ def test_hash_consistent_tamper_fails_plain_verify(name: str, suite_dir: Path,
                                                    tmp_path: Path) -> None:
     edit, edit_manifest, message = TAMPERS[name]
     bad = _tamper(suite_dir, tmp_path / name, edit, edit_manifest)
-    report = verify_suite(bad)
+    with preset_counts({"lights": 2}):
+        report = verify_suite(bad)
     failed = [c for c in report.checks if not c.ok]
     assert failed and message in (failed[0].problem or ""), [c.problem for c in report.checks]
 
 
 def test_untouched_copy_still_verifies(suite_dir: Path, tmp_path: Path) -> None:
-    assert verify_suite(_tamper(suite_dir, tmp_path / "same")).ok
+    with preset_counts({"lights": 2}):
+        assert verify_suite(_tamper(suite_dir, tmp_path / "same")).ok

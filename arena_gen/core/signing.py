@@ -1,10 +1,16 @@
 """Detached Ed25519 signatures of released suites: who froze these bytes.
 
-A suite's ``manifest.json`` pins every task line's sha256 and a suite hash over them, and
-``verify`` checks the lines against it; so a signature over the manifest's exact bytes covers
-the whole suite. It lives beside it in ``manifest.json.sig`` (canonical JSON, schema
-``signature``). The key inside the ``.sig`` is never trusted: verification takes the trusted
-public key from the user, and the embedded one only names who did sign in an error.
+A signature (version 2) covers the exact bytes of every file of the suite: ``manifest.json``
+and each ``<env>.jsonl`` its counts name, by sha256; since ``sign`` reads the suite first and
+the reader refuses any line that is not canonical, the signed bytes are canonical. Reordered
+lines, a re-serialised line or a line with a duplicate key changes a file's bytes, so its
+signature no longer verifies (a manifest-only signature would not see them: the manifest pins
+each task's content hash, not the bytes or order of its file). It lives beside the suite in
+``manifest.json.sig`` (canonical JSON, schema ``signature``); the Ed25519 signature is over the
+canonical bytes of that document without its ``signature`` field. The key inside the ``.sig``
+is never trusted: verification takes the trusted public key from the user, and the embedded one
+only names who did sign in an error. A version-1 signature (over ``manifest.json`` alone) is
+refused with a message saying to re-sign; no released suite carries one.
 
 ``cryptography`` is an optional extra (``arena-gen[sign]``), imported only when a key is used.
 """
@@ -14,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +29,13 @@ from arena_gen.core.canon import canonical_json, sha256_hex
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import check_creatable
 from arena_gen.core.schema import loads, validate
-from arena_gen.core.suite_io import MANIFEST, SIGNATURE, SIGNATURE_TMP, read_suite, resolve_suite
+from arena_gen.core.suite_io import (
+    MANIFEST,
+    SIGNATURE,
+    SIGNATURE_TMP,
+    read_manifest,
+    read_suite,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -31,6 +44,8 @@ if TYPE_CHECKING:
     )
 
 ALGORITHM = "ed25519"
+#: The signature format written and checked: 2 covers every file of the suite.
+SCHEMA_VERSION = 2
 #: Largest key or signature file read: ours are a few hundred bytes; a hostile one is refused
 #: before it is parsed.
 MAX_BYTES = 64 * 1024
@@ -148,26 +163,46 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
+def suite_files(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """sha256 of the bytes of every file a suite consists of: its manifest and the JSONL file
+    of each env its counts name (the names a signature covers)."""
+    names = [MANIFEST] + [f"{env}.jsonl" for env in sorted(manifest["counts"])]
+    out = {}
+    for name in names:
+        try:
+            out[name] = sha256_hex((root / name).read_bytes())
+        except OSError as exc:
+            raise ArenaGenError(f"{root / name}: cannot read: {exc.strerror or exc}") from None
+    return out
+
+
+def _statement(doc: dict[str, Any]) -> bytes:
+    """The bytes an Ed25519 signature is over: the document without its signature."""
+    return canonical_json({k: v for k, v in doc.items() if k != "signature"}).encode("utf-8")
+
+
 def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str]) -> Path:
-    """Sign the exact bytes of ``folder/manifest.json``; write (or replace)
-    ``manifest.json.sig`` beside it and return its path. The suite is read first (schemas and
-    hashes), so a broken suite is never signed."""
+    """Sign the exact bytes of every file of ``folder`` (see :func:`suite_files`); write (or
+    replace) ``manifest.json.sig`` beside them and return its path. The suite is read first
+    (schemas, hashes, canonical bytes), so a broken suite is never signed."""
     key = load_private_key(key_path)
-    root = read_suite(folder).path
-    manifest = read_bounded(root / MANIFEST, what="manifest")
+    suite = read_suite(folder)
+    root = suite.path
     raw = _raw_public(key.public_key())
-    doc = {"schema_version": 1, "algorithm": ALGORITHM, "file": MANIFEST,
-           "sha256": sha256_hex(manifest), "key_id": key_id(raw), "public_key": _b64(raw),
-           "signature": _b64(key.sign(manifest))}
+    doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "algorithm": ALGORITHM,
+                           "files": suite_files(root, suite.manifest), "key_id": key_id(raw),
+                           "public_key": _b64(raw)}
+    doc["signature"] = _b64(key.sign(_statement(doc)))
     out = root / SIGNATURE
-    for stale in root.glob(f"{SIGNATURE_TMP}*"):  # left by a signing that was killed
-        stale.unlink(missing_ok=True)
-    tmp = root / f"{SIGNATURE_TMP}{os.getpid()}"
+    # a name of our own (random suffix, created exclusively): another file is never touched
+    fd, name = tempfile.mkstemp(prefix=SIGNATURE_TMP, dir=root)
+    tmp = Path(name)
     try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(canonical_json(doc) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+        tmp.chmod(0o644)  # mkstemp makes it private; a signature is meant to be shared
         os.replace(tmp, out)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -186,6 +221,11 @@ def read_signature(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ArenaGenError(f"{path}: cannot read: {exc.strerror or exc}") from None
     doc = loads(data, file=str(path))
+    if isinstance(doc, dict) and doc.get("schema_version") == 1:
+        raise SchemaError("a version-1 signature, which covers manifest.json only; this "
+                          "arena-gen checks version-2 signatures, which cover every file of "
+                          "the suite: re-sign it (arena-gen sign SUITE --key KEY)",
+                          file=str(path), json_path="$.schema_version")
     validate(doc, "signature", file=str(path))
     out: dict[str, Any] = doc
     return out
@@ -204,11 +244,12 @@ def _decode(doc: dict[str, Any], field: str, size: int, path: Path) -> bytes:
 
 def check_signature(folder: str | os.PathLike[str], public_key_path: str | os.PathLike[str],
                     sig_path: str | os.PathLike[str] | None = None) -> str | None:
-    """Whether the suite's manifest is signed by the trusted key in ``public_key_path``: the
-    problem (naming the signature file), or None. A key that cannot be used raises."""
+    """Whether every file of the suite is signed by the trusted key in ``public_key_path``:
+    the problem (naming the signature file and the file that changed), or None. A key that
+    cannot be used raises."""
     trusted = load_public_key(public_key_path)
     _, _, invalid_signature = _crypto()
-    root = resolve_suite(folder)
+    root, manifest = read_manifest(folder)
     sig = Path(sig_path) if sig_path is not None else root / SIGNATURE
     try:
         doc = read_signature(sig)
@@ -223,13 +264,21 @@ def check_signature(folder: str | os.PathLike[str], public_key_path: str | os.Pa
     if claimed != given:
         return (f"{sig}: signed by key id {doc['key_id']}, not by the given key "
                 f"{key_id(given)} ({public_key_path})")
-    manifest = read_bounded(root / MANIFEST, what="manifest")
-    if sha256_hex(manifest) != doc["sha256"]:
-        return (f"{sig}, at $.sha256: {root / MANIFEST} has sha256 {sha256_hex(manifest)}, "
-                f"not the signed {doc['sha256']} (the manifest changed after signing)")
+    signed: dict[str, str] = doc["files"]
+    present = suite_files(root, manifest)
+    for name in sorted(set(signed) | set(present)):
+        if name not in present:
+            return (f"{sig}, at $.files.{name}: signed, but the suite's manifest names no "
+                    f"such file (a file was dropped from the suite after signing)")
+        if name not in signed:
+            return (f"{sig}, at $.files: does not cover {root / name} (a file was added to "
+                    f"the suite after signing)")
+        if signed[name] != present[name]:
+            return (f"{sig}, at $.files.{name}: {root / name} has sha256 {present[name]}, "
+                    f"not the signed {signed[name]} (its bytes changed after signing)")
     try:
-        trusted.verify(signature, manifest)
+        trusted.verify(signature, _statement(doc))
     except invalid_signature:
-        return (f"{sig}, at $.signature: does not verify against key {key_id(given)} over "
-                f"{root / MANIFEST} (the manifest or the signature was altered)")
+        return (f"{sig}, at $.signature: does not verify against key {key_id(given)} over the "
+                f"signed file list (the signature or the list was altered)")
     return None

@@ -8,10 +8,13 @@ A read validates and hashes each task once; :func:`read_task` reads one task wit
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +23,7 @@ from arena_gen.core.bounded_io import iter_lines, max_file_bytes, read_bounded
 from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
 from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
 from arena_gen.core.paths import check_creatable, suites_dir
-from arena_gen.core.schema import loads, read_json, read_jsonl, validate_doc
+from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.task import Task
 
 MANIFEST = "manifest.json"
@@ -32,6 +35,54 @@ SIGNATURE_TMP = f".{SIGNATURE}.tmp-"
 #: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
 #: An env name, bounded so that ``<env>.jsonl`` is always a legal file name.
 ENV_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+class _Pairs(dict):  # type: ignore[type-arg]
+    """A decoded object that remembers the keys it was given more than once."""
+
+    repeated: list[str]
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _Pairs:
+    obj = _Pairs(pairs)
+    obj.repeated = [k for n, (k, _) in enumerate(pairs) if any(k == j for j, _ in pairs[:n])]
+    return obj
+
+
+def _repeated_key(node: Any, path: str = "$") -> str | None:
+    """The JSON path of the first key given twice in a document decoded with :func:`_pairs`."""
+    stack = [(node, path)]
+    while stack:
+        node, path = stack.pop(0)
+        if isinstance(node, _Pairs) and node.repeated:
+            return f"{path}.{node.repeated[0]}"
+        if isinstance(node, dict):
+            stack.extend((v, f"{path}.{k}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
+    return None
+
+
+def strict_doc(raw: bytes, kind: str, *, file: Path, line: int | None = None) -> Any:
+    """Decode and validate one line (or the manifest) of a suite: it must be the canonical
+    serialisation of what it decodes to, newline-terminated, so no key appears twice, nothing
+    is re-serialised and every byte is the one ``write_suite`` wrote; raises naming the file,
+    line, task id and JSON path."""
+    obj = loads(raw, file=str(file), line=line)
+    canonical = raw == canonical_json(obj).encode("utf-8") + b"\n"
+    task_id = obj.get("id") if isinstance(obj, dict) and isinstance(obj.get("id"), str) else None
+    if not canonical:  # the slow path only: loads proved the text safe to decode again
+        where = _repeated_key(json.loads(raw, object_pairs_hook=_pairs))
+        if where is not None:
+            raise SchemaError(f"duplicate key {where.rsplit('.', 1)[-1]!r} (refused: a reader "
+                              f"may take either value)", file=str(file), line=line,
+                              task_id=task_id, json_path=where)
+    validate_doc(obj, kind, file=str(file), line=line)
+    if not canonical:
+        raise SchemaError("not in canonical form (sorted keys, no spaces, one newline-"
+                          "terminated line, as arena-gen writes it)", file=str(file), line=line,
+                          task_id=task_id, json_path="$")
+    return obj
 
 
 @dataclass
@@ -126,42 +177,76 @@ def check_output_folder(out: Path, *, force: bool = False) -> None:
         raise ArenaGenError(f"{out} already holds a suite; pass --force to replace it")
 
 
+#: The name of the marker file inside a work folder ``write_suite`` creates beside ``--out``.
+WORK_MARKER = "arena-gen-work"
+#: Entries a work folder of ours may hold: the marker, the new suite and the replaced one.
+_WORK_ENTRIES = {WORK_MARKER, "suite", "old"}
+
+
+def _work_prefix(out: Path) -> str:
+    return f".{out.name}.arena-gen-"
+
+
+def _marker_text(out: Path) -> str:
+    return f"arena-gen work folder for {out.name}; safe to delete\n"
+
+
+def _is_our_work(folder: Path, out: Path) -> bool:
+    """Whether ``folder`` is a work folder an earlier (killed) write of ``out`` created: a
+    real folder holding our marker with its exact text, and nothing we would not put there."""
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return False
+        names = {p.name for p in folder.iterdir()}
+        marker = folder / WORK_MARKER
+        return (WORK_MARKER in names and names <= _WORK_ENTRIES and not marker.is_symlink()
+                and marker.read_text(encoding="utf-8") == _marker_text(out))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _sweep_leftovers(out: Path) -> None:
-    """Remove temporary folders that a killed earlier write of ``out`` left behind."""
-    for stale in out.parent.glob(f".{out.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    for stale in out.parent.glob(f".{out.name}.old-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+    """Remove the work folders that a killed earlier write of ``out`` left behind (only ours:
+    a user's ``.<out>.old-backup/`` or ``.<out>.tmp-notes/`` is never touched)."""
+    for stale in out.parent.glob(f"{_work_prefix(out)}*"):
+        if _is_our_work(stale, out):
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
                 tasks: dict[str, list[Task]], *, force: bool = False) -> Path:
     """Write a suite folder atomically: build it beside the target, then rename into place.
 
-    A non-empty target that is not a suite of ours is never touched; one of ours is replaced
-    only with ``force`` (see :func:`check_output_folder`)."""
+    The new suite is written inside a work folder this call creates (``tempfile.mkdtemp``, a
+    random suffix, marked as ours), and a replaced suite is moved into it before it is deleted;
+    no other name beside ``out`` is created or removed. A non-empty target that is not a suite
+    of ours is never touched; one of ours is replaced only with ``force`` (see
+    :func:`check_output_folder`)."""
     out = Path(out)
     check_output_folder(out, force=force)
     out.parent.mkdir(parents=True, exist_ok=True)
     _sweep_leftovers(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    work = Path(tempfile.mkdtemp(prefix=_work_prefix(out), dir=out.parent))
     try:
-        tmp.chmod(0o755)  # mkdtemp makes it private; a suite is meant to be shared
+        (work / WORK_MARKER).write_text(_marker_text(out), encoding="utf-8")
+        tmp = work / "suite"
+        tmp.mkdir(mode=0o755)
+        tmp.chmod(0o755)  # a suite is meant to be shared, whatever the umask
         for env, env_tasks in sorted(tasks.items()):
             _write_text(tmp / f"{env}.jsonl", jsonl_text(env_tasks))
         _write_text(tmp / MANIFEST, manifest_text(manifest))
-        old = None
         if out.exists() and not any(out.iterdir()):
             out.rmdir()
         if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rename(out, old / "suite")
+            os.rename(out, work / "old")
         os.rename(tmp, out)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    finally:
+        old = work / "old"
+        if old.exists() and not out.exists():  # failed between the renames: put it back
+            with contextlib.suppress(OSError):
+                os.rename(old, out)
+        if out.exists() or not old.exists():  # else the replaced suite stays there, not lost
+            shutil.rmtree(work, ignore_errors=True)
     return out
 
 
@@ -169,7 +254,11 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
     """Resolve a suite and read its manifest, schema-checked (the suite hash is checked after
     the tasks, so a damaged task entry is named by its task)."""
     root = resolve_suite(path)
-    return root, read_json(root / MANIFEST, "manifest")
+    try:
+        data = read_bounded(root / MANIFEST, what="manifest")  # a regular file, capped
+    except OSError as exc:
+        raise SchemaError(f"cannot read: {exc.strerror}", file=str(root / MANIFEST)) from None
+    return root, strict_doc(data, "manifest", file=root / MANIFEST)
 
 
 def _check_suite_hash(root: Path, manifest: dict[str, Any]) -> None:
@@ -206,6 +295,13 @@ def _env_file(root: Path, env: str) -> Path:
     return file
 
 
+def _task_lines(file: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, task document)`` of every line of an env file, each :func:`strict_doc`
+    (a blank line is not canonical either)."""
+    for lineno, raw in iter_lines(file, what="task file"):  # streamed, capped per line
+        yield lineno, strict_doc(raw, "task", file=file, line=lineno)
+
+
 def read_suite(path: str | os.PathLike[str]) -> Suite:
     """Read a suite folder; raise naming the file and task on any schema or hash problem."""
     root, manifest = read_manifest(path)
@@ -215,7 +311,7 @@ def read_suite(path: str | os.PathLike[str]) -> Suite:
     for env in sorted(manifest["counts"]):
         file = _env_file(root, env)
         env_tasks = []
-        for lineno, obj in read_jsonl(file, "task"):
+        for lineno, obj in _task_lines(file):
             task = _task_of_line(obj, file, lineno, env, listed)
             if task.id in seen:
                 raise ArenaGenError(f"{file}:{lineno}: duplicate task id {task.id}")
@@ -252,7 +348,7 @@ def read_task(path: str | os.PathLike[str], task_id: str,
             obj = loads(raw, file=str(file), line=lineno)
             if not isinstance(obj, dict) or obj.get("id") != task_id:
                 continue
-            validate_doc(obj, "task", file=str(file), line=lineno)
+            obj = strict_doc(raw, "task", file=file, line=lineno)
             task = _task_of_line(obj, file, lineno, env, listed)
             _check_suite_hash(root, manifest)
             return task

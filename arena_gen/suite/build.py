@@ -21,26 +21,18 @@ from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.calibration import calibration_for, rung_rates, suite_problems
 from arena_gen.core.errors import GenerationError
-from arena_gen.core.game import rubric_problem
 from arena_gen.core.parallel import map_unordered
-from arena_gen.core.replay import check_witness
-from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
 from arena_gen.core.suite_io import suite_hash
 from arena_gen.core.task import Task
+from arena_gen.suite.attempts import reason_kind, task_id, try_attempt
 from arena_gen.suite.cache import BuildCache, code_fingerprint, entry_key, warn_ignored
 from arena_gen.suite.catalog import SUITE_VERSION, preset
-from arena_gen.suite.ladder import climb
 
 
 def expected_seconds(env: str, suite: str, version: int | None = None) -> float:
     """The expected cost of one task of ``env`` in ``suite`` (its spec's ``build_seconds``, a
     scheduling estimate only: never the bytes); an unlisted suite counts as 1 s."""
     return float(registry.get(env, version).build_seconds.get(suite, 1.0))
-
-
-def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
-    """The stable id of a task, e.g. ``lights-lite-7-0003``."""
-    return f"{env}-{suite}-{suite_seed}-{index:04d}"
 
 
 @dataclass
@@ -57,51 +49,22 @@ class Generated:
     stored: bool = False
 
 
-def _reason_kind(reason: str) -> str:
-    return reason.split(" ")[0]
-
-
 def generate_task(env: str, suite: str, suite_seed: int, index: int,
                   config: dict[str, Any] | None = None, version: int | None = None) -> Generated:
     """Generate, verify and replay one task with ``env`` at ``version`` (default: the newest);
     rejected candidates resample from the task's own stream."""
     spec = registry.get(env, version)
     config = preset(suite, env, version) if config is None else config
-    sample, verify, game = spec.load("sampler"), spec.load("verifier"), spec.load("game")
-    accept = spec.acceptance()
-    cal = calibration_for(spec, suite)
-    root = task_seed(suite_seed, suite, spec.code, index)
     start = time.perf_counter()
     rejections: Counter[str] = Counter()
     verify_seconds = 0.0
     for attempt in range(int(config.get("max_attempts", 100))):
-        draft = sample(config, attempt_seed(root, attempt))
-        problem = rubric_problem(game, draft.params, draft.world, draft.rubric)
-        if problem is not None:  # a bug, not a rejection: the sampler must call game.rubric
-            raise GenerationError(f"{task_id(env, suite, suite_seed, index)}: the sampler's "
-                                  f"{problem}")
-        cert = verify(draft)
-        verify_seconds += cert.seconds or 0.0
-        reason = accept(draft, cert)
-        if reason is not None:
-            rejections[_reason_kind(reason)] += 1
+        tried = try_attempt(spec, suite, suite_seed, index, attempt, config)
+        verify_seconds += tried.verify_seconds
+        if tried.task is None:
+            rejections[reason_kind(tried.reason or "")] += 1
             continue
-        cert.seconds = None  # wall-clock time never enters a frozen file (byte-identical rebuilds)
-        task = Task(id=task_id(env, suite, suite_seed, index), env=env,
-                    env_version=spec.version, suite=suite,
-                    seed_path=seed_path(suite_seed, suite, spec.code, index, attempt),
-                    params=draft.params, budget=draft.budget, public=draft.public,
-                    world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
-                    certificate=cert)
-        check_witness(task)
-        if cal is not None:
-            ladder = climb(task, cal)
-            reason = cal.task_problem(ladder)
-            if reason is not None:
-                rejections[_reason_kind(reason)] += 1
-                continue
-            task.certificate.facts["ladder"] = ladder
-        return Generated(task=task, attempts=attempt + 1, rejections=dict(rejections),
+        return Generated(task=tried.task, attempts=attempt + 1, rejections=dict(rejections),
                          seconds=time.perf_counter() - start, verify_seconds=verify_seconds)
     raise GenerationError(f"{task_id(env, suite, suite_seed, index)}: no acceptable candidate in "
                           f"{config.get('max_attempts', 100)} attempts ({dict(rejections)})")
@@ -222,15 +185,8 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         by_env[gen.task.env].append(gen)
     tasks = {env: [g.task for g in gens] for env, gens in by_env.items()}
     hashes = {t.id: t.sha256 for env_tasks in tasks.values() for t in env_tasks}
-    build_facts = {
-        env: {
-            "attempts": sum(g.attempts for g in gens),
-            "rejections": dict(sorted(sum((Counter(g.rejections) for g in gens),
-                                          Counter()).items())),
-            "min_steps": _spread([g.task.certificate.min_steps for g in gens]),
-        }
-        for env, gens in by_env.items()
-    }
+    facts = {env: env_build_facts([(g.task, g.rejections) for g in gens])
+             for env, gens in by_env.items()}
     manifest = {
         "schema_version": 1,
         "suite": suite,
@@ -243,7 +199,7 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
         "counts": {env: len(tasks[env]) for env in envs},
         "tasks": dict(sorted(hashes.items())),
         "suite_sha256": suite_hash(hashes),
-        "build": build_facts,
+        "build": facts,
     }
     calibration = suite_calibration(suite, version, tasks)
     if calibration:
@@ -252,6 +208,16 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
                        per_env_seconds={env: sum(g.seconds for g in gens)
                                         for env, gens in by_env.items()},
                        generated=by_env)
+
+
+def env_build_facts(done: list[tuple[Task, dict[str, int]]]) -> dict[str, Any]:
+    """The manifest's ``build`` facts of one env from its tasks and each one's rejection kinds
+    (attempts come from the seed paths), so ``verify`` recomputes them as ``build`` wrote them."""
+    return {
+        "attempts": sum(int(t.seed_path[4]) + 1 for t, _ in done),
+        "rejections": dict(sorted(sum((Counter(r) for _, r in done), Counter()).items())),
+        "min_steps": _spread([t.certificate.min_steps for t, _ in done]),
+    }
 
 
 def suite_calibration(suite: str, version: dict[str, int],

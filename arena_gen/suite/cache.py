@@ -11,9 +11,15 @@ module the game imports, not only the files a spec names -- therefore misses, ev
 bumped a version; the fingerprint is computed once per process. A cached task is never trusted:
 the entry must carry its key and a checksum over its content, the task must hash to its recorded
 sha256 and match the id and seed path asked for, its attempt count must agree with the seed
-path, and its witness is replayed through the current game before it is used. Anything else is
-a miss with a warning, and the task is regenerated and the entry rewritten. The cache therefore
-changes how long a build takes, never its bytes.
+path, its witness is replayed through the current game, and it is re-derived from its seed
+path before it is used (:func:`rederived`): the sampler at that path must give back its draft,
+and every earlier attempt of its stream is decided again exactly as ``build`` decides it
+(sampler, verifier, acceptance, ladder) and must be rejected with the kinds the entry claims.
+What an entry saves is the accepted attempt's verifier run and baseline ladder (its certificate
+is taken from the entry; ``verify`` re-proves it). Anything else is a miss with a warning, and
+the task is regenerated and the entry rewritten. An entry arena-gen wrote therefore changes how
+long a build takes, never its bytes; a forged one can change only the accepted attempt's
+certificate or ladder, which plain ``verify`` re-derives and refuses.
 """
 
 from __future__ import annotations
@@ -192,6 +198,24 @@ def warn_ignored(problem: str) -> None:
                   stacklevel=3)
 
 
+def rederived(task: Task, rejections: dict[str, int]) -> None:
+    """Raise unless the seed path gives back the cached task: the sampler re-run at it must give
+    its draft, and every earlier attempt of its stream, decided again as ``build`` decides it,
+    must be rejected with the rejection kinds the entry claims (a forged entry for a rerolled,
+    easier attempt fails here)."""
+    from arena_gen.suite.attempts import earlier_attempts
+    from arena_gen.suite.derived import derived_problem
+
+    problem = derived_problem(task)
+    if problem is not None:
+        raise ValueError(f"not what its seed path gives: {problem}")
+    problem, fresh = earlier_attempts(task)
+    if problem is not None:
+        raise ValueError(problem)
+    if fresh != rejections:
+        raise ValueError(f"claims rejections {rejections}, its earlier attempts give {fresh}")
+
+
 def _checksum(body: dict[str, Any]) -> str:
     return sha256_of(body)
 
@@ -251,6 +275,7 @@ class BuildCache:
         if task.certificate.seconds is not None:
             raise ValueError("cached certificate carries wall-clock seconds")
         check_witness(task)  # never trust a stored plan: replay it through today's game
+        rederived(task, rejections)
         return CachedTask(task=task, attempts=attempts, rejections=rejections,
                           seconds=float(body["seconds"]),
                           verify_seconds=float(body["verify_seconds"]))

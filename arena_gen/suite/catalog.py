@@ -25,3 +25,9 @@ def preset(suite: str, env: str, version: int | None = None) -> dict[str, Any]:
     if suite not in presets:
         raise ArenaGenError(f"env {env!r} has no {suite!r} preset")
     return dict(presets[suite])
+
+
+def preset_count(suite: str, env: str, version: int | None = None) -> int:
+    """How many tasks of ``env`` the suite of a seed holds (its preset's ``count``): ``verify``
+    and ``--rebuild`` take counts from here, never from a manifest."""
+    return int(preset(suite, env, version)["count"])

@@ -14,12 +14,18 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.calibration import calibration_for
+from arena_gen.core.canon import sha256_of
 from arena_gen.core.errors import ArenaGenError, RegistryError, VerificationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.replay import check_witness
 from arena_gen.core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from arena_gen.core.task import Task
+from arena_gen.suite import catalog
+from arena_gen.suite.attempts import earlier_attempts, task_id
+from arena_gen.suite.build import env_build_facts
+from arena_gen.suite.catalog import SUITE_VERSION, SUITES
 from arena_gen.suite.derived import derived_problem
+from arena_gen.suite.importer import IMPORT_SUITE_VERSION
 from arena_gen.suite.ladder import climb
 
 
@@ -58,6 +64,8 @@ class TaskCheck:
     ok: bool
     problem: str | None = None
     seconds: float = 0.0
+    #: The rejection kinds of the attempts before the task's own (re-run), for a preset task.
+    rejections: dict[str, int] | None = None
 
 
 @dataclass
@@ -108,7 +116,7 @@ def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
         spec = registry.for_task(task)
     except RegistryError as exc:
         return TaskCheck(task.id, False, str(exc))
-    problem = derived_problem(task, manifest)
+    problem = derived_problem(task, manifest) or seed_problem(task, manifest)
     if problem is not None:
         return TaskCheck(task.id, False, problem)
     try:
@@ -128,9 +136,36 @@ def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
         problem = ladder_problem(task, spec)
         if problem is not None:
             return TaskCheck(task.id, False, problem)
+        rejections = None
+        if task.suite in SUITES:  # pin the attempt index: every earlier attempt is rejected
+            problem, rejections = earlier_attempts(task)
+            if problem is not None:
+                return TaskCheck(task.id, False, problem)
     except VerificationError as exc:
         return TaskCheck(task.id, False, str(exc))
-    return TaskCheck(task.id, True, None, fresh.seconds or 0.0)
+    return TaskCheck(task.id, True, None, fresh.seconds or 0.0, rejections)
+
+
+def seed_problem(task: Task, manifest: dict[str, Any] | None) -> str | None:
+    """Whether the task's id is the one its seed path gives (suite, seed, env, index), and its
+    suite and env version are the manifest's (a preset task only in that preset's suite)."""
+    path = [int(v) for v in task.seed_path]
+    expected = task_id(task.env, task.suite, path[0], path[3])
+    if task.id != expected:
+        return f"id {task.id} is not the id its seed path {path} gives ({expected})"
+    if manifest is None:
+        return None
+    name = manifest.get("suite")
+    if task.suite in SUITES and name != task.suite:
+        return f"suite {task.suite!r} task in a suite whose manifest says {name!r}"
+    if task.suite not in SUITES and name in SUITES:
+        return (f"suite {task.suite!r} task in a suite whose manifest names the preset "
+                f"{name!r}")
+    listed = (manifest.get("env_versions") or {}).get(task.env)
+    if listed != task.env_version:
+        return (f"env_version {task.env_version} differs from the manifest's env_versions."
+                f"{task.env} ({listed!r})")
+    return None
 
 
 def _short(value: Any) -> str:
@@ -170,7 +205,7 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     report.checks.sort(key=lambda c: position[c.task_id])
     from arena_gen.suite.importer import pin_problems, source_problems
 
-    report.manifest_problems = calibration_problems(suite) + (
+    report.manifest_problems = seed_problems(suite, report.checks) + calibration_problems(suite) + (
         source_problems(suite.manifest, suite.tasks, sources) if sources
         else pin_problems(suite.manifest, suite.tasks))
     if rebuild:
@@ -200,11 +235,63 @@ def calibration_problems(suite: Suite) -> list[str]:
             if stored.get(env) != expected.get(env)]
 
 
+def seed_problems(suite: Suite, checks: list[TaskCheck]) -> list[str]:
+    """What the suite of a seed holds, checked across tasks: each env file's lines in index
+    order 0..n-1, no two tasks sharing a world their sources do not each give and, for a
+    preset suite, the preset's suite
+    version and counts, the manifest's presets, env versions and build facts (re-counted
+    from the tasks' seed paths and the re-run rejections of their earlier attempts)."""
+    manifest = suite.manifest
+    name = manifest["suite"]
+    # two tasks may share a world only when each one's own source gives it: its seed path (a
+    # preset suite: the sampler gave it back) or its pinned entry (an imported suite of format
+    # 2, whose pins are checked apart); an unpinned imported suite has neither
+    sourced = name in SUITES or manifest.get("suite_version", 1) >= IMPORT_SUITE_VERSION
+    problems = []
+    worlds: dict[str, str] = {}
+    for env, tasks in sorted(suite.tasks.items()):
+        for line, task in enumerate(tasks):
+            if int(task.seed_path[3]) != line:
+                problems.append(f"{env}.jsonl: line {line + 1} holds task {task.id} (index "
+                                f"{task.seed_path[3]}); lines are in index order from 0")
+                break
+        for task in tasks:
+            digest = sha256_of(task.world)
+            if digest in worlds and not sourced:
+                problems.append(f"task {task.id} has the same world as {worlds[digest]}")
+            worlds.setdefault(digest, task.id)
+    if name not in SUITES:
+        return problems
+    if manifest.get("suite_version") != SUITE_VERSION:
+        problems.append(f"manifest suite_version {manifest.get('suite_version')!r} is not the "
+                        f"{name} preset's {SUITE_VERSION}")
+    counts = manifest["counts"]
+    for part in ("env_versions", "presets", "build"):
+        if set(manifest.get(part) or {}) != set(counts):
+            problems.append(f"manifest {part} names other envs than its counts")
+    rejections = {c.task_id: c.rejections for c in checks}
+    for env in sorted(counts):
+        tasks = suite.tasks[env]
+        try:
+            want = catalog.preset_count(name, env, (manifest.get("env_versions") or {}).get(env))
+        except (ArenaGenError, TypeError, ValueError) as exc:
+            problems.append(f"manifest counts.{env}: no {name} preset to compare with ({exc})")
+            continue
+        if counts[env] != want:
+            problems.append(f"manifest counts.{env} is {counts[env]}, the {name} preset's is "
+                            f"{want}")
+        known = [(t, rejections.get(t.id)) for t in tasks]
+        if all(r is not None for _, r in known):
+            facts = env_build_facts([(t, r or {}) for t, r in known])
+            if (manifest.get("build") or {}).get(env) != facts:
+                problems.append(f"manifest build.{env} differs from what the tasks' seed paths "
+                                f"and their earlier attempts give ({_short(facts)})")
+    return problems
+
+
 def check_rebuildable(manifest: dict[str, Any]) -> None:
     """Refuse ``--rebuild`` of a suite no preset builds (an imported one): it has no seed to
     regenerate from."""
-    from arena_gen.suite.catalog import SUITES
-
     if manifest["suite"] not in SUITES:
         raise ArenaGenError(f"suite {manifest['suite']!r} was not built from a preset; "
                             f"--rebuild needs one of {', '.join(SUITES)}")
@@ -218,8 +305,12 @@ def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
     manifest = suite.manifest
     check_rebuildable(manifest)
     envs = sorted(manifest["counts"])
-    built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs,
-                        counts=manifest["counts"], versions=manifest.get("env_versions"))
+    # counts come from the preset, never from the manifest: a suite with tasks dropped and its
+    # counts rewritten is not the suite of its seed
+    versions = manifest.get("env_versions") or {}
+    counts = {env: catalog.preset_count(manifest["suite"], env, versions.get(env)) for env in envs}
+    built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs, counts=counts,
+                        versions=versions)
     problems = []
     for env in envs:
         fresh = jsonl_text(built.tasks[env]).encode("utf-8")

@@ -1,0 +1,99 @@
+"""One rejection-sampling attempt of a task, decided as ``build`` decides it, and the re-run of
+a task's earlier attempts that pins the attempt index in its seed path (``verify`` and the
+build cache both re-run them: a task swapped for a later, easier attempt of its own stream is
+not the suite of its seed)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from arena_gen.core import registry
+from arena_gen.core.calibration import calibration_for
+from arena_gen.core.errors import ArenaGenError, GenerationError
+from arena_gen.core.game import rubric_problem
+from arena_gen.core.replay import check_witness
+from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
+from arena_gen.core.task import Task
+from arena_gen.suite.catalog import preset
+from arena_gen.suite.ladder import climb
+
+
+def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
+    """The stable id of a task, e.g. ``lights-lite-7-0003``."""
+    return f"{env}-{suite}-{suite_seed}-{index:04d}"
+
+
+def reason_kind(reason: str) -> str:
+    """The kind a rejection is counted under in the manifest (its first word)."""
+    return reason.split(" ")[0]
+
+
+@dataclass
+class Attempt:
+    """The build's decision on one rejection-sampling attempt: the accepted task, or why not."""
+
+    task: Task | None
+    reason: str | None
+    verify_seconds: float = 0.0
+
+
+def try_attempt(spec: registry.EnvSpec, suite: str, suite_seed: int, index: int, attempt: int,
+                config: dict[str, Any]) -> Attempt:
+    """Sample, verify, witness-check and (when calibrated) climb one attempt of a task: the one
+    decision ``build`` makes per attempt, which ``verify`` and the cache re-run to pin the
+    attempt index in a seed path."""
+    sample, verify, game = spec.load("sampler"), spec.load("verifier"), spec.load("game")
+    cal = calibration_for(spec, suite)
+    draft = sample(config, attempt_seed(task_seed(suite_seed, suite, spec.code, index), attempt))
+    problem = rubric_problem(game, draft.params, draft.world, draft.rubric)
+    if problem is not None:  # a bug, not a rejection: the sampler must call game.rubric
+        raise GenerationError(f"{task_id(spec.name, suite, suite_seed, index)}: the sampler's "
+                              f"{problem}")
+    cert = verify(draft)
+    seconds = cert.seconds or 0.0
+    reason = spec.acceptance()(draft, cert)
+    if reason is not None:
+        return Attempt(None, reason, seconds)
+    cert.seconds = None  # wall-clock time never enters a frozen file (byte-identical rebuilds)
+    task = Task(id=task_id(spec.name, suite, suite_seed, index), env=spec.name,
+                env_version=spec.version, suite=suite,
+                seed_path=seed_path(suite_seed, suite, spec.code, index, attempt),
+                params=draft.params, budget=draft.budget, public=draft.public,
+                world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
+                certificate=cert)
+    check_witness(task)
+    if cal is not None:
+        ladder = climb(task, cal)
+        reason = cal.task_problem(ladder)
+        if reason is not None:
+            return Attempt(None, reason, seconds)
+        task.certificate.facts["ladder"] = ladder
+    return Attempt(task, None, seconds)
+
+
+def earlier_attempts(task: Task) -> tuple[str | None, dict[str, int]]:
+    """Re-decide every attempt of ``task``'s stream before the one its seed path names: each
+    must be rejected, or the seed's suite holds that earlier one. Returns the problem (or None)
+    and the rejection kinds counted, as the manifest's build facts record them."""
+    spec = registry.for_task(task)
+    seed, _, _, index, attempt = (int(v) for v in task.seed_path)
+    config = preset(task.suite, task.env, task.env_version)
+    limit = int(config.get("max_attempts", 100))
+    if attempt >= limit:
+        return (f"seed_path attempt {attempt}: the {task.suite} preset stops after {limit} "
+                f"attempts"), {}
+    rejections: Counter[str] = Counter()
+    for earlier in range(attempt):
+        try:
+            tried = try_attempt(spec, task.suite, seed, index, earlier, config)
+        except ArenaGenError as exc:
+            return (f"seed_path attempt {attempt}: attempt {earlier} of its stream fails "
+                    f"({exc}), so no build reaches attempt {attempt}"), {}
+        if tried.task is not None:
+            return (f"seed_path attempt {attempt}: attempt {earlier} of this task's stream is "
+                    f"acceptable, so the suite of seed {seed} holds attempt {earlier} there, "
+                    f"not {attempt}"), {}
+        rejections[reason_kind(tried.reason or "")] += 1
+    return None, dict(rejections)
