@@ -10,7 +10,8 @@ the best variant, and Challenge must stay below Lite for every one.
 
 Reproduce: ``nice -n 10 python benchmarks/bench_ablation_energy.py --seeds 7,11,12,13`` from the
 repository root (``--tasks DIR`` reads ``energy-<suite>-<seed>.jsonl`` task files from DIR and
-writes the ones it builds there; ``--variants a,b`` runs a subset).
+writes the ones it builds there; ``--variants a,b`` runs a subset; ``--jobs N`` plays the
+variant x suite x seed cells in N processes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,12 @@ def tasks_of(suite: str, seed: int, folder: Path | None) -> list[Task]:
     return tasks
 
 
+def _cell(job: tuple[str, list[Task]]) -> int:
+    """Successes of one variant over one pool of tasks (one worker's job)."""
+    name, tasks = job
+    return sum(play(t, VARIANTS[name][0]()) for t in tasks)
+
+
 def cell(wins: int, n: int) -> str:
     lo, hi = wilson(wins, n)
     return f"{wins / n:.0%} [{lo:.0%}-{hi:.0%}] ({wins}/{n})" if n else "-"
@@ -85,6 +93,7 @@ def main() -> None:
     ap.add_argument("--suites", default="lite,challenge")
     ap.add_argument("--tasks", type=Path, default=None, help="folder of task files")
     ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = ap.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
     suites = args.suites.split(",")
@@ -92,18 +101,16 @@ def main() -> None:
     if args.tasks is not None:
         args.tasks.mkdir(parents=True, exist_ok=True)
     pools = {(s, seed): tasks_of(s, seed, args.tasks) for s in suites for seed in seeds}
+    keys = [(name, suite, seed) for name in names for suite in suites for seed in seeds]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        done = pool.map(_cell, [(name, pools[(suite, seed)]) for name, suite, seed in keys])
+        wins = dict(zip(keys, done, strict=True))
     print("| variant | " + " | ".join(suites) + " | what it changes |")
     print("|---|" + "---|" * len(suites) + "---|")
     for name in names:
-        factory, what = VARIANTS[name]
-        row = []
-        for suite in suites:
-            wins = n = 0
-            for seed in seeds:
-                results = [play(t, factory()) for t in pools[(suite, seed)]]
-                wins, n = wins + sum(results), n + len(results)
-            row.append(cell(wins, n))
-        print(f"| {name} | " + " | ".join(row) + f" | {what} |", flush=True)
+        row = [cell(sum(wins[(name, s, seed)] for seed in seeds),
+                    sum(len(pools[(s, seed)]) for seed in seeds)) for s in suites]
+        print(f"| {name} | " + " | ".join(row) + f" | {VARIANTS[name][1]} |", flush=True)
 
 
 if __name__ == "__main__":
