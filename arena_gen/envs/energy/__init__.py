@@ -7,6 +7,11 @@ that introduced it):
 - v1: :mod:`.game_v1`, its presets and the released-data importer.
 - v2: the same game on v2 worlds (:mod:`.sampler_v2`), the receding-horizon LP verifier,
   calibrated presets, the inductive LP dispatcher as heuristic and the with-rules planner.
+- v3 (preview): ladder format 2 (issue 25). The heuristic detects pattern shifts with a CUSUM
+  on its efficiency model's residuals (:mod:`.agents.changepoint`; v2's waited for three
+  missed days, as many as the collapse rule allows); a model-free rung (persistence);
+  period-greedy searches the periods v2 draws; Challenge has two shifts
+  (:mod:`.sampler_v3`), with an inductive ceiling, so it stays harder than Lite.
 """
 
 from __future__ import annotations
@@ -52,4 +57,18 @@ V2 = replace(
     importer=None, imported_draft=None,
 )
 
-SPECS = (V1, V2)
+V3 = replace(
+    V2, version=3,
+    sampler=part("sampler_v3:sample"),
+    presets=part("sampler_v3:PRESETS"),
+    accept=part("sampler_v3:accept"),
+    heuristic=part("agents.changepoint:EnergyChangePointPlanner"),
+    planner=part("agents.planner_v3:EnergyPlannerV3"),
+    baselines={"period_greedy": part("agents.changepoint:EnergyPeriodGreedy")},
+    model_free={"persistence": part("agents.changepoint:EnergyPersistencePlanner")},
+    calibration=part("sampler_v3:CALIBRATION"),
+    ladder_version=2,
+    preview=True,
+)
+
+SPECS = (V1, V2, V3)

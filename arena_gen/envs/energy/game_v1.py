@@ -279,6 +279,9 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         LPs (linear in the horizon); a baseline ladder (random, the inductive LP dispatcher,
         v1's period-greedy heuristic, the with-rules LP planner) is calibrated per suite. See
         docs/envs/energy.md for the measured figures.
+        v3: (a preview) this game unchanged on v3 worlds (Lite: v2's; Challenge: two pattern
+        shifts, each regime at least 90 days); a format-2 ladder with a model-free rung, a
+        change-detecting inductive heuristic and period_greedy over the v2 periods.
     """
 
     def __init__(self, task: TaskLike) -> None:

@@ -111,6 +111,8 @@ class EnergyHeuristicAgent:
 
     name = "heuristic"
     privileged = False
+    #: The longest period it looks for (v1 and v2: 40 days, below most v2 periods).
+    max_period = 40
 
     def __init__(self) -> None:
         self.public: dict[str, Any] = {}
@@ -142,7 +144,7 @@ class EnergyHeuristicAgent:
             return self.shift[1][source], self.shift[0]
         if self.periods:
             return self.periods[source], 0
-        return estimate_period(self.eff[source], day), 0
+        return estimate_period(self.eff[source], day, hi=self.max_period), 0
 
     def predict(self, source: str, day: int) -> tuple[float, bool]:
         """Today's efficiency (one period ago, else yesterday, else a prior), and whether it

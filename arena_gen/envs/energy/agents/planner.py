@@ -212,6 +212,11 @@ class EnergyInductivePlanner(EnergyPlanner):
 
     name = "heuristic"
     uses_rules = False
+    #: Consecutive large misses that declare a shift (3: as many as the collapse rule allows).
+    shift_misses = 3
+    #: Days of a regime a period is estimated from, and the fewest lag pairs it needs.
+    memory = MEMORY
+    min_pairs = 8
 
     def __init__(self) -> None:
         super().__init__()
@@ -224,10 +229,11 @@ class EnergyInductivePlanner(EnergyPlanner):
             guess, sigma, known = self._guess(source, day, day)
             if known and abs(value - guess) > max(4 * sigma, 0.06):
                 self.misses[source] += 1
-                if self.misses[source] >= 3:  # the pattern shifted: learn from the misses on
-                    self.starts[source] = day - 2
+                if self.misses[source] >= self.shift_misses:  # shifted: learn from the misses on
+                    first = day - self.shift_misses + 1
+                    self.starts[source] = first
                     self.eff[source] = {t: v for t, v in self.eff[source].items()
-                                        if t >= day - 2}
+                                        if t >= first}
                     self.misses[source] = 0
             else:
                 self.misses[source] = 0
@@ -239,9 +245,10 @@ class EnergyInductivePlanner(EnergyPlanner):
         day = today - today % REESTIMATE
         key = (source, self.starts[source], day)
         if key not in self._periods:
-            start = max(self.starts[source], day - MEMORY)
+            start = max(self.starts[source], day - self.memory)
             series = {t - start: v for t, v in self.eff[source].items() if start <= t < day}
-            self._periods[key] = estimate_period(series, day - start, hi=MAX_PERIOD)
+            self._periods[key] = estimate_period(series, day - start, hi=MAX_PERIOD,
+                                                 min_pairs=self.min_pairs)
         return self._periods[key]
 
     def _guess(self, source: str, day: int, today: int) -> tuple[float, float, bool]:

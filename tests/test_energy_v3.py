@@ -1,0 +1,156 @@
+"""Energy v3 (issue 25): change detection, the period range, the model-free rung, two shifts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM
+from arena_gen.core.episode import Episode, agent_view
+from arena_gen.core.seeds import attempt_seed, task_seed
+from arena_gen.core.suite_io import write_suite
+from arena_gen.core.task import Task
+from arena_gen.envs.energy.agents.changepoint import (
+    EnergyChangePointPlanner,
+    EnergyPeriodGreedy,
+    EnergyPersistencePlanner,
+)
+from arena_gen.envs.energy.agents.heuristic import EnergyHeuristicAgent
+from arena_gen.envs.energy.agents.planner import EnergyInductivePlanner
+from arena_gen.envs.energy.agents.planner_v3 import EnergyPlannerV3, parse_patterns_v3
+from arena_gen.envs.energy.sampler_v2 import PRESETS as PRESETS_V2
+from arena_gen.envs.energy.sampler_v2 import sample as sample_v2
+from arena_gen.envs.energy.sampler_v3 import CALIBRATION, PRESETS, sample, shift_days
+from arena_gen.suite.build import build_suite, generate_task
+from arena_gen.suite.verify import verify_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def released(suite: str, index: int) -> Task:
+    """A task of the released (v2) energy suite."""
+    lines = (ROOT / "suites" / suite / "energy.jsonl").read_text().splitlines()
+    return Task.from_dict(json.loads(lines[index]))
+
+
+def play(task: Task, agent: Any, mode: str = "inductive") -> tuple[bool, int, bool]:
+    """(success, days played, collapsed) of one attempt as the ladder plays it."""
+    episode = Episode(task, agent, mode=mode, attempt=0, run_seed=0)
+    while not episode.over:
+        episode.step(agent.act(episode.obs), 0.0)
+    assert episode.env is not None
+    state = episode.env.state
+    return bool(episode.env.success), state.day, state.collapsed
+
+
+def test_released_heuristic_collapses_at_the_shift_where_the_cusum_learner_does_not() -> None:
+    # Finding 1 of issue 25 on a pinned released Challenge task (shift on day 199): v2's rung
+    # declares the shift only after three missed days, which are three violation days, so the
+    # grid collapses after day 201; the CUSUM learner declares it the next day, dated day 199.
+    task = released("challenge", 8)
+    assert task.world["shift"]["day"] == 199 and task.env_version == 2
+    assert play(task, EnergyInductivePlanner()) == (False, 202, True)
+    learner = EnergyChangePointPlanner()
+    assert play(task, learner) == (True, 360, False)
+    assert learner.shifts == [199]
+    # The one-line change the issue names (declare after one miss) also survives the shift.
+    one = type("OneMiss", (EnergyInductivePlanner,), {"shift_misses": 1})()
+    assert play(task, one)[1:] == (360, False)
+
+
+def test_period_greedy_searches_the_periods_v2_draws() -> None:
+    # Finding 2: v2 periods are 30-60 days but period_greedy looked for lags up to 40, so on a
+    # 54-day wind period it never finds it (it settles on a shorter lag); v3's finds it.
+    task = released("lite", 7)
+    world = task.world
+    assert world["wind_period"] > 40 and EnergyHeuristicAgent.max_period == 40
+    day = world["horizon"] - 1
+    found = {}
+    for agent in (EnergyHeuristicAgent(), EnergyPeriodGreedy()):
+        agent.eff["wind"] = {t: float(v) for t, v in enumerate(world["eff_wind"][:day])}
+        found[agent.max_period] = agent._period("wind", day)[0]
+    assert found[70] == world["wind_period"]
+    assert found[40] != world["wind_period"]
+
+
+def test_v3_is_a_preview_with_a_format_2_ladder() -> None:
+    v3 = registry.get("energy", 3)
+    assert v3.preview and v3.ladder_version == 2
+    assert registry.get("energy").version == 2  # build keeps the released version
+    assert v3.load("heuristic") is EnergyChangePointPlanner
+    assert v3.load_model_free() == {"persistence": EnergyPersistencePlanner}
+    assert v3.load_baselines() == {"period_greedy": EnergyPeriodGreedy}
+    assert v3.load("planner") is EnergyPlannerV3
+    assert CALIBRATION["lite"].induction_margin == 0.15
+    assert CALIBRATION["challenge"].inductive_ceiling is not None
+
+
+def test_lite_draws_v2_worlds() -> None:
+    seq = attempt_seed(task_seed(7, "lite", 3, 4), 0)
+    v2, v3 = sample_v2(PRESETS_V2["lite"], seq), sample(PRESETS["lite"], seq)
+    assert v3.world == v2.world and v3.rules_text == v2.rules_text
+    assert v3.params == {**v2.params, "shifts": 0, "min_regime": 1}
+
+
+def test_challenge_has_two_spread_shifts_disclosed_only_with_the_rules() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        days = shift_days(360, 2, 90, rng)
+        assert days == sorted(days) and days[0] >= 90 and days[1] - days[0] >= 90
+        assert days[1] <= 270
+    seq = attempt_seed(task_seed(7, "challenge", 3, 0), 0)
+    draft = sample(PRESETS["challenge"], seq)
+    shifts = draft.world["shifts"]
+    assert [s["day"] for s in shifts] == draft.params["shift_days"] == [91, 203]
+    regimes = parse_patterns_v3(draft.rules_text)
+    assert [r[0] for r in regimes] == [0, 91, 203]
+    assert regimes[2][1] == {"wind": shifts[1]["wind_period"],
+                             "solar": shifts[1]["solar_period"]}
+    assert np.allclose(regimes[1][2]["solar"], shifts[0]["solar_base"], atol=5e-4)
+    # The timeline follows each regime's base pattern from its first day.
+    start, period = 203, shifts[1]["wind_period"]
+    eff = np.asarray(draft.world["eff_wind"][start:start + period])
+    assert float(np.mean(np.abs(eff - np.asarray(shifts[1]["wind_base"])))) < 0.03
+
+
+def _small(suite: str) -> dict[str, Any]:
+    """A cheap v3 preset: short horizon, short periods (Challenge keeps two shifts)."""
+    if suite == "lite":
+        return dict(PRESETS["lite"].replace(horizon=60, t_min=12, t_max=18, count=1))
+    return dict(PRESETS["challenge"].replace(horizon=120, t_min=12, t_max=18, min_regime=30,
+                                             count=1))
+
+
+def test_small_tasks_pin_their_ladder_and_rebuild_identically() -> None:
+    task = generate_task("energy", "challenge", 7, 0, config=_small("challenge"), version=3).task
+    again = generate_task("energy", "challenge", 7, 0, config=_small("challenge"),
+                          version=3).task
+    assert task.sha256 == again.sha256 and task.env_version == 3
+    ladder = task.certificate.facts["ladder"]
+    kinds = {rung: r["kind"] for rung, r in ladder.items()}
+    assert kinds == {RANDOM: "random", "persistence": "model_free", HEURISTIC: "inductive",
+                     "period_greedy": "inductive", PLANNER: "planner"}
+    assert ladder[PLANNER]["successes"] == 1 and ladder[RANDOM]["successes"] == 0
+    # Nothing the agent sees names a shift day.
+    view = agent_view(task, "inductive")
+    assert view["rules_text"] is None
+    text = json.dumps(view)
+    assert "shift" not in text
+    assert TaskView.of(task, "with-rules").rules_text == task.rules_text
+
+
+def test_a_small_v3_suite_verifies(tmp_path: Path) -> None:
+    built = build_suite("lite", 7, ["energy"], versions={"energy": 3}, counts={"energy": 2})
+    cal = built.manifest["calibration"]["energy"]
+    assert cal["targets"]["induction_margin"] == 0.15
+    assert {r: row["kind"] for r, row in cal["rungs"].items()} == {
+        RANDOM: "random", HEURISTIC: "inductive", "period_greedy": "inductive",
+        "persistence": "model_free", PLANNER: "planner"}
+    suite = write_suite(tmp_path / "lite", built.manifest, built.tasks)
+    report = verify_suite(suite)
+    assert report.ok, [c for c in report.checks if not c.ok]
