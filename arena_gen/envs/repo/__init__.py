@@ -73,7 +73,8 @@ V4 = replace(
     presets=part("sampler_v4:PRESETS"),
     accept=part("sampler_v4:accept"),
     heuristic=part("agents.heuristic_v3:RepoV3HeuristicAgent"),
-    model_free={"sweep": part("agents.sweep:RepoSweepAgent")},
+    model_free={"sweep": part("agents.sweep:RepoSweepAgent"),
+                "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
     calibration=part("sampler_v4:CALIBRATION"),
     ladder_version=2,
     preview=True,  # the lead makes it the default and rebuilds the released suites

@@ -30,7 +30,7 @@ from arena_gen.envs.repo.sampler_v3 import KEYWORDS, MODULES, SYMBOLS, RepoV3Pre
 accept = v3.accept
 
 PRESETS: dict[str, RepoV3Preset] = {
-    "lite": v3.PRESETS["lite"],
+    "lite": v3.PRESETS["lite"].replace(success_max=60),
     "challenge": v3.PRESETS["challenge"],
 }
 
