@@ -16,6 +16,7 @@ from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.game import WorldView, play
 from arena_gen.core.seeds import attempt_seed
+from arena_gen.core.suite_io import write_suite
 from arena_gen.envs.repo.agents.heuristic_v2 import RepoV2HeuristicAgent
 from arena_gen.envs.repo.agents.heuristic_v3 import RepoV3HeuristicAgent
 from arena_gen.envs.repo.agents.sweep import RepoNamedLoopAgent, RepoSweepAgent
@@ -25,7 +26,6 @@ from arena_gen.envs.repo.game_v4 import RepoGameV4
 from arena_gen.envs.repo.importer import importer
 from arena_gen.envs.repo.sampler_v2 import public_view
 from arena_gen.envs.repo.verify_v2 import success_clauses
-from arena_gen.core.suite_io import write_suite
 from arena_gen.suite.build import build_suite, generate_task
 from arena_gen.suite.verify import verify_suite
 
@@ -75,7 +75,7 @@ def message_shapes(version: int, worlds: int = 12) -> dict[str, set[str]]:
             trials += [{p: v} for v in range(-1, len(r.versions[p])) if v != base[p]]
         for when, _, _ in r.hidden:
             trials.append({q: max(allowed) for q, allowed in when})
-        for kind, anchor, members, _ in r.consistency:
+        for _kind, _anchor, members, _ in r.consistency:
             for m in members:
                 trials += [{m: v} for v in range(len(r.versions[m]))]
         for change in trials:
@@ -150,8 +150,8 @@ def _lines(game: Any, commands: list[str]) -> list[str]:
 def test_v4_messages_on_a_pinned_world() -> None:
     world = hand_world()
     cmds = ["pip install python==3.11", "python run.py", "pip install pkg0==2.0",
-            "python run.py", "pip install pkg1==1.0", "python run.py", "pip install pkg1==2.1",
-            "python run.py", "pip install pkg1==2.0", "python run.py"]
+            "python run.py", "pip install pkg1==1.0", "python run.py", "pip install pkg1==2.0",
+            "python run.py", "pip install pkg0==1.0", "pip install pkg1==1.0", "python run.py"]
     v4 = _lines(RepoGameV4(WorldView(world)), cmds)
     assert v4[1] == ("ImportError: cannot import name 'load' from 'pkg0.core' "
                      "(imported by 'core/smoke.py')")
@@ -161,10 +161,10 @@ def test_v4_messages_on_a_pinned_world() -> None:
                      "(imported by 'pkg1')")  # the consistency rule names the failing member
     assert v4[7] == ("ImportError: cannot import name 'Model' from 'pkg1.core' "
                      "(imported by 'core/smoke.py')")  # the hidden rule names the script
-    assert v4[9] == "run.py finished: every entrypoint passed."
+    assert v4[10] == "run.py finished: every entrypoint passed."
     v2 = _lines(RepoGameV2(WorldView(world)), cmds)  # the same checks pass and fail
     assert v2[1] == "ModuleNotFoundError: No module named 'pkg0'"
-    assert v2[5].endswith("(imported by '{importer}')") and v2[9] == v4[9]
+    assert v2[5].endswith("(imported by '{importer}')") and v2[10] == v4[10]
 
 
 def _view(world: dict[str, Any], budget: int = 40) -> TaskView:
@@ -189,11 +189,12 @@ def _play(agent: Any, world: dict[str, Any], budget: int = 40) -> tuple[bool, li
 def test_the_consistency_branch_fires_on_the_pinned_world() -> None:
     agent = RepoV3HeuristicAgent()
     ok, sent = _play(agent, hand_world())
-    assert ok and agent.fired == 2  # pkg1 to pkg0's major 2, then (pkg0 moved) to major 1
+    # pkg1 1.0 is chosen over the newer 2.0 because it shares pkg0's major (the ranking)
+    assert ok and agent.fired == 1
     assert sent == ["pip install python==3.11", "python run.py", "pip install pkg0",
                     "python run.py", "pip install pkg1", "python run.py",
-                    "pip install pkg1==2.0", "python run.py", "pip install pkg0==1.0",
-                    "python run.py", "pip install pkg1==1.0", "python run.py"]
+                    "pip install pkg0==1.0", "python run.py", "pip install pkg1==1.0",
+                    "python run.py"]
     # the v2 learner's consistency branch expects v2's texts: on v4 it never aligns, it walks
     # the named packages' versions
     ok, sent = _play(RepoV2HeuristicAgent(), hand_world())
@@ -279,15 +280,15 @@ def _import(tmp_path: Path, tasks: list[dict[str, Any]]) -> list[Any]:
 
 def test_importer_translates_old_style_hidden_rules(tmp_path: Path) -> None:
     task = _released_like()
-    task["hidden_rules"] = [{"when_installed": {"pkg0": "2.0", "pkg1": "2.1"},
+    task["hidden_rules"] = [{"when_installed": {"pkg0": "2.0", "pkg1": "2.0"},
                              "error": "RuntimeError: boom"}]
     draft = _import(tmp_path, [task])[0]
     assert draft.world["hidden_rules"] == [{"when": [["pkg0", [["==", "2.0"]]],
-                                                     ["pkg1", [["==", "2.1"]]]],
+                                                     ["pkg1", [["==", "2.0"]]]],
                                             "error": "RuntimeError: boom"}]
     game = RepoGameV2(WorldView(draft.world))
     lines = _lines(game, ["pip install python==3.11", "pip install pkg0==2.0",
-                          "pip install pkg1==2.1", "python run.py"])
+                          "pip install pkg1==2.0", "python run.py"])
     assert lines[-1] == "RuntimeError: boom"  # the rule fires (it was dropped before)
 
 
