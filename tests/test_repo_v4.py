@@ -317,3 +317,21 @@ def test_an_empty_python_list_offers_every_python(tmp_path: Path) -> None:
     assert out.success and game.facts(out.states[-1]).python == "3.7"
     assert game.rules.pythons[out.states[-1].python] == (3, 7)
     assert out.states[-1].installed == (0, 0) and out.states[-1].python != ABSENT
+
+
+def test_the_v2_learner_never_reads_a_v3_consistency_message() -> None:
+    """issue 25's finding: the v2 learner's consistency branch expects texts naming the anchor
+    ("ABI mismatch detected between 'pkgX'", "out of sync with 'pkgX'"); v3's three fixed
+    consistency texts name none, so it never fires. The v4 learner reads every v4 text."""
+    from arena_gen.envs.repo.agents.heuristic_v3 import _FAIL
+    from arena_gen.envs.repo.sampler_v3 import CONSISTENCY_ERRORS
+    from arena_gen.envs.repo.sampler_v4 import message
+
+    assert len(CONSISTENCY_ERRORS) == 3
+    for text in CONSISTENCY_ERRORS:
+        assert not re.search(r"ABI mismatch detected between '(pkg\d+)'", text)
+        assert not re.search(r"out of sync with '(pkg\d+)'", text)
+    rng = np.random.default_rng(25)
+    for _ in range(50):
+        m = _FAIL.search(message(rng, "pkg7", "pkg3"))
+        assert m is not None and (m.group(1) or m.group(2)) == "pkg7" and m.group(3) == "pkg3"

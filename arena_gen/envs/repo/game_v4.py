@@ -39,9 +39,33 @@ def keyword_error(module: str, symbol: str, keyword: str, importer: str) -> str:
 
 
 class RepoGameV4(RepoGameV2):
-    """Repo System, version 4: :class:`~.game_v2.RepoGameV2` with uniform run-time messages
-    (module docstring).
+    """Repo System, version 4: :class:`~.game_v2.RepoGameV2` with uniform run-time messages.
 
+    Description:
+        As v2 (:class:`~.game_v2.RepoGameV2`): packages, a Python, hidden dependency rules;
+        ``python run.py`` must succeed.
+    Action Space:
+        As v2: one terminal command per turn (``pip install NAME[SPEC]``, ``pip install
+        python==3.X``, ``pip uninstall NAME``, ``pip list``, ``repo tree``, ``python run.py``,
+        ``python <script>``); text that is no command is invalid and costs a turn.
+    Observation:
+        The command's output, then the turns left. Every run-time failure is one line:
+        ``ImportError: cannot import name 'SYM' from 'PKG.MOD' (imported by 'WHO')`` or
+        ``TypeError: PKG.MOD.SYM() got an unexpected keyword argument 'KW' (imported by
+        'WHO')``, whichever check (API use, consistency rule, hidden rule) failed.
+    Starting State:
+        No Python selected, nothing installed.
+    Rewards:
+        1.0 on the turn ``python run.py`` succeeds, 0.0 otherwise.
+    Episode End:
+        Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
+    Information:
+        As v2: ``python``, ``installed``, ``scripts``, ``run_ok``; each event's ``kind``,
+        ``script`` and failing ``check`` (kept out of the agent's view).
+    Rubric:
+        ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint.
+    Arguments:
+        ``task``: a repo v4 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
     Version History:
         v4: every run-time failure is one line of one shape (module and importer always
         present, no trailing period, only ``ImportError`` and ``TypeError``); consistency and

@@ -43,7 +43,7 @@ class RepoV3HeuristicAgent(RepoV2HeuristicAgent):
 
     def __init__(self, depth: int = 99, align: str = "rank", blame: bool = True,
                  revert_first: bool = False, couple: bool = False, protect: bool = False,
-                 redo: int = 2, context: bool = True, forget_cures: bool = False,
+                 redo: int = 4, context: bool = True, forget_cures: bool = False,
                  redo_any: bool = False, align_after: int = 2,
                  anchor_first: bool = True) -> None:
         super().__init__()
