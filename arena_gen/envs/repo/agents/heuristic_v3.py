@@ -8,15 +8,20 @@ hidden rule; the learner keeps three hypotheses per failure and tests them in tu
     - **API** (a real check): the module's package ``PKG`` lacks the symbol or keyword at its
       installed version (not installed: install it), or the importing package's version asks
       for it: another version of ``PKG``, then of the importer.
-    - **Consistency** (the importer is a package whose major, or major.minor, differs from
-      ``PKG``'s): move the importer to ``PKG``'s major (newest such version), else ``PKG`` to
-      the importer's. :attr:`fired` counts how often this branch acted.
+    - **Consistency** (the importer is a package): while the versions of ``PKG`` and of the
+      importer are walked, those sharing the other's installed major come first
+      (``align="rank"``, the default; :attr:`fired` counts how often this changes the choice);
+      ``align="step"`` instead moves the importer (or ``PKG``) to the other's major before
+      walking, ``"off"`` walks newest first.
     - **Decoy** (the failure survives changes of the packages it names): the packages that
       changed just before the failure first appeared are blamed, and each is moved back to the
       version it had before, then to older versions.
 
 Each suspect gets at most ``depth`` versions per round before the next suspect is tried (the
-rounds repeat). Install errors, drift repair and the per-error memory of tried versions are the
+rounds repeat); the versions tried are remembered per failure and per installed version of the
+other package it names (``context``), and a version that cured a failure is re-applied, up to
+``redo`` times, when a side effect undid it. The defaults are the best of the ablation
+(``benchmarks/bench_ablation_repo.py``). Install errors and drift repair are the
 v2 learner's (:class:`~.heuristic_v2.RepoV2HeuristicAgent`). Deterministic; it reads only the
 observations and the public view.
 """
