@@ -114,3 +114,77 @@ def test_witnesses_solve_the_released_env() -> None:
         assert env.success
         minima.append(cert.min_steps)
     assert min(minima) == 4 and max(minima) == 10
+
+
+def _old_style(world: dict[str, Any], final: dict[str, str]) -> dict[str, Any]:
+    """The world with every hidden rule in the old ``when_installed`` form, at the versions a
+    verified plan leaves installed (so the translated rule fires where the plan ends)."""
+    out = json.loads(json.dumps(world))
+    for rule in out["hidden_rules"]:
+        names = [q for q, _ in rule.pop("when")]
+        rule["when_installed"] = {q: final[q] for q in names if q in final}
+    return out
+
+
+def test_old_style_hidden_rules_play_as_in_the_released_env(tmp_path: Any) -> None:
+    """issue 25: ``when_installed`` was dropped (the rule never fired); it is translated now,
+    and the imported world plays command by command as the released env plays the file."""
+    worlds, witnesses = [], []
+    for world, draft in list(zip(_released(), importer(RELEASED), strict=True))[:6]:
+        witness = verify(draft).witness
+        game = RepoGameV2(WorldView(draft.world))
+        state = game.initial()
+        for cmd in witness:
+            state, _ = game.act(state, cmd)
+        worlds.append(_old_style(world, game.facts(state).installed))
+        witnesses.append(witness)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(worlds), encoding="utf-8")
+    fired = 0
+    for i, (raw, draft) in enumerate(zip(worlds, importer(path), strict=True)):
+        assert all("when_installed" not in r for r in draft.world["hidden_rules"])
+        assert [r["when"] for r in draft.world["hidden_rules"]] == [
+            [[q, [["==", v]]] for q, v in r["when_installed"].items()]
+            for r in raw["hidden_rules"]]
+        rng = np.random.default_rng([i, 25])
+        for commands in ([random_command(raw, rng) for _ in range(80)], witnesses[i]):
+            env = REF.ComputerEnvSetupInductionEnvV7_5(raw)
+            env.reset()
+            game = RepoGameV2(WorldView(draft.world))
+            state = game.initial()
+            for cmd in commands:
+                _, _, done, _ = env.step(cmd)
+                state, event = game.act(state, cmd)
+                assert done == state.run_ok, cmd
+                fired += event.check == "hidden_rule"
+                kind, _, _ = reference_kind(env.last_message or "", raw, cmd)
+                assert kind == event.kind, (cmd, env.last_message, event)
+                if done:
+                    break
+    assert fired >= 3  # the translated rules fire (they never did when dropped)
+
+
+def test_empty_python_list_accepts_any_python(tmp_path: Any) -> None:
+    """issue 25: an empty ``python_versions`` accepts any Python in the released env (it
+    refused every one here); installs then check Requires-Python against the selected one."""
+    world = json.loads(json.dumps(_released()[0]))
+    world["python_versions"] = []
+    path = tmp_path / "nopy.json"
+    path.write_text(json.dumps([world]), encoding="utf-8")
+    draft = importer(path)[0]
+    cert = verify(draft)
+    assert cert.solvable
+    for cmds in (["pip install python==3.7", "pip list"],
+                 ["pip install python==3.12", "python run.py"], cert.witness):
+        env = REF.ComputerEnvSetupInductionEnvV7_5(world)
+        env.reset()
+        game = RepoGameV2(WorldView(draft.world))
+        state = game.initial()
+        for cmd in cmds:
+            _, _, done, _ = env.step(cmd)
+            state, event = game.act(state, cmd)
+            r = game.rules
+            py = None if state.python == ABSENT else r.pythons[state.python]
+            assert py == env.python_version and done == state.run_ok, (cmd, env.last_message)
+            assert reference_kind(env.last_message or "", world, cmd)[0] == event.kind, cmd
+    assert state.run_ok

@@ -20,6 +20,8 @@ from arena_gen.core.task import RubricItem
 PYTHONS = ("3.8", "3.9", "3.10", "3.11")
 SCRIPTS = ("core/smoke.py", "data/check_io.py", "model/smoke_model.py", "train/run_train.py",
            "eval/run_eval.py")
+#: The Python agents select where the index lists none (an empty list offers every Python).
+ANY_PYTHON = "3.11"
 #: The Python or version index of nothing selected / not installed.
 ABSENT = -1
 
@@ -82,7 +84,7 @@ def random_command(public: dict[str, Any], rng: np.random.Generator,
     if roll < 0.55:
         return f"pip install {name}"
     if roll < 0.65:
-        pythons = public["pythons"]
+        pythons = public["pythons"] or [ANY_PYTHON]
         return f"pip install python=={pythons[int(rng.integers(len(pythons)))]}"
     if roll < 0.72:
         return f"pip uninstall {name}"

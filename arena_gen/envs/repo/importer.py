@@ -7,6 +7,11 @@ record becomes ``params`` and the released deps-only rule text becomes ``rules_t
 be the rendering (:func:`deps_only_text`) of the world and the base-library targets it names,
 the one fact of it the world lacks. :func:`derive` gives the rest of a draft from the world and
 the source facts, for the importer and ``verify`` alike.
+
+An old-style hidden rule (``when_installed``: exact versions, the released generator v5's form)
+is translated into the ``when`` form (``==`` clauses), as the released env reads it; a rule with
+both forms or a malformed one is refused. An empty ``python_versions`` is kept: the game then
+offers every Python, as the released env does.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ def _draft(path: Path, index: int, task: dict[str, Any]) -> Draft:
             raise ValueError(f"{where}: {key} must be a list")
     world = {k: json.loads(json.dumps(task.get(k, [] if k in _LISTS else {})))
              for k in WORLD_KEYS if k != "package_order"}
+    world["hidden_rules"] = [_hidden_rule(where, j, rule)
+                             for j, rule in enumerate(world["hidden_rules"])]
     world["package_order"] = list(task["packages"])
     try:
         RepoGameV2(WorldView(world))  # every name and version must resolve
@@ -67,6 +74,28 @@ def _draft(path: Path, index: int, task: dict[str, Any]) -> Draft:
         raise ValueError(f"{where}: rules_nl_deps_only does not describe the world's "
                          f"dependencies and conflicts")
     return draft
+
+
+def _hidden_rule(where: str, j: int, rule: Any) -> Any:
+    """A hidden rule in the ``when`` form the game reads: the old ``when_installed`` form
+    (``{pkg: "M.m"}``, exact versions) is translated into ``when`` clauses of ``==``, as the
+    released env reads it when ``when`` names no constraint; a rule holding both forms, or a
+    malformed ``when_installed``, is refused (never silently dropped)."""
+    if not isinstance(rule, dict) or "when_installed" not in rule:
+        return rule
+    path = f"{where}: hidden_rules[{j}].when_installed"
+    old = rule["when_installed"]
+    when = rule.get("when")
+    if isinstance(when, list) and any(isinstance(item, list) and len(item) == 2 and item[1]
+                                      for item in when):
+        raise ValueError(f"{path}: the rule also has a 'when'; the released env then ignores "
+                         f"'when_installed', so arena-gen refuses the ambiguous rule")
+    if not isinstance(old, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                            for k, v in old.items()):
+        raise ValueError(f"{path}: must be an object of package name -> version text")
+    out = {k: v for k, v in rule.items() if k != "when_installed"}
+    out["when"] = [[name, [["==", version]]] for name, version in old.items()]
+    return out
 
 
 def derive(world: Mapping[str, Any], source: Mapping[str, Any]) -> Draft:

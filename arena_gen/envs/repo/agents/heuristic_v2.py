@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.envs.repo.common import ANY_PYTHON
 from arena_gen.envs.repo.semver import holds, read_version
 
 RUN = "python run.py"
@@ -62,7 +63,7 @@ class RepoV2HeuristicAgent:
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
         """Forget the last episode; read the package index and Pythons from the public view."""
         self.versions = {k: sorted(v, key=read_version) for k, v in view.public["packages"].items()}
-        self.pythons = sorted(view.public["pythons"], key=read_version)
+        self.pythons = sorted(view.public["pythons"] or [ANY_PYTHON], key=read_version)
         self.python, self.installed, self.recent, self.drifted = None, {}, [], set()
         self.queue = [f"pip install python=={self.pythons[-1]}", RUN]
         self.last, self.bad, self.tried, self.blocked = "", set(), {}, {}
