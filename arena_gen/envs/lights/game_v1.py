@@ -123,6 +123,8 @@ class LightsGame(Game[int, int, LightsFacts]):
         v2: same dynamics; presets calibrated, baseline ladder (a model-learning heuristic
         that plans at N = 16-24, a with-rules planner); Challenge conditions have at most 4
         literals (see docs/envs/lights.md for the measured ladder).
+        v3 (preview): same dynamics and generation; ladder format 2 (the model-free sweep
+        rung) and the #25 targets (induction margin on Lite, inductive ceiling on Challenge).
     """
 
     def __init__(self, task: TaskLike) -> None:
