@@ -8,7 +8,9 @@ over a bulb its model predicts it can flip from the current state (the next plan
 a retry, and a failure refutes the guess), then the bulb toggled most recently; it plans by exact
 BFS on the model up to ``exact_max_n`` bulbs (v2: 12). ``LightsSweepExploreAgent``: the v2
 learner that, where its model offers no plan, explores as the model-free sweep does (the nearest
-known state with an untried toggle) instead of a random untried toggle. No world, no rules text.
+known state with an untried toggle) instead of a random untried toggle. The
+``LightsVersionSpace*`` classes vary the v3 rung (:mod:`.version_space`): its risk price of an
+uncertain toggle, its prior, the literal bound it assumes. No world, no rules text.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from arena_gen.core.agent import TaskView
 from arena_gen.envs.lights.agents import learner as v2
 from arena_gen.envs.lights.agents.sweep import LightsSweepAgent
+from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent
 from arena_gen.envs.lights.bfs import bfs
 
 
@@ -132,3 +135,33 @@ class LightsSweepExploreAgent(v2.LightsLearnerAgent):
             return self._plan.pop(0)
         self.walker.state = self.state
         return self.walker._choose()
+
+
+class LightsVersionSpaceRisk0Agent(LightsVersionSpaceAgent):
+    """Every possible toggle costs one turn, however unlikely (pure optimism)."""
+
+    name, risk = "vs-risk0", 0.0
+
+
+class LightsVersionSpaceRiskHalfAgent(LightsVersionSpaceAgent):
+    """Half the rung's price of uncertainty."""
+
+    name, risk = "vs-risk0.5", 0.5
+
+
+class LightsVersionSpaceRisk2Agent(LightsVersionSpaceAgent):
+    """Twice the rung's price of uncertainty."""
+
+    name, risk = "vs-risk2", 2.0
+
+
+class LightsVersionSpaceUniformAgent(LightsVersionSpaceAgent):
+    """Every chain equally likely (long chains outnumber short ones)."""
+
+    name, uniform_prior = "vs-uniform", True
+
+
+class LightsVersionSpaceK2Agent(LightsVersionSpaceAgent):
+    """Assumes at most 2 literals per condition (a smaller, wrong class on 3-literal worlds)."""
+
+    name, max_literals = "vs-k2", 2
