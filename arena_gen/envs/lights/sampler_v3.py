@@ -7,7 +7,7 @@ chain of at most 3 literals (a hypothesis class small enough that a learner can 
 candidate condition and let each toggle outcome refute the wrong ones), and Lite's budget is 50
 turns (the exact minimum is still at least 10), so search that remembers only what it walked
 runs out of turns where a learner that generalises to unvisited states does not. Challenge
-(N 16-24) draws the same 3-literal conditions with a 500-turn budget. The ladder is format 2:
+(N 16-24) draws the same 3-literal conditions with a 300-turn budget. The ladder is format 2:
 the sweep as model-free rung, the version-space learner as heuristic; Lite's calibration asks
 the best inductive rung to beat the best model-free one by 15 points, Challenge's caps the best
 inductive rung (benchmarks/README.md, lights v3).
@@ -23,7 +23,7 @@ from arena_gen.envs.lights.sampler import PRESETS_V2, LightsPreset
 #: v2's presets with 3-literal conditions and the v3 budgets.
 PRESETS: dict[str, LightsPreset] = {
     "lite": dataclasses.replace(PRESETS_V2["lite"], max_literals=3, budget=50),
-    "challenge": dataclasses.replace(PRESETS_V2["challenge"], max_literals=3, budget=500),
+    "challenge": dataclasses.replace(PRESETS_V2["challenge"], max_literals=3, budget=300),
 }
 
 #: The #25 targets: Lite's bands plus the induction margin over the sweep; Challenge's ceiling
