@@ -5,6 +5,9 @@ that introduced it):
 
 - v1: :mod:`.game_v1`, the first release's presets, and the released-data importer.
 - v2: the same game; calibrated presets, the learner as heuristic, the with-rules planner.
+- v3 (preview): the same game; presets of 3-literal conditions and a 50-turn Lite
+  (:mod:`.sampler_v3`); ladder format 2 with the model-free sweep rung, the version-space
+  learner as heuristic and the #25 targets.
 """
 
 from __future__ import annotations
@@ -45,4 +48,12 @@ V2 = replace(
     importer=None, imported_draft=None, released_floor=None,
 )
 
-SPECS = (V1, V2)
+V3 = replace(
+    V2, version=3, preview=True, ladder_version=2,
+    presets=part("sampler_v3:PRESETS"),
+    calibration=part("sampler_v3:CALIBRATION"),
+    heuristic=part("agents.version_space:LightsVersionSpaceAgent"),
+    model_free={"sweep": part("agents.sweep:LightsSweepAgent")},
+)
+
+SPECS = (V1, V2, V3)

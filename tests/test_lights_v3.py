@@ -1,0 +1,136 @@
+"""Lights v3 (preview): ladder format 2 with the model-free sweep, the #25 targets, v2 kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.calibration import Calibration
+from arena_gen.core.episode import run_episode
+from arena_gen.core.suite_io import write_suite
+from arena_gen.core.task import Task
+from arena_gen.envs.lights.agents.sweep import LightsSweepAgent
+from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent, hypotheses
+from arena_gen.envs.lights.formula import parse
+from arena_gen.envs.lights.game_v1 import LightsGame, Rules
+from arena_gen.envs.lights.sampler import PRESETS_V2, public_view, rules_text
+from arena_gen.envs.lights.sampler_v3 import CALIBRATION, PRESETS
+from arena_gen.envs.lights.verify import verify
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.ladder import climb
+from arena_gen.suite.verify import verify_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# test_lights_v2's hand-checked world: B0 always; B1 needs B0; B2 needs B1 and not B0 (min 5).
+LINES = ["True", "B0", "(B1 and not B0)"]
+
+
+def small_task(budget: int = 12, version: int = 2) -> Task:
+    n = len(LINES)
+    conditions = [parse(text, n) for text in LINES]
+    world = {"n": n, "order": [0, 1, 2], "conditions": conditions}
+    task = Task(id="lights-lite-7-9999", env="lights", env_version=version, suite="lite",
+                seed_path=[7, 0, 1, 9999, 0], params={"n": n}, budget=budget,
+                public=public_view(n, budget), world=world, rules_text=rules_text(conditions),
+                rubric=LightsGame.rubric({}, world), certificate=None)  # type: ignore[arg-type]
+    task.certificate = verify(task)
+    return task
+
+
+def test_v3_is_a_preview_beside_v2() -> None:
+    v2, v3 = registry.get("lights", 2), registry.get("lights", 3)
+    assert registry.get("lights").version == 2  # build keeps the released version by default
+    assert v3.preview and v3.ladder_version == 2 and v2.ladder_version == 1
+    assert sorted(v3.model_free) == ["sweep"] and not v2.model_free
+    assert v3.game == v2.game and v3.sampler == v2.sampler
+    assert v3.load("heuristic") is LightsVersionSpaceAgent
+    for suite, budget in (("lite", 50), ("challenge", 300)):
+        changed = {k for k in PRESETS[suite] if PRESETS[suite][k] != PRESETS_V2[suite][k]}
+        assert changed == {"max_literals", "budget"}
+        assert (PRESETS[suite].max_literals, PRESETS[suite].budget) == (3, budget)
+    assert CALIBRATION["lite"].induction_margin == 0.15
+    assert CALIBRATION["challenge"].inductive_ceiling == 0.3
+    assert CALIBRATION["challenge"].inductive is None
+
+
+def test_hypotheses_hold_every_condition_the_generator_draws() -> None:
+    n = 5
+    for text in ("B1", "(B1 and not B3)", "((not B2 or B1) and B4)", "((B4 or B3) or not B2)"):
+        cond = parse(text, n)
+        truth = np.array([Rules({"n": n, "conditions": [cond] * n}).enabled(s, 0)
+                          for s in range(1 << n)])
+        tables, weights, _ = hypotheses(n, 0, 3)
+        assert (tables == truth).all(axis=1).any(), text
+        assert abs(weights.sum() - 1.0) < 1e-9
+    # chains over the 4 other bulbs: 1 literal 8, 2 literals 48, 3 literals 384, and True
+    assert hypotheses(n, 0, 3)[0].shape == (8 + 48 + 384 + 1, 1 << n)
+
+
+def test_one_outcome_refutes_and_generalises() -> None:
+    agent = LightsVersionSpaceAgent()
+    agent.reset(TaskView("t", "lights", 60, public_view(4, 60)), "inductive",
+                np.random.default_rng(0))
+    before = agent.p[2].copy()
+    agent.observe(0, 2, False)  # B2 failed with every bulb off
+    assert agent.p[2, 0] == 0.0 and before[0] > 0
+    assert agent.p[2].min() == 0.0 and (agent.p[2] > before).any()  # other states gain
+
+
+def test_v3_ladder_plays_the_sweep_and_records_kinds() -> None:
+    task = small_task(version=3)
+    ladder = climb(task, Calibration())
+    assert list(ladder) == ["random", "sweep", "heuristic", "planner"]
+    assert {r: row["kind"] for r, row in ladder.items()} == {
+        "random": "random", "sweep": "model_free", "heuristic": "inductive",
+        "planner": "planner"}
+    assert ladder["sweep"]["results"] == [{"success": False, "steps": 12, "credit": 0.0}]
+    assert ladder["planner"]["results"] == [{"success": True, "steps": 5, "credit": 1.0}]
+    v2_ladder = climb(small_task(), Calibration())
+    assert "sweep" not in v2_ladder and "kind" not in v2_ladder["heuristic"]
+
+
+def test_small_v3_suite_is_pinned_verifies_and_is_deterministic(tmp_path: Path) -> None:
+    built = build_suite("lite", 7, ["lights"], versions={"lights": 3}, counts={"lights": 3})
+    again = build_suite("lite", 7, ["lights"], versions={"lights": 3}, counts={"lights": 3})
+    tasks = built.tasks["lights"]
+    assert [t.sha256 for t in tasks] == [t.sha256 for t in again.tasks["lights"]]
+    assert [(t.world["n"], t.certificate.min_steps, t.budget) for t in tasks] == [
+        (10, 10, 50), (9, 11, 50), (9, 11, 50)]
+    ladders = [t.certificate.facts["ladder"] for t in tasks]
+    assert [[r["steps"] for r in lad["sweep"]["results"]] for lad in ladders] == [
+        [50], [50], [27]]
+    assert [[r["steps"] for r in lad["heuristic"]["results"]] for lad in ladders] == [
+        [50], [50], [30]]
+    assert [lad["heuristic"]["successes"] for lad in ladders] == [0, 0, 1]
+    rungs = built.manifest["calibration"]["lights"]["rungs"]
+    assert rungs["sweep"]["kind"] == "model_free" and rungs["heuristic"]["kind"] == "inductive"
+    path = write_suite(tmp_path / "suite", built.manifest, built.tasks)
+    assert verify_suite(path).ok
+
+
+def test_released_lite_sweep_matches_the_learner() -> None:
+    """#25 on lights (released v2 Lite): memory alone matches the inductive rung, so the
+    induction margin fails there."""
+    tasks = [Task.from_dict(json.loads(line))
+             for line in (ROOT / "suites" / "lite" / "lights.jsonl").read_text().splitlines()]
+    learner = sum(t.certificate.facts["ladder"]["heuristic"]["successes"] for t in tasks)
+    sweep = sum(run_episode(t, LightsSweepAgent())["success"] for t in tasks)
+    assert (len(tasks), learner, sweep) == (30, 11, 12)
+    assert (learner - sweep) / len(tasks) < 0.15
+
+
+@pytest.mark.slow
+def test_v3_lite_seed7_meets_the_induction_margin() -> None:
+    """The same check on v3's Lite: the version-space learner clears the sweep by >= 15."""
+    built = build_suite("lite", 7, ["lights"], versions={"lights": 3}, jobs=1)
+    row = built.manifest["calibration"]["lights"]
+    rates = {r: (v["successes"], v["attempts"]) for r, v in row["rungs"].items()}
+    assert rates == {"random": (0, 120), "heuristic": (12, 30), "sweep": (2, 30),
+                     "planner": (30, 30)}
+    assert row["missed"] == []
