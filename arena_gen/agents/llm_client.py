@@ -36,6 +36,7 @@ import httpx
 import numpy as np
 
 from arena_gen.core.agent import InfraError
+from arena_gen.core.env_limits import positive_number
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.redact import public_url, redact_text, url_secrets
 from arena_gen.core.usage import clean_usage
@@ -201,17 +202,6 @@ def is_context_error(status: int, body: bytes) -> bool:
     return any(marker in text for marker in CONTEXT_MARKERS)
 
 
-def _env_number(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ArenaGenError(f"${name} is {raw[:40]!r}, not a positive number")
-    return value
 
 
 def parse_completion(raw: bytes) -> tuple[str, str | None, dict[str, Any] | None, str | None]:
@@ -290,9 +280,10 @@ class ChatClient:
         self.max_connections = int(max_connections)
         #: caps of one reply body (bytes, and seconds after its headers), apart from timeout
         self.max_reply_bytes = int(max_reply_bytes if max_reply_bytes is not None else
-                                   _env_number(REPLY_BYTES_ENV, DEFAULT_MAX_REPLY_BYTES))
-        self.max_reply_seconds = float(max_reply_seconds if max_reply_seconds is not None else
-                                       _env_number(REPLY_SECONDS_ENV, DEFAULT_MAX_REPLY_SECONDS))
+                                   positive_number(REPLY_BYTES_ENV, DEFAULT_MAX_REPLY_BYTES))
+        self.max_reply_seconds = float(
+            max_reply_seconds if max_reply_seconds is not None
+            else positive_number(REPLY_SECONDS_ENV, DEFAULT_MAX_REPLY_SECONDS))
         self._http: httpx.AsyncClient | None = None
         self._sem: asyncio.Semaphore | None = None
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import signal
@@ -32,6 +31,7 @@ from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.bounded_io import read_import_file, refuse_special
 from arena_gen.core.canon import canonical_json
+from arena_gen.core.env_limits import positive_number
 from arena_gen.core.errors import ArenaGenError, GenerationError, SchemaError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
@@ -65,16 +65,10 @@ TOTAL_SECONDS_ENV = "ARENA_GEN_IMPORT_SECONDS"
 
 
 def _seconds(env: str, default: float) -> float:
-    raw = os.environ.get(env, "").strip()
-    if not raw:
-        return default
     try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise ImportFileError(f"${env} is {raw[:40]!r}, not a positive number of seconds")
-    return value
+        return positive_number(env, default, "number of seconds")
+    except ArenaGenError as exc:
+        raise ImportFileError(str(exc)) from None
 
 
 class _Deadline(BaseException):
