@@ -47,7 +47,10 @@ NO_PLOTS = ("Plots are drawn with matplotlib, an optional extra that is not inst
 
 def plots_available() -> bool:
     """Whether matplotlib is importable (the report draws its plots only then)."""
-    return importlib.util.find_spec("matplotlib") is not None
+    try:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):  # a module entry of None (blocked), or a broken one
+        return False
 
 
 def ensure_scored(run_dir: str | Path) -> bool:
