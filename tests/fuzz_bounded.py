@@ -158,7 +158,7 @@ def _special(path: Path, kind: str) -> list[Any]:
 
 def _readers(work: Path) -> dict[str, tuple[Path, Callable[[], Any]]]:
     """Every reader of a user's file: the file it reads and how a user reaches it."""
-    from fuzz_surfaces import _base_run, _lite_tasks, dumps, write_suite_dir
+    from fuzz_surfaces import _base_run, _lite_tasks, canonical_line, write_suite_dir
 
     from arena_gen.core.signing import check_signature, load_private_key, load_public_key
     from arena_gen.core.suite_io import read_suite, read_task
@@ -167,7 +167,8 @@ def _readers(work: Path) -> dict[str, tuple[Path, Callable[[], Any]]]:
     from arena_gen.suite.importer import import_tasks, plan_import
 
     base = _lite_tasks()["lights"]
-    suite = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    suite = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
+                            base["sha256"])
     trajectories, run_json = _base_run()
     run = work / "run"
     run.mkdir()

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena_gen.core.canon import sha256_of
+from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.errors import ArenaGenError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -146,6 +146,11 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
     return bytes(buf)
 
 
+def canonical_line(doc: Any) -> bytes:
+    """A document's bytes as arena-gen writes a suite line (canonical JSON), for base suites."""
+    return canonical_json(doc).encode("utf-8")
+
+
 def dumps(doc: Any) -> bytes:
     """JSON bytes of a mutated tree (lone surrogates kept as escapes, as a hostile file would)."""
     return json.dumps(doc).encode("utf-8")
@@ -191,7 +196,8 @@ def write_suite_dir(folder: Path, env: str, line: bytes, task_id: Any, sha: Any)
         tid = "x"
     manifest.update(counts={env: 1}, tasks={tid: sha if isinstance(sha, str) else "0" * 64})
     manifest["suite_sha256"] = sha256_of(dict(sorted(manifest["tasks"].items())))
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    # the manifest as arena-gen writes it (canonical bytes), so only the line is hostile
+    (folder / "manifest.json").write_text(canonical_json(manifest) + "\n")
     (folder / f"{env}.jsonl").write_bytes(line + b"\n")
     return folder
 
@@ -268,7 +274,8 @@ def manifest_case(work: Path, rng: random.Random) -> str:
     from arena_gen.core.suite_io import is_our_suite, read_suite
 
     base = _lite_tasks()["lights"]
-    folder = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    folder = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
+                             base["sha256"])
     manifest = json.loads((folder / "manifest.json").read_bytes())
     data, _ = mutate_doc(manifest, rng)
     (folder / "manifest.json").write_bytes(data)
@@ -313,7 +320,8 @@ def _base_run() -> tuple[bytes, bytes]:
 
     base = _lite_tasks()["lights"]
     tmp = Path(tempfile.mkdtemp(prefix="fuzz-run-"))
-    folder = write_suite_dir(tmp / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    folder = write_suite_dir(tmp / "suite", "lights", canonical_line(base), base["id"],
+                             base["sha256"])
     rundir = run_suite(RunConfig(suite=str(folder), agent="random", out=str(tmp / "run")))
     return rundir.trajectories.read_bytes(), rundir.run_json.read_bytes()
 
@@ -324,7 +332,8 @@ def rundir_case(work: Path, rng: random.Random) -> str:
     from arena_gen.scoring.score import score_run
 
     base = _lite_tasks()["lights"]
-    folder = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    folder = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
+                             base["sha256"])
     trajectories, run_json = _base_run()
     meta = json.loads(run_json)
     meta["suite_path"] = meta["suite"] = str(folder)  # not the released "lite" (120 tasks)
@@ -389,7 +398,8 @@ def cli_case(work: Path, rng: random.Random) -> str:
 
     (work / "a-file").write_text("x")
     base = _lite_tasks()["lights"]
-    suite = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    suite = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
+                            base["sha256"])
     path = str(work / os.path.join(*(rng.choice(_PARTS) for _ in range(rng.randint(1, 3)))))
     if rng.random() < 0.1:
         path = rng.choice(_PARTS)  # relative to the working folder
@@ -431,7 +441,8 @@ def _signed_base() -> tuple[Path, bytes, bytes]:
     root = Path(tempfile.mkdtemp(prefix="fuzz-sign-"))
     atexit.register(shutil.rmtree, root, True)
     base = _lite_tasks()["lights"]
-    folder = write_suite_dir(root / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    folder = write_suite_dir(root / "suite", "lights", canonical_line(base), base["id"],
+                             base["sha256"])
     generate_key(root / "key")
     sig = sign_suite(folder, root / "key")
     return root / "key.pub", (folder / "manifest.json").read_bytes(), sig.read_bytes()
@@ -444,7 +455,8 @@ def signature_case(work: Path, rng: random.Random) -> str:
 
     public, manifest, sig = _signed_base()
     base = _lite_tasks()["lights"]
-    folder = write_suite_dir(work / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    folder = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
+                             base["sha256"])
     if rng.random() < 0.1:
         manifest = mutate_bytes(manifest, rng)
     else:

@@ -146,14 +146,17 @@ def test_lone_surrogate_in_a_reply_is_written_not_fatal(suite: Path, tmp_path: P
     assert turn["action"] == "0\ufffd" and not turn["valid"]
 
 
-def test_rundir_append_replaces_surrogates_in_keys_and_values(tmp_path: Path) -> None:
-    rundir = RunDir(tmp_path)
-    rundir.append({"task_id": "t\ud83d", "attempt": 0, "end_reason": "budget",
-                   "turns": [{"raw": "a\udc80b", "k\ud800": ["\ud800\udc00"]}]})
-    (rec,) = rundir.records()
-    assert rec == {"task_id": "t\ufffd", "attempt": 0, "end_reason": "budget",
-                   "turns": [{"raw": "a\ufffdb", "k\ufffd": ["\ufffd\ufffd"]}]}
-    assert rundir.trajectories.read_bytes().decode("utf-8")  # strict UTF-8 on disk
+def test_rundir_append_replaces_surrogates_in_keys_and_values() -> None:
+    """The line ``RunDir.append`` writes (its one serialiser, ``utf8_line``) is strict UTF-8."""
+    import json
+
+    from arena_gen.runner.rundir import utf8_line
+
+    line = utf8_line({"task_id": "t\ud83d", "attempt": 0, "end_reason": "budget",
+                      "turns": [{"raw": "a\udc80b", "k\ud800": ["\ud800\udc00"]}]})
+    assert json.loads(line.decode("utf-8")) == {  # strict UTF-8 on disk
+        "task_id": "t\ufffd", "attempt": 0, "end_reason": "budget",
+        "turns": [{"raw": "a\ufffdb", "k\ufffd": ["\ufffd\ufffd"]}]}
 
 
 # -- M1: the key and URL credentials never reach the run directory ------------------------------
