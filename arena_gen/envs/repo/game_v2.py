@@ -26,8 +26,8 @@ Decisions (reproducing the released game, where v1 chose otherwise):
       ones mimic API errors); ``pip show`` and ``pip check`` do not exist.
     - Version text is read leniently as in the released game: the first ``M[.m[.p]]`` number
       in the text, the patch ignored (``1.2.3`` is 1.2); an unparsable version is an error.
-    - An empty ``python_versions`` offers every Python (the released env checks membership
-      only in a non-empty list); no task of any released suite has one.
+    - An empty ``python_versions`` offers every Python 3.0-3.30 (the released env checks
+      membership only in a non-empty list); no task of any released suite has one.
 """
 
 from __future__ import annotations
@@ -185,6 +185,10 @@ class InstallPlan:
         return value, moved
 
 
+#: An empty ``python_versions`` offers Pythons 3.0 .. 3.(this - 1).
+ANY_PYTHON_MINORS = 31
+
+
 class Rules:
     """A world compiled to index form: every version-dependent rule as an index set."""
 
@@ -198,14 +202,16 @@ class Rules:
         self.versions: list[list[Version]] = [[read_version(v) for v in pk[n]["versions"]]
                                               for n in self.names]
         self.pythons: list[Version] = [read_version(v) for v in world["python_versions"]]
-        #: An empty ``python_versions`` accepts any Python, as the released env does: the
-        #: versions the world's Requires-Python bounds name (else 3.10) stand for it in the
-        #: verifier, and any other version an agent selects is added on first selection.
+        #: An empty ``python_versions`` accepts any Python, as the released env does: every
+        #: 3.x up to 3.30 and each version a Requires-Python bound names are offered, fixed
+        #: here (the rules never change during play, so every reset plays the same game).
         self.any_python = not self.pythons
         if self.any_python:
-            self.pythons = sorted({read_version(py[1])
-                                   for table in world.get("version_requires_python", {}).values()
-                                   for py in table.values() if py} or {read_version("3.10")})
+            self.pythons = sorted({(3, minor) for minor in range(ANY_PYTHON_MINORS)}
+                                  | {read_version(py[1])
+                                     for table in world.get("version_requires_python",
+                                                            {}).values()
+                                     for py in table.values() if py})
         self.vindex = [{v: i for i, v in enumerate(vs)} for vs in self.versions]
         self.plans: list[list[InstallPlan]] = [
             [self._plan(world, p, v) for v in range(len(self.versions[p]))]
@@ -421,8 +427,6 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             return state, RepoEvent("ERROR: Python takes one exact version (python==3.X).",
                                     kind="python_exact_only")
         py = clauses[0][1]
-        if py not in r.pythons and r.any_python:
-            r.pythons.append(py)  # any Python is offered (an empty list, as released)
         if py not in r.pythons:
             return state, RepoEvent(
                 f"ERROR: Python {version_text(py)} is not offered here; choose one of "
