@@ -14,7 +14,6 @@ given twice is imported once, with a warning.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import signal
@@ -30,7 +29,7 @@ from typing import Any, TypeVar
 from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.bounded_io import read_import_file, refuse_special
-from arena_gen.core.canon import canonical_json
+from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.env_limits import positive_number
 from arena_gen.core.errors import ArenaGenError, GenerationError, SchemaError
 from arena_gen.core.game import rubric_problem
@@ -174,8 +173,8 @@ def unique_sources(paths: Sequence[str | os.PathLike[str]]) -> tuple[list[Path],
 
 
 def _world_digest(world: Any) -> str:
-    text = json.dumps(world, sort_keys=True, separators=(",", ":"), default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The sha256 of a world's canonical JSON (the one hash of a document, as verify uses)."""
+    return sha256_of(world)
 
 
 def import_tasks(env: str, paths: Sequence[str | os.PathLike[str]],
