@@ -102,3 +102,53 @@ def test_verify_sources_cli_on_the_shipped_suite(shared_dir: Path) -> None:
                                        str(_released_files(shared_dir)), "--jobs", "2",
                                        "--display", "plain"])
     assert result.exit_code == 0 and "all certificates hold" in result.output, result.output
+
+
+def _downgrade(folder: Path, **changes: object) -> Path:
+    """The manifest of ``folder`` with ``changes`` written in (no other byte touched)."""
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest.update(changes)
+    from arena_gen.core.suite_io import manifest_text
+
+    path.write_text(manifest_text(manifest))
+    return folder
+
+
+def test_a_manifest_lowered_to_format_1_is_refused(tmp_path: Path) -> None:
+    """The downgrade attack: format 1 pins nothing, so an odyssey-lite whose manifest says
+    ``suite_version: 1`` would pass a swapped world; verify refuses it under the shipped name
+    (even with ``--allow-unpinned``), and under any other name unless asked."""
+    from arena_gen.suite.importer import format_problems
+
+    copy = Path(shutil.copytree(resolve_suite("odyssey-lite"), tmp_path / "ody"))
+    forged = read_suite(_downgrade(Path(_swap_world(copy, "lights", 3, 0)), suite_version=1))
+    assert pin_problems(forged.manifest, forged.tasks) == []  # what let it through before
+    refusal = format_problems(forged.manifest, allow_unpinned=True)
+    assert refusal == ["manifest suite_version 1: this imported suite pins no source files "
+                       "(format 2 does), so an edited world would pass; the shipped "
+                       "'odyssey-lite' is at format 2, so these files are not it"]
+    assert format_problems(forged.manifest) == refusal
+    renamed = dict(forged.manifest, suite="my-import")
+    assert format_problems(renamed) == [
+        "manifest suite_version 1: this imported suite pins no source files (format 2 does), "
+        "so an edited world would pass; re-import it with arena-gen import, or pass "
+        "--allow-unpinned"]
+    assert format_problems(renamed, allow_unpinned=True) == []
+    assert format_problems(dict(forged.manifest, suite_version=3)) == [
+        "manifest suite_version 3 is newer than this arena-gen's imported suite format 2: "
+        "upgrade arena-gen to verify it"]
+    assert format_problems(read_suite(resolve_suite("odyssey-lite")).manifest) == []
+    assert format_problems(read_suite(resolve_suite("lite")).manifest) == []
+
+
+def test_verify_cli_refuses_a_downgraded_import(tmp_path: Path) -> None:
+    """End to end: ``arena-gen verify`` refuses a downgraded copy of odyssey-lite before
+    re-proving any task, naming the manifest and why."""
+    copy = _downgrade(Path(shutil.copytree(resolve_suite("odyssey-lite"), tmp_path / "ody")),
+                      suite_version=1)
+    result = CliRunner().invoke(main, ["verify", str(copy), "--jobs", "1", "--display", "plain",
+                                       "--allow-unpinned"])
+    assert result.exit_code != 0
+    assert "manifest.json: manifest suite_version 1: this imported suite pins no source" \
+        in result.output, result.output

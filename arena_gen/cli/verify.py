@@ -27,11 +27,14 @@ from arena_gen.cli.options import display_option, user_errors
               help="An imported suite: the released files or folders it was imported from; "
                    "every pinned file's sha256 and every task's entry are checked against "
                    "them (repeatable).")
+@click.option("--allow-unpinned", is_flag=True, help="Verify an imported suite of format 1 "
+              "(imported before source pins existed; its worlds are pinned to nothing) "
+              "instead of refusing it.")
 @jobs_option
 @display_option
 def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
-            signature_file: Path | None, sources: tuple[Path, ...], jobs: int | None,
-            display: str | None) -> None:
+            signature_file: Path | None, sources: tuple[Path, ...], allow_unpinned: bool,
+            jobs: int | None, display: str | None) -> None:
     """Re-prove a suite: schemas, hashes, certificates and witness replays (and with
     --signature, that its manifest is signed by the trusted --public-key)."""
     if (signature or signature_file is not None) and public_key is None:
@@ -69,7 +72,8 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
             report = verify_suite(suite, rebuild=rebuild, jobs=jobs, on_start=on_start,
                                   on_check=on_check, public_key=public_key,
                                   signature_file=signature_file,
-                                  sources=list(sources) or None)
+                                  sources=list(sources) or None,
+                                  allow_unpinned=allow_unpinned)
     failures = [c for c in report.checks if not c.ok]
     # failures are printed whatever the display (to stderr under --display none)
     say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))

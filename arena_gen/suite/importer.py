@@ -373,10 +373,42 @@ def source_pins(env: str, files: Sequence[str | os.PathLike[str]],
     return {"sources": listed, "entries": entries}
 
 
+def format_problems(manifest: dict[str, Any], *, allow_unpinned: bool = False) -> list[str]:
+    """An imported suite's format must be one this code checks: format 1 pins no sources, so
+    a manifest lowered to it would pass an edited world (refused unless ``allow_unpinned``,
+    and always under the name of a suite arena-gen ships, which is at format 2); a format
+    newer than this code's is refused rather than checked as if it were the current one."""
+    name, version = manifest.get("suite"), manifest.get("suite_version", 1)
+    if name in _built_suites() or not isinstance(version, int):
+        return []
+    if version > IMPORT_SUITE_VERSION:
+        return [f"manifest suite_version {version} is newer than this arena-gen's imported "
+                f"suite format {IMPORT_SUITE_VERSION}: upgrade arena-gen to verify it"]
+    if version < IMPORT_SUITE_VERSION and (not allow_unpinned or name in _shipped_suites()):
+        shipped = name in _shipped_suites()
+        return [f"manifest suite_version {version}: this imported suite pins no source files "
+                f"(format {IMPORT_SUITE_VERSION} does), so an edited world would pass; "
+                + (f"the shipped {name!r} is at format {IMPORT_SUITE_VERSION}, so these files "
+                   f"are not it" if shipped else
+                   "re-import it with arena-gen import, or pass --allow-unpinned")]
+    return []
+
+
+def _shipped_suites() -> set[str]:
+    """Names of the suites the package ships (their manifests are the reference formats)."""
+    from arena_gen.core.paths import suites_dir
+    from arena_gen.core.suite_io import MANIFEST
+
+    folder = suites_dir()
+    return {p.name for p in folder.iterdir() if (p / MANIFEST).is_file()} if folder.is_dir() \
+        else set()
+
+
 def pin_problems(manifest: dict[str, Any], tasks: Mapping[str, list[Task]]) -> list[str]:
     """What an imported suite's pins (format 2) contradict in its own files: a task without a
     pin or with another world than its pin's, two tasks pinned to one entry, a pin naming a
-    file the manifest does not list. Earlier imported suites (format 1) pin nothing."""
+    file the manifest does not list. Earlier imported suites (format 1) pin nothing (see
+    :func:`format_problems`)."""
     if manifest.get("suite_version", 1) < IMPORT_SUITE_VERSION or manifest.get(
             "suite") in _built_suites():
         return []

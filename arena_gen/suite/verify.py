@@ -25,7 +25,7 @@ from arena_gen.suite.attempts import earlier_attempts, task_id
 from arena_gen.suite.build import env_build_facts
 from arena_gen.suite.catalog import SUITE_VERSION, SUITES
 from arena_gen.suite.derived import derived_problem
-from arena_gen.suite.importer import IMPORT_SUITE_VERSION
+from arena_gen.suite.importer import IMPORT_SUITE_VERSION, format_problems
 from arena_gen.suite.ladder import climb
 
 
@@ -178,13 +178,15 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
                  on_start: Callable[[Task], None] | None = None,
                  public_key: str | os.PathLike[str] | None = None,
                  signature_file: str | os.PathLike[str] | None = None,
-                 sources: list[str | os.PathLike[str]] | None = None) -> SuiteReport:
+                 sources: list[str | os.PathLike[str]] | None = None,
+                 allow_unpinned: bool = False) -> SuiteReport:
     """Check a suite folder; raises on schema or hash errors, reports certificate problems
     (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
     ``public_key``, the manifest's detached signature (``signature_file``, else
     ``manifest.json.sig``) must verify against that trusted key. An imported suite's source
     pins are checked against its own files, and with ``sources`` (the released files or
-    folders) against those files too."""
+    folders) against those files too; an imported suite of format 1 (no pins) is refused
+    unless ``allow_unpinned``."""
     signed_by = None
     if public_key is not None:  # an unusable key fails before minutes of re-proving
         from arena_gen.core.signing import public_key_id
@@ -193,6 +195,9 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     suite = read_suite(path)
     if rebuild:  # an imported suite cannot be rebuilt: say so before minutes of re-proving
         check_rebuildable(suite.manifest)
+    unverifiable = format_problems(suite.manifest, allow_unpinned=allow_unpinned)
+    if unverifiable:  # a format this code cannot check: refuse before re-proving anything
+        raise ArenaGenError(f"{os.path.join(suite.path, 'manifest.json')}: {unverifiable[0]}")
     report = SuiteReport(suite=suite)
     tasks = suite.all_tasks()
     checker = functools.partial(check_task, manifest=suite.manifest)
@@ -205,9 +210,10 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     report.checks.sort(key=lambda c: position[c.task_id])
     from arena_gen.suite.importer import pin_problems, source_problems
 
-    report.manifest_problems = seed_problems(suite, report.checks) + calibration_problems(suite) + (
-        source_problems(suite.manifest, suite.tasks, sources) if sources
-        else pin_problems(suite.manifest, suite.tasks))
+    report.manifest_problems = (
+        seed_problems(suite, report.checks) + calibration_problems(suite)
+        + (source_problems(suite.manifest, suite.tasks, sources) if sources
+           else pin_problems(suite.manifest, suite.tasks)))
     if rebuild:
         report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
     if public_key is not None:
