@@ -96,6 +96,26 @@ def test_import_cli(shared_dir: Path, tmp_path: Path) -> None:
     assert verified.exit_code == 0 and "all certificates hold" in verified.output, verified.output
 
 
+def test_import_refuses_what_verify_would_reject(tmp_path: Path) -> None:
+    """An entry whose bulbs wait on each other (B0 on B1, B1 on B0) verifies honestly as
+    unsolvable, which plain verify rejects: import used to write it anyway; now it writes
+    nothing and names the entry."""
+    cyclic = _write(tmp_path, [{"idx": 0, "level": 2, "custom_logic": {"B0": "B1", "B1": "B0"}}])
+    out = tmp_path / "imported"
+    result = CliRunner().invoke(main, ["import", "odyssey-arena", str(cyclic), "--out", str(out),
+                                       "--display", "plain"])
+    assert result.exit_code != 0
+    assert ("the imported suite would not verify, so nothing was written: "
+            "lights-import-0-0000: unsolvable (bad.json entry 0)") in result.output, result.output
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+    # a solvable entry of the same file shape still imports, and verifies
+    fine = _write(tmp_path, [{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "B0"}}])
+    result = CliRunner().invoke(main, ["import", "odyssey-arena", str(fine), "--out", str(out),
+                                       "--display", "plain"])
+    assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, ["verify", str(out), "--display", "plain"]).exit_code == 0
+
+
 def test_detect_env_and_released_floor(tmp_path: Path) -> None:
     logic = {"B0": "True", "B1": "B0", "B2": "B0 and B1"}
     path = _write(tmp_path, [{"idx": 4, "level": 3, "custom_logic": logic}])

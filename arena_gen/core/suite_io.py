@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,14 +214,16 @@ def _sweep_leftovers(out: Path) -> None:
 
 
 def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
-                tasks: dict[str, list[Task]], *, force: bool = False) -> Path:
+                tasks: dict[str, list[Task]], *, force: bool = False,
+                check: Callable[[Path], None] | None = None) -> Path:
     """Write a suite folder atomically: build it beside the target, then rename into place.
 
     The new suite is written inside a work folder this call creates (``tempfile.mkdtemp``, a
     random suffix, marked as ours), and a replaced suite is moved into it before it is deleted;
     no other name beside ``out`` is created or removed. A non-empty target that is not a suite
     of ours is never touched; one of ours is replaced only with ``force`` (see
-    :func:`check_output_folder`)."""
+    :func:`check_output_folder`). ``check(folder)`` sees the written suite before it is
+    moved into place, and may raise to leave ``out`` as it was."""
     out = Path(out)
     check_output_folder(out, force=force)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -235,6 +237,8 @@ def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
         for env, env_tasks in sorted(tasks.items()):
             _write_text(tmp / f"{env}.jsonl", jsonl_text(env_tasks))
         _write_text(tmp / MANIFEST, manifest_text(manifest))
+        if check is not None:
+            check(tmp)
         if out.exists() and not any(out.iterdir()):
             out.rmdir()
         if out.exists():

@@ -499,7 +499,24 @@ def write_import(out: str | os.PathLike[str], tasks: Mapping[str, list[Task]],
         "tasks": dict(sorted(hashes.items())), "suite_sha256": suite_hash(hashes),
         "build": build,
     }
-    return write_suite(out, manifest, dict(tasks), force=force)
+    return write_suite(out, manifest, dict(tasks), force=force,
+                       check=partial(_refuse_unverifiable, build))
+
+
+def _refuse_unverifiable(build: dict[str, Any], folder: Path) -> None:
+    """Refuse to write an imported suite that plain ``verify`` would reject (e.g. an entry with
+    no way to light every bulb: its certificate is honest, but no task is unsolvable)."""
+    from arena_gen.suite.verify import written_problems
+
+    problems = written_problems(folder)
+    if problems:  # name each task's source entry, which is what the user can look at
+        where = {task_id: f"{pin[0]} entry {pin[1]}" for row in build.values()
+                 for task_id, pin in (row.get("entries") or {}).items()}
+        problems = [f"{p} ({where[p.split(':')[0]]})" if p.split(":")[0] in where else p
+                    for p in problems]
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise GenerationError("the imported suite would not verify, so nothing was written: "
+                              + "; ".join(problems[:3]) + more)
 
 
 def meets_released_floor(task: Task) -> bool | None:

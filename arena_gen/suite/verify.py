@@ -224,6 +224,33 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
     return report
 
 
+def written_problems(path: str | os.PathLike[str]) -> list[str]:
+    """What plain verify rejects in a suite just written by a producer that has already run
+    every task's verifier and replayed its witness (``import``): the schemas, canonical bytes
+    and hashes of a read, each task's derived facts, id and acceptance, its ladder, and the
+    suite's seed, calibration and pin checks. Nothing is written that verify would refuse."""
+    suite = read_suite(path)
+    problems = []
+    for task in suite.all_tasks():
+        try:
+            spec = registry.for_task(task)
+            problem = (derived_problem(task, suite.manifest) or seed_problem(task, suite.manifest)
+                       or spec.acceptance()(task, task.certificate)
+                       or ladder_problem(task, spec))
+        except (RegistryError, VerificationError) as exc:
+            problem = str(exc)
+        if problem is not None:
+            problems.append(f"{task.id}: {problem}")
+    return (problems + seed_problems(suite, []) + calibration_problems(suite)
+            + _pin_problems(suite))
+
+
+def _pin_problems(suite: Suite) -> list[str]:
+    from arena_gen.suite.importer import pin_problems
+
+    return pin_problems(suite.manifest, suite.tasks)
+
+
 def calibration_problems(suite: Suite) -> list[str]:
     """The manifest's ``calibration`` must be what the tasks' (replayed) ladders and the env
     versions' calibrations give: a forged rate or target is named."""
