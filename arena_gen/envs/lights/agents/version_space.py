@@ -12,8 +12,8 @@ never visited. Where the hypotheses disagree, P(toggle works) is their weighted 
 It acts by value iteration toward all-on over the model: a toggle that works with probability
 p costs ``1 + risk * -log2(p)`` (impossible toggles have no edge), and it takes the cheapest
 first step, re-planning every turn (each outcome can change the model). Above
-``max_exact_n`` bulbs (truth tables too large) it plays the v2 decision-list learner. No world,
-no rules text.
+``max_exact_n`` bulbs (12, v3 Challenge's largest N; beyond it the truth tables are too large)
+it plays the v2 decision-list learner. No world, no rules text.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class LightsVersionSpaceAgent:
     name = "heuristic"
     privileged = False
     max_literals = 3
-    max_exact_n = 10
+    max_exact_n = 12  # v3 Challenge's largest N: 12 bulbs' tables of 2^12 states, ~1 GB
     risk = 1.0
     uniform_prior = False
 
