@@ -63,7 +63,7 @@ def test_v3_is_a_preview_beside_v2() -> None:
         "n_values", "n_weights", "max_literals", "min_len", "min_len_over_n", "budget"}
     assert (chal["n_values"], chal["max_literals"], chal["min_len"], chal["budget"]) == (
         [11, 12], 3, 14, 70)
-    assert CALIBRATION["lite"].induction_margin == 0.15
+    assert CALIBRATION["lite"].induction_margin == 0.10
     assert CALIBRATION["challenge"].inductive_ceiling == CEILING
     assert CALIBRATION["challenge"].inductive is None
 
@@ -96,6 +96,28 @@ def test_challenge_ceiling_refuses_a_suite_not_harder_than_lite() -> None:
     assert [suite_problems(cal, rates(k)) == [] for k in range(11)] == [True] * 6 + [False] * 5
     refused = suite_problems(cal, rates(6))
     assert len(refused) == 1 and "(heuristic) succeeds on 60% (ceiling 50%" in refused[0]
+
+
+def test_lite_margin_accepts_every_measured_seed() -> None:
+    """Lite's per-seed margin is what one 30-task seed certifies: seed 20's certified ladder
+    (heuristic 9/30, sweep 5/30: 13 points) builds, as 10 points do; 7/30 against 5/30 is
+    refused."""
+    cal = CALIBRATION["lite"]
+
+    def rates(heuristic: int, sweep: int) -> dict[str, dict[str, object]]:
+        return rung_rates([{"random": {"attempts": 4, "successes": 0, "kind": "random"},
+                            "sweep": {"attempts": 1, "successes": int(i < sweep),
+                                      "kind": "model_free"},
+                            "heuristic": {"attempts": 1, "successes": int(i < heuristic),
+                                          "kind": "inductive"},
+                            "planner": {"attempts": 1, "successes": 1, "kind": "planner"}}
+                           for i in range(30)])
+
+    assert suite_problems(cal, rates(9, 5)) == []
+    assert suite_problems(Calibration(induction_margin=0.15), rates(9, 5)) != []  # the old 15
+    assert suite_problems(cal, rates(8, 5)) == []
+    refused = suite_problems(cal, rates(7, 5))
+    assert len(refused) == 1 and "(sweep, 17%) by 7% (margin 10%)" in refused[0]
 
 
 def test_hypotheses_hold_every_condition_the_generator_draws() -> None:

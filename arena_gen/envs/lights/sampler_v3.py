@@ -35,11 +35,13 @@ PRESETS: dict[str, LightsPreset] = {
                                      min_len_over_n=None, budget=70),
 }
 
-#: The #25 targets: Lite's bands plus the induction margin over the sweep. Challenge's ceiling
+#: The #25 targets: Lite's bands plus the induction margin over the sweep, at what one 30-task
+#: seed certifies (pooled over seeds 11-20 the margin is 22 points; seed 20 alone has 13, so a
+#: per-seed margin of 15 would refuse it; 10 accepts seeds 7 and 11-20). Challenge's ceiling
 #: is what one 10-task seed can certify: pooled over seeds 11-20 the rung is well below Lite
 #: with disjoint intervals, but single seeds reach 5 of 10 (seed 15), so 0.5 refuses only a
 #: Challenge above Lite's pooled interval (benchmarks/README.md, lights v3).
 CALIBRATION: dict[str, Calibration] = {
-    "lite": Calibration(induction_margin=0.15),
+    "lite": Calibration(induction_margin=0.10),
     "challenge": Calibration(inductive=None, planner_floor=0.8, inductive_ceiling=0.5),
 }
