@@ -182,6 +182,9 @@ def test_small_v3_challenge_is_pinned_and_verifies(tmp_path: Path) -> None:
     built = build_suite("challenge", 7, ["lights"], versions={"lights": 3},
                         counts={"lights": 2})
     tasks = built.tasks["lights"]
+    again = build_suite("challenge", 7, ["lights"], versions={"lights": 3},
+                        counts={"lights": 1})
+    assert again.tasks["lights"][0].sha256 == tasks[0].sha256
     assert all(t.world["n"] in (11, 12) and t.budget == 70 for t in tasks)
     assert [t.certificate.min_steps for t in tasks] == [14, 14]
     ladders = [t.certificate.facts["ladder"] for t in tasks]

@@ -3,7 +3,7 @@
 The generator draws each bulb's condition as a left-nested chain of at most ``max_literals``
 literals over other bulbs (``((l1 op l2) op l3)``, each literal possibly negated, ``op`` and/or)
 or, for the first bulb of the hidden order, ``True``. For each bulb this agent enumerates every
-such chain up to ``max_literals`` (3; the v3 Lite preset's bound) as a truth table over all 2^N
+such chain up to ``max_literals`` (3; both v3 presets' bound) as a truth table over all 2^N
 states, weighted by its prior (the chain length uniform, then uniform over the chains of that
 length; ``True`` 1/N). Each toggle outcome
 ``(state, toggled?)`` removes every hypothesis it refutes, so predictions generalise to states
