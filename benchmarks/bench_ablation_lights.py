@@ -4,12 +4,12 @@ Builds lights v3 tasks of the given suite and seeds the way ``build`` draws them
 accept; the ladder's per-task random/planner filters are not applied), plays every agent through
 the game on the state line it observes (agent rng seeded 0), and prints each agent's success
 rate per seed and pooled, with Wilson 95 % intervals, and the pooled margin of the best inductive
-agent over the best model-free one (#25's target on Lite: >= 15 points). Above 10 bulbs (all of
-Challenge) every version-space variant plays the v2 decision-list learner, so its rows there are
-that learner's episodes (played once).
+agent over the best model-free one (#25's target on Lite: >= 15 points). Every task of both
+suites has at most 12 bulbs, so every version-space variant plays its own version space (above
+``max_exact_n`` it would play the v2 decision-list learner, whose episodes are then reused).
 
     python benchmarks/bench_ablation_lights.py --suite lite --seeds 7 11 12 13
-    python benchmarks/bench_ablation_lights.py --suite challenge --seeds 7 11 --count 5
+    python benchmarks/bench_ablation_lights.py --suite challenge --seeds 11 12 13
 """
 
 from __future__ import annotations

@@ -123,9 +123,10 @@ class LightsGame(Game[int, int, LightsFacts]):
         v2: same dynamics; presets calibrated, baseline ladder (a model-learning heuristic
         that plans at N = 16-24, a with-rules planner); Challenge conditions have at most 4
         literals (see docs/envs/lights.md for the measured ladder).
-        v3: (preview) same dynamics; conditions of at most 3 literals, Lite budget 50; ladder
-        format 2 (the model-free sweep rung, a version-space learner as heuristic) and the #25
-        targets (induction margin on Lite, inductive ceiling on Challenge).
+        v3: (preview) same dynamics; conditions of at most 3 literals, Lite budget 50,
+        Challenge N 11-12 with exact minimum >= 14 in 70 turns; ladder format 2 (the model-free
+        sweep rung, a version-space learner as heuristic) and the #25 targets (induction margin
+        on Lite, inductive ceiling on Challenge).
     """
 
     def __init__(self, task: TaskLike) -> None:

@@ -3,7 +3,7 @@
 The generator draws each bulb's condition as a left-nested chain of at most ``max_literals``
 literals over other bulbs (``((l1 op l2) op l3)``, each literal possibly negated, ``op`` and/or)
 or, for the first bulb of the hidden order, ``True``. For each bulb this agent enumerates every
-such chain up to ``max_literals`` (3; the v3 Lite preset's bound) as a truth table over all 2^N
+such chain up to ``max_literals`` (3; both v3 presets' bound) as a truth table over all 2^N
 states, weighted by its prior (the chain length uniform, then uniform over the chains of that
 length; ``True`` 1/N). Each toggle outcome
 ``(state, toggled?)`` removes every hypothesis it refutes, so predictions generalise to states
@@ -12,8 +12,8 @@ never visited. Where the hypotheses disagree, P(toggle works) is their weighted 
 It acts by value iteration toward all-on over the model: a toggle that works with probability
 p costs ``1 + risk * -log2(p)`` (impossible toggles have no edge), and it takes the cheapest
 first step, re-planning every turn (each outcome can change the model). Above
-``max_exact_n`` bulbs (truth tables too large) it plays the v2 decision-list learner. No world,
-no rules text.
+``max_exact_n`` bulbs (12, v3 Challenge's largest N; beyond it the truth tables are too large)
+it plays the v2 decision-list learner. No world, no rules text.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class LightsVersionSpaceAgent:
     name = "heuristic"
     privileged = False
     max_literals = 3
-    max_exact_n = 10
+    max_exact_n = 12  # v3 Challenge's largest N: 12 bulbs' tables of 2^12 states, ~1 GB
     risk = 1.0
     uniform_prior = False
 
