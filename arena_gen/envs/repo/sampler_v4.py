@@ -40,11 +40,12 @@ PRESETS: dict[str, RepoV3Preset] = {
 #: The ladder targets (issue 25) at what one seed's suite can certify: out of sample (seeds
 #: 11-20, ``benchmarks/README.md``) the learner is >= 15 points above the best model-free rung
 #: pooled, but a 30-task Lite's gap swings by about 10 points (seed 15: 7 vs 5 of 30), so the
-#: per-suite margin is 5 points; a 10-task Challenge's learner ranges 1-4 of 10 (seed 20: 4),
-#: so its ceiling is 40 % (Lite's pooled point rate): a Challenge solved more often is refused.
+#: per-suite margin is 5 points; a 10-task Challenge's learner ranges 1-5 of 10 (seed 17: 5,
+#: seed 20: 4) though it is 24 % pooled against Lite's 42 %, so one seed cannot certify "below
+#: Lite" and its ceiling is 50 %: a Challenge whose learner solves more than half is refused.
 CALIBRATION: dict[str, Calibration] = {
     "lite": Calibration(induction_margin=0.05),
-    "challenge": Calibration(inductive=None, planner_floor=0.8, inductive_ceiling=0.4),
+    "challenge": Calibration(inductive=None, planner_floor=0.8, inductive_ceiling=0.5),
 }
 
 
