@@ -11,8 +11,8 @@ the failing member; a hidden-rule text names a module of a package the rule does
 The presets are v3's with fewer working configurations and one more hidden rule per world
 (issue 25: a model-free version search matched the repair loop on v3's looser worlds), and a
 Challenge budget of 140 turns (v3: 200; its minima are 8-11 commands): with 200 turns the
-learner solved about as many Challenge tasks as Lite's interval allows and the coordinate sweep more
-than on Lite, because the extra turns buy more trials rather than more inference.
+learner solved about as many Challenge tasks as Lite's interval allows and the coordinate
+sweep more than on Lite, because the extra turns buy more trials rather than more inference.
 """
 
 from __future__ import annotations
