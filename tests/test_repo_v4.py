@@ -3,6 +3,7 @@ branch, the model-free rung, certificates that verify, determinism, the importer
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,8 @@ from small_suites import preset_counts
 
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
+from arena_gen.core.calibration import suite_problems
+from arena_gen.core.episode import Episode
 from arena_gen.core.game import WorldView, play
 from arena_gen.core.seeds import attempt_seed
 from arena_gen.core.suite_io import write_suite
@@ -26,6 +29,7 @@ from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.game_v4 import RepoGameV4
 from arena_gen.envs.repo.importer import importer
 from arena_gen.envs.repo.sampler_v2 import public_view
+from arena_gen.envs.repo.sampler_v4 import CALIBRATION, PRESETS
 from arena_gen.envs.repo.verify_v2 import success_clauses
 from arena_gen.suite.build import build_suite, generate_task
 from arena_gen.suite.verify import verify_suite
@@ -263,8 +267,70 @@ def test_v4_is_a_preview_and_v3_stays_the_default() -> None:
     spec = registry.get("repo", 4)
     assert spec.preview and spec.ladder_version == 2
     cal = spec.load("calibration")
-    assert cal["lite"].induction_margin == 0.15
-    assert cal["challenge"].inductive_ceiling is not None
+    assert cal["lite"].induction_margin == 0.05
+    assert cal["challenge"].inductive_ceiling == 0.5
+
+
+def _rates(**rates: float) -> dict[str, dict[str, Any]]:
+    """Ladder rates as :func:`~arena_gen.core.calibration.rung_rates` reports them."""
+    kinds = {"random": "random", "planner": "planner", "sweep": "model_free",
+             "named_loop": "model_free"}
+    return {rung: {"rate": rate, "kind": kinds.get(rung, "inductive")}
+            for rung, rate in rates.items()}
+
+
+def test_the_challenge_preset_is_tighter_than_v3s() -> None:
+    """issue 25: with v3's 200 turns the Challenge learner sat on Lite's interval and the
+    sweep solved more Challenge than Lite tasks; v4 Challenge has 140 turns (minima 8-11, so
+    the certified minimum still fits in a quarter of it)."""
+    chal = PRESETS["challenge"]
+    assert (chal["budget"], chal["n_hidden"], chal["success_max"]) == (140, 4, 1000)
+    assert chal["budget"] // 4 >= 35 >= chal["min_len"]
+    assert PRESETS["lite"]["budget"] == 120
+
+
+def test_the_challenge_ceiling_refuses_a_not_harder_suite() -> None:
+    """A Challenge whose learner solves more than half its tasks is refused; every measured
+    seed's Challenge passes (1-5 of 10, seed 17 at 5; benchmarks/README.md, repo v4; a 40 %
+    ceiling refused seed 17)."""
+    cal = CALIBRATION["challenge"]
+    assert cal.inductive_ceiling == 0.5
+    for solved in (1, 2, 3, 4, 5):
+        seed = _rates(random=0.0, heuristic=solved / 10, named_loop=0.1, sweep=0.0,
+                      planner=1.0)
+        assert suite_problems(cal, seed) == []
+    [problem] = suite_problems(cal, {**seed, **_rates(heuristic=0.6)})
+    assert "(heuristic) succeeds on 60% (ceiling 50%" in problem
+
+
+def test_the_lite_margin_admits_every_measured_seed() -> None:
+    """Lite seed 15 (learner 7 of 30, named_loop 5 of 30) was refused by a 15-point margin
+    per suite; the 5-point margin admits it and still refuses a learner level with the
+    model-free rung."""
+    cal = CALIBRATION["lite"]
+    seed15 = _rates(random=0.0, heuristic=7 / 30, named_loop=5 / 30, sweep=0.0, planner=1.0)
+    assert suite_problems(cal, seed15) == []
+    [problem] = suite_problems(cal, {**seed15, **_rates(heuristic=5 / 30)})
+    assert "margin 5%" in problem
+
+
+@pytest.mark.slow
+def test_the_sweep_solved_a_challenge_task_only_with_v3s_budget() -> None:
+    """Challenge seed 12 task 6: the coordinate sweep solves it with 200 turns, not with the
+    140 the task now has (the certified ladder records the failure)."""
+    task = generate_task("repo", "challenge", 12, 6, version=4).task
+    assert task.budget == 140 and task.certificate.min_steps == 8
+    assert task.certificate.facts["ladder"]["sweep"]["successes"] == 0
+
+    def solves(budget: int) -> bool:
+        agent = RepoSweepAgent()
+        episode = Episode(dataclasses.replace(task, budget=budget), agent, mode="inductive",
+                          attempt=0, run_seed=0)
+        while not episode.over:
+            episode.step(agent.act(episode.obs), 0.0)
+        return bool(episode.env.success)
+
+    assert (solves(140), solves(200)) == (False, True)
 
 
 # -- the importer --------------------------------------------------------------------------------

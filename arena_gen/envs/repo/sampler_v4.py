@@ -9,7 +9,10 @@ the failing member; a hidden-rule text names a module of a package the rule does
 (a decoy), imported by the script being run (both filled at run time from ``{importer}``).
 
 The presets are v3's with fewer working configurations and one more hidden rule per world
-(issue 25: a model-free version search matched the repair loop on v3's looser worlds).
+(issue 25: a model-free version search matched the repair loop on v3's looser worlds), and a
+Challenge budget of 140 turns (v3: 200; its minima are 8-11 commands): with 200 turns the
+learner solved about as many Challenge tasks as Lite's interval allows and the coordinate
+sweep more than on Lite, because the extra turns buy more trials rather than more inference.
 """
 
 from __future__ import annotations
@@ -31,14 +34,18 @@ accept = v3.accept
 
 PRESETS: dict[str, RepoV3Preset] = {
     "lite": v3.PRESETS["lite"].replace(success_max=60),
-    "challenge": v3.PRESETS["challenge"].replace(success_max=1000, n_hidden=4),
+    "challenge": v3.PRESETS["challenge"].replace(success_max=1000, n_hidden=4, budget=140),
 }
 
-#: The ladder targets (issue 25): Lite in the band and 15 points above the model-free search;
-#: Challenge under a ceiling measured on Lite out of sample.
+#: The ladder targets (issue 25) at what one seed's suite can certify: out of sample (seeds
+#: 11-20, ``benchmarks/README.md``) the learner is >= 15 points above the best model-free rung
+#: pooled, but a 30-task Lite's gap swings by about 10 points (seed 15: 7 vs 5 of 30), so the
+#: per-suite margin is 5 points; a 10-task Challenge's learner ranges 1-5 of 10 (seed 17: 5,
+#: seed 20: 4) though it is 24 % pooled against Lite's 42 %, so one seed cannot certify "below
+#: Lite" and its ceiling is 50 %: a Challenge whose learner solves more than half is refused.
 CALIBRATION: dict[str, Calibration] = {
-    "lite": Calibration(induction_margin=0.15),
-    "challenge": Calibration(inductive=None, planner_floor=0.8, inductive_ceiling=0.3),
+    "lite": Calibration(induction_margin=0.05),
+    "challenge": Calibration(inductive=None, planner_floor=0.8, inductive_ceiling=0.5),
 }
 
 
