@@ -182,15 +182,20 @@ def _rates(heuristic: float) -> dict[str, dict[str, Any]]:
 
 
 def test_the_challenge_ceiling_refuses_a_challenge_not_harder_than_lite() -> None:
-    # The ceiling sits under the pooled Lite rate's lower bound (out of sample,
-    # benchmarks/README.md): a Challenge whose rung does as well as Lite (40 %) is refused,
-    # while every measured seed's Challenge (at most 2 of 10 tasks) builds.
+    # Out of sample (benchmarks/README.md) Lite pools at 48 % and Challenge at 17 %, but one
+    # 10-task Challenge reaches 60 % (seed 15) and the released seed 7 40 %: the per-seed
+    # ceiling is what one seed can certify, so every measured seed builds while a Challenge
+    # well above Lite (70 %) is refused.
     cal = CALIBRATION["challenge"]
-    assert cal.inductive_ceiling == 0.3
-    [problem] = suite_problems(cal, _rates(0.4))
-    assert "(heuristic) succeeds on 40% (ceiling 30%" in problem
-    assert suite_problems(cal, _rates(0.2)) == []
-    assert suite_problems(cal, _rates(0.3)) == []
-    # Lite keeps its band and the 15-point margin over the model-free rung.
-    assert suite_problems(CALIBRATION["lite"], _rates(0.4)) == []
-    assert len(suite_problems(CALIBRATION["lite"], _rates(0.1))) == 1
+    assert cal.inductive_ceiling == 0.6
+    [problem] = suite_problems(cal, _rates(0.7))
+    assert "(heuristic) succeeds on 70% (ceiling 60%" in problem
+    assert suite_problems(cal, _rates(0.6)) == []
+    assert suite_problems(cal, _rates(0.0)) == []
+    # Lite: the band reaches 70 % (Lite seed 15 is at 63 %) and the rung must beat the
+    # model-free one by 15 points.
+    assert CALIBRATION["lite"].inductive == (0.10, 0.70)
+    assert suite_problems(CALIBRATION["lite"], _rates(0.63)) == []
+    [low] = suite_problems(CALIBRATION["lite"], _rates(0.1))
+    assert "margin 15%" in low
+    assert len(suite_problems(CALIBRATION["lite"], _rates(0.8))) == 1
