@@ -10,7 +10,8 @@
   declares a change when ``S >= threshold``: one residual of ``drift + threshold`` sigmas
   (about 9 with the defaults) is enough, two moderate ones are too, noise is not. The new
   regime starts at the CUSUM's change-point estimate (the first day of its current excursion),
-  and the learner forgets everything before it.
+  and the learner forgets everything before it. It plans under 2.5 sigmas of pessimism (v2's
+  dispatcher 2): the best variant of the ablation (``benchmarks/bench_ablation_energy.py``).
 * :class:`EnergyPersistencePlanner` (the v3 ``model_free`` rung): the same LP dispatcher with no
   model of the efficiencies at all: it assumes every future day delivers what yesterday did,
   with a fixed pessimism, and remembers nothing older than yesterday's report.
@@ -50,6 +51,9 @@ class EnergyChangePointPlanner(EnergyInductivePlanner):
     sigma_floor = 0.02
     #: Pool the evidence of wind and solar (one shift moves both) or detect each alone.
     pooled = True
+    #: Sigmas of pessimism the LP plans under (v2's 2.0; 2.5 was the best variant of the
+    #: ablation, benchmarks/README.md, so it is the rung).
+    z = 2.5
 
     def __init__(self) -> None:
         super().__init__()
