@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from arena_gen.core import registry
+from arena_gen.core.calibration import suite_problems
 from arena_gen.core.game_env import GameEnv
 from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
 from arena_gen.core.task import Task
@@ -147,3 +148,72 @@ def test_bad_allocation_rule_is_refused() -> None:
     """An unknown allocation rule is a ValueError naming it."""
     with pytest.raises(ValueError, match="top0"):
         pol.parse_rule("top0")
+
+
+def challenge_tasks(seed: int, count: int) -> list[Task]:
+    """The first ``count`` Challenge tasks of ``seed`` at v3 as ``build`` draws them (first
+    accepted attempt, no ladder)."""
+    config = sampler_v3.PRESETS["challenge"]
+    out = []
+    for index in range(count):
+        root = task_seed(seed, "challenge", 2, index)
+        for attempt in range(int(config["max_attempts"])):
+            draft = sampler_v3.sample(config, attempt_seed(root, attempt))
+            cert = verify_v3.verify(draft)
+            if sampler_v3.accept(draft, cert) is None:
+                out.append(Task(id=f"trading-challenge-{seed}-{index:04d}", env="trading",
+                                env_version=3, suite="challenge",
+                                seed_path=seed_path(seed, "challenge", 2, index, attempt),
+                                params=draft.params, budget=draft.budget, public=draft.public,
+                                world=draft.world, rules_text=draft.rules_text,
+                                rubric=draft.rubric, certificate=cert))
+                break
+    return out
+
+
+@pytest.fixture(scope="module")
+def challenge_11() -> list[Task]:
+    return challenge_tasks(11, 5)
+
+
+def test_challenge_keeps_noisy_worlds(challenge_11: list[Task]) -> None:
+    """Challenge runs 500 days: on 1000 a price random walk of noise above about 0.5 hits the
+    0.1 floor, so the filter kept only quiet worlds (seed 11's first five had noise 0.18-0.35)
+    and the learners had the easiest tasks; at 500 days task 1 keeps its noise 1.177."""
+    assert sampler_v3.PRESETS["challenge"]["horizon"] == 500
+    assert [t.params["noise_scale"] for t in challenge_11] == [0.216, 1.177, 0.347, 0.318, 0.177]
+
+
+def test_challenge_is_harder_for_the_learner_not_for_who_knows_w(
+        challenge_11: list[Task]) -> None:
+    """The #25 finding on the 1000-day Challenge: the all-in ridge passed 4 of seed 11's first
+    five tasks (80 %, above its Lite rate). On 500 days it passes none of them (knowledge
+    0.22-0.77, the bar 0.8), while traders told W still pass every task all-in or split."""
+    ridge = [play(t, pol.learner_policy(t.public, "ridge", None, "allin")) for t in challenge_11]
+    assert [ok for ok, _ in ridge] == RIDGE_CHALLENGE_11
+    for rule in ("allin", "top3"):
+        for task in challenge_11:
+            ok, info = play(task, pol.knowing_policy(task.public, str(task.rules_text), rule))
+            assert ok and info["knowledge"] > 0.9, (task.id, rule, info["knowledge"])
+
+
+RIDGE_CHALLENGE_11 = [False] * 5
+
+
+def test_challenge_ceiling_refuses_a_suite_not_harder_than_lite() -> None:
+    """The Challenge preset's ceiling (0.45, just under Lite's pooled lower bound 46 %) refuses
+    a Challenge whose best learner matches Lite's rate (the #25 build at 53 %) but lets a
+    single 10-task seed at 4/10 through (the old 0.3 refused it: a 10-task seed cannot certify
+    more)."""
+    cal = sampler_v3.CALIBRATION["challenge"]
+    assert cal.inductive_ceiling == 0.45
+
+    def rates(k: int) -> dict[str, dict[str, Any]]:
+        return {"heuristic": {"kind": "inductive", "rate": k / 10},
+                "hold": {"kind": "model_free", "rate": 0.0},
+                "planner": {"kind": "planner", "rate": 1.0},
+                "random": {"kind": "random", "rate": 0.0}}
+
+    [problem] = suite_problems(cal, rates(5))
+    assert "not harder" in problem
+    assert suite_problems(cal, rates(4)) == []

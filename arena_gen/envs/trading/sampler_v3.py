@@ -48,7 +48,7 @@ class TradingPresetV3(TradingPreset):
 
 PRESETS: dict[str, TradingPresetV3] = {
     "lite": TradingPresetV3(count=30, stocks=(5, 9), factors=(4, 6), cover_grid=True,
-                            horizon=120, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,
+                            horizon=120, noise_scale=0.0, noise_lo=0.2, noise_hi=2.0,
                             cost_rate=0.0, initial_cash=50000, min_oracle_profit=0.2,
                             max_attempts=200, w_max=1.8, knowledge_regret=0.2, min_exposure=0.25,
                             min_planner_profit=0.2),
