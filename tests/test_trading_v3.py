@@ -92,18 +92,19 @@ def test_v3_fails_policies_that_do_not_learn(v3_tasks: list[Task], make: Any) ->
 
 
 def test_v3_pinned_values(v3_tasks: list[Task]) -> None:
-    """Exact values on task 0: its drawn noise, the planner's knowledge, the learner's score."""
+    """Exact values on task 0: its drawn noise (Lite 0.2-2.0), the planner's knowledge, the
+    learner's score (0.72 at this noise: below the bar, as the median Lite learner)."""
     task = v3_tasks[0]
     facts = task.certificate.facts
-    assert task.params["noise_scale"] == 0.358
-    assert facts["planner_knowledge"] == 0.999385 and facts["planner_exposure"] == 0.999784
-    assert facts["planner_final_value"] == 87365.66
+    assert task.params["noise_scale"] == 0.478
+    assert facts["planner_knowledge"] == 0.998932 and facts["planner_exposure"] == 0.999766
+    assert facts["planner_final_value"] == 87176.9
     ok, info = play(task, pol.learner_policy(task.public, "ridge", None, "allin"))
-    assert ok and info["knowledge"] == KNOWLEDGE_0 and info["exposure"] == EXPOSURE_0
+    assert not ok and info["knowledge"] == KNOWLEDGE_0 and info["exposure"] == EXPOSURE_0
 
 
-KNOWLEDGE_0 = 0.821661
-EXPOSURE_0 = 0.999799
+KNOWLEDGE_0 = 0.718937
+EXPOSURE_0 = 0.999793
 
 
 def test_knowledge_hidden_before_the_horizon(v3_tasks: list[Task]) -> None:
@@ -188,13 +189,14 @@ def test_challenge_is_harder_for_the_learner_not_for_who_knows_w(
         challenge_11: list[Task]) -> None:
     """The #25 finding on the 1000-day Challenge: the all-in ridge passed 4 of seed 11's first
     five tasks (80 %, above its Lite rate). On 500 days it passes none of them (knowledge
-    0.22-0.77, the bar 0.8), while traders told W still pass every task all-in or split."""
+    0.22-0.77, the bar 0.8), while traders told W still pass every task all-in or split
+    (knowledge 0.84-0.95: with fees a knowing trader skips switches worth less than them)."""
     ridge = [play(t, pol.learner_policy(t.public, "ridge", None, "allin")) for t in challenge_11]
     assert [ok for ok, _ in ridge] == RIDGE_CHALLENGE_11
     for rule in ("allin", "top3"):
         for task in challenge_11:
             ok, info = play(task, pol.knowing_policy(task.public, str(task.rules_text), rule))
-            assert ok and info["knowledge"] > 0.9, (task.id, rule, info["knowledge"])
+            assert ok and info["knowledge"] > 0.84, (task.id, rule, info["knowledge"])
 
 
 RIDGE_CHALLENGE_11 = [False] * 5
