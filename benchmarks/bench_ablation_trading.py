@@ -147,10 +147,12 @@ def report(suite: str, per_seed: dict[int, dict[str, list[dict[str, Any]]]],
     config = PRESETS[suite]
     regret, exposure = float(config["knowledge_regret"]), float(config["min_exposure"])
     seeds = sorted(per_seed)
-    rows: dict[str, list[dict[str, Any]]] = {}
+    # the policies every seed played (a --quick dump pooled with a full one: the quick set)
+    names = [k for k in per_seed[seeds[0]] if all(k in per_seed[s] for s in seeds)]
+    rows: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
     for seed in seeds:
-        for name, got in per_seed[seed].items():
-            rows.setdefault(name, []).extend(got)
+        for name in names:
+            rows[name].extend(per_seed[seed][name])
     n = len(next(iter(rows.values())))
     print(f"trading v3 {suite}, seeds {seeds}: {n} tasks, rule knowledge >= "
           f"{1 - regret:g}, exposure >= {exposure:g} ({seconds:.0f} s)")
