@@ -29,11 +29,11 @@ import numpy as np
 from arena_gen.core.calibration import Calibration
 from arena_gen.core.presets import knob
 from arena_gen.core.seeds import child, rng
-from arena_gen.core.task import Draft
+from arena_gen.core.task import Certificate, Draft
 from arena_gen.envs.trading.game_v3 import TradingGameV3
 from arena_gen.envs.trading.sampler_v1 import TradingPreset, _sample
 from arena_gen.envs.trading.sampler_v2 import NEWS_RULE
-from arena_gen.envs.trading.sampler_v2 import accept as accept
+from arena_gen.envs.trading.sampler_v2 import accept as accept_v2
 
 __all__ = ["CALIBRATION", "PRESETS", "TradingPresetV3", "accept", "noise_scale_of", "sample"]
 
@@ -71,7 +71,7 @@ PRESETS: dict[str, TradingPresetV3] = {
 CALIBRATION: dict[str, Calibration] = {
     "lite": Calibration(induction_margin=0.15),
     "challenge": Calibration(inductive=None, planner_floor=0.8, induction_margin=None,
-                             inductive_ceiling=0.45),
+                             inductive_ceiling=0.5),
 }
 
 
@@ -96,3 +96,12 @@ def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
                                  "min_exposure": float(config["min_exposure"]),
                                  "min_planner_profit": float(config["min_planner_profit"])},
                    game=TradingGameV3, rules_note=NEWS_RULE)
+
+
+def accept(draft: Draft, cert: Certificate) -> str | None:
+    """v2's rules, naming the v3 reason a candidate is unsolvable (its W-known witness misses a
+    rubric check) instead of v1's "unprofitable oracle"."""
+    if not cert.solvable:
+        return ("unsolvable: the W-known planner's run misses a rubric check (buy-and-hold or "
+                "the initial cash beats it, or its exposure is too low)")
+    return accept_v2(draft, cert)
