@@ -219,3 +219,17 @@ def test_challenge_ceiling_refuses_a_suite_not_harder_than_lite() -> None:
     [problem] = suite_problems(cal, rates(6))
     assert "not harder" in problem
     assert suite_problems(cal, rates(5)) == []
+
+
+def test_a_planner_that_buy_and_hold_beats_is_resampled() -> None:
+    """Lite seed 16 task 17: its first candidate (noise 0.2-2.0) let buy-and-hold beat the
+    W-known planner, so the certificate's witness missed ``beats_hold`` and the build failed
+    its replay; now that candidate is unsolvable, the next is accepted and verifies."""
+    root = task_seed(16, "lite", 2, 17)
+    first = sampler_v3.sample(sampler_v3.PRESETS["lite"], attempt_seed(root, 0))
+    cert = verify_v3.verify(first)
+    assert cert.facts["planner_profit"] <= cert.facts["hold_profit"] and not cert.solvable
+    assert "unsolvable" in str(sampler_v3.accept(first, cert))
+    task = generate_task("trading", "lite", 16, 17, version=3).task
+    assert task.seed_path[4] == 1 and task.params["noise_scale"] == 0.64
+    assert check_task(task).ok, check_task(task).problem
