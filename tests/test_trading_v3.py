@@ -178,18 +178,18 @@ def challenge_11() -> list[Task]:
 
 
 def test_challenge_keeps_noisy_worlds(challenge_11: list[Task]) -> None:
-    """Challenge runs 500 days: on 1000 a price random walk of noise above about 0.5 hits the
+    """Challenge runs 400 days: on 1000 a price random walk of noise above about 0.5 hits the
     0.1 floor, so the filter kept only quiet worlds (seed 11's first five had noise 0.18-0.35)
-    and the learners had the easiest tasks; at 500 days task 1 keeps its noise 1.177."""
-    assert sampler_v3.PRESETS["challenge"]["horizon"] == 500
+    and the learners had the easiest tasks; at 400 days task 1 keeps its noise 1.177."""
+    assert sampler_v3.PRESETS["challenge"]["horizon"] == 400
     assert [t.params["noise_scale"] for t in challenge_11] == [0.216, 1.177, 0.347, 0.318, 0.177]
 
 
 def test_challenge_is_harder_for_the_learner_not_for_who_knows_w(
         challenge_11: list[Task]) -> None:
     """The #25 finding on the 1000-day Challenge: the all-in ridge passed 4 of seed 11's first
-    five tasks (80 %, above its Lite rate). On 500 days it passes none of them (knowledge
-    0.22-0.77, the bar 0.8), while traders told W still pass every task all-in or split
+    five tasks (80 %, above its Lite rate). On 400 days it passes none of them (knowledge
+    0.18-0.74, the bar 0.8), while traders told W still pass every task all-in or split
     (knowledge 0.84-0.95: with fees a knowing trader skips switches worth less than them)."""
     ridge = [play(t, pol.learner_policy(t.public, "ridge", None, "allin")) for t in challenge_11]
     assert [ok for ok, _ in ridge] == RIDGE_CHALLENGE_11
