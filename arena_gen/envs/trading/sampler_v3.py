@@ -15,8 +15,8 @@ Choices (measured out of sample, seeds 11-20, benchmarks/README.md):
       about 0.5 hits the 0.1 floor, so acceptance kept only quiet worlds and the learners,
       amortising their first days over 1000, matched their Lite rates; on 400 days noisy
       worlds stay and there are fewer days to learn 6-10 factors for 10-16 stocks from (500
-      days left the best learner too close to Lite). The planner minimum is 0.5 (1.0 would
-      reject about half the 400-day worlds and keep the strong maps).
+      days left the best learner too close to Lite). The planner minimum is 0.5 (v2's 1.0, set
+      for 1000 days, would reject the weaker 400-day maps and keep the easy ones).
     - Challenge ``inductive_ceiling`` 0.5: what one 10-task seed can certify; "below Lite" is
       certified pooled over seeds.
 """
