@@ -11,14 +11,16 @@ rubric: ``knowledge_regret`` (the knowledge score must be at least 1 minus it) a
 Choices (measured out of sample, seeds 11-20, benchmarks/README.md):
     - Lite noise 0.2-2.0: with 0.15-1.5 the best learner passed 52 % pooled but 67 % on seed
       11, above the 60 % band a single seed's build checks.
-    - Challenge runs 400 days (v2: 1000). Over 1000 days a price random walk of noise above
+    - Challenge runs 300 days (v2: 1000). Over 1000 days a price random walk of noise above
       about 0.5 hits the 0.1 floor, so acceptance kept only quiet worlds and the learners,
-      amortising their first days over 1000, matched their Lite rates; on 400 days noisy
-      worlds stay and there are fewer days to learn 6-10 factors for 10-16 stocks from (500
-      days left the best learner too close to Lite). The planner minimum is 0.5 (v2's 1.0, set
-      for 1000 days, would reject the weaker 400-day maps and keep the easy ones).
-    - Challenge ``inductive_ceiling`` 0.5: what one 10-task seed can certify; "below Lite" is
-      certified pooled over seeds.
+      amortising their first days over 1000, matched their Lite rates; on fewer days noisy
+      worlds stay and there are fewer days to learn 6-10 factors for 10-16 stocks from. At
+      400 days the best learner's pooled interval (24 % [17-33]) still overlapped Lite's
+      (36 % [31-42]); at 300 it is 17 % [11-26]. The planner minimum is 0.4 (v2's 1.0 was set
+      for 1000 days, 400 days used 0.5: about the same profit per day).
+    - Challenge ``inductive_ceiling`` 0.4: a seed whose best learner passes 5 of 10 tasks is
+      above Lite's pooled interval and refused; 4 of 10 is what one 10-task seed cannot tell
+      from Lite, so "below Lite" is certified pooled over seeds.
 """
 
 from __future__ import annotations
@@ -65,17 +67,17 @@ PRESETS: dict[str, TradingPresetV3] = {
                             max_attempts=200, w_max=1.8, knowledge_regret=0.2, min_exposure=0.25,
                             min_planner_profit=0.2),
     "challenge": TradingPresetV3(count=10, stocks=(10, 16), factors=(6, 10), cover_grid=False,
-                                 horizon=400, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,
+                                 horizon=300, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,
                                  cost_rate=0.001, initial_cash=50000, min_oracle_profit=1.0,
                                  max_attempts=200, w_max=0.5, knowledge_regret=0.2,
-                                 min_exposure=0.25, min_planner_profit=0.5),
+                                 min_exposure=0.25, min_planner_profit=0.4),
 }
 
 #: Per suite: the ladder targets (Challenge: no band, a ceiling below Lite's rate).
 CALIBRATION: dict[str, Calibration] = {
     "lite": Calibration(induction_margin=0.15),
     "challenge": Calibration(inductive=None, planner_floor=0.8, induction_margin=None,
-                             inductive_ceiling=0.5),
+                             inductive_ceiling=0.4),
 }
 
 
