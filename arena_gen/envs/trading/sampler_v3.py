@@ -69,7 +69,7 @@ PRESETS: dict[str, TradingPresetV3] = {
     "challenge": TradingPresetV3(count=10, stocks=(10, 16), factors=(6, 10), cover_grid=False,
                                  horizon=300, noise_scale=0.0, noise_lo=0.15, noise_hi=1.5,
                                  cost_rate=0.001, initial_cash=50000, min_oracle_profit=1.0,
-                                 max_attempts=200, w_max=0.5, knowledge_regret=0.2,
+                                 max_attempts=200, w_max=0.5, knowledge_regret=0.13,
                                  min_exposure=0.25, min_planner_profit=0.4),
 }
 
