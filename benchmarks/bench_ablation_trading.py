@@ -9,11 +9,16 @@ rule's threshold (``knowledge_regret``) moves by its own +-10 %. Rates with Wils
 
     python benchmarks/bench_ablation_trading.py --suite lite --seeds 7 11 12 13
     python benchmarks/bench_ablation_trading.py --suite challenge --seeds 7 11 --quick
+
+``--dump FILE`` also writes every episode's facts as JSON; ``--load FILE ...`` prints the
+tables of such dumps pooled (the same suite run as several processes, e.g. seeds 11-15 and
+16-20, gives the tables of one run over all ten seeds).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -84,7 +89,7 @@ def policies(draft: Draft, quick: bool) -> dict[str, Callable[[], Any]]:
     out["momentum5"] = lambda: pol.MomentumPolicy(pub, 5)
     out["random"] = lambda: _Random(pub)
     for est in ESTIMATORS[:1] if quick else ESTIMATORS:
-        for window in WINDOWS[:2] if quick else WINDOWS:
+        for window in (None, 60) if quick else WINDOWS:  # quick: the rungs' windows
             for rule in RULES:
                 out[f"{est} w={window or 'all'} {rule}"] = (
                     lambda e=est, w=window, r=rule: pol.learner_policy(pub, e, w, r))
@@ -109,33 +114,53 @@ def pct(k: int, n: int) -> str:
 
 
 def main() -> None:
-    """Print the tables for one suite over the given seeds."""
+    """Print the tables for one suite over the given seeds (or pooled dumps)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="lite", choices=sorted(PRESETS))
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
     parser.add_argument("--count", type=int, default=None, help="tasks per seed (default: preset)")
     parser.add_argument("--quick", action="store_true", help="fewer ablation variants")
+    parser.add_argument("--dump", default=None, help="also write the episodes' facts here")
+    parser.add_argument("--load", nargs="+", default=None, help="pool these dumps instead")
     args = parser.parse_args()
     start = time.perf_counter()
-    config = PRESETS[args.suite]
-    regret, exposure = float(config["knowledge_regret"]), float(config["min_exposure"])
-    rows: dict[str, list[dict[str, Any]]] = {}
     per_seed: dict[int, dict[str, list[dict[str, Any]]]] = {}
-    for seed in args.seeds:
-        per_seed[seed] = {}
-        for draft, cert in build(args.suite, seed, args.count):
-            for name, make in policies(draft, args.quick).items():
-                row = play(draft, cert, make())
-                rows.setdefault(name, []).append(row)
-                per_seed[seed].setdefault(name, []).append(row)
+    if args.load:
+        for path in args.load:
+            dump = json.loads(Path(path).read_text())
+            args.suite = dump["suite"]
+            per_seed.update({int(s): rows for s, rows in dump["seeds"].items()})
+    else:
+        for seed in args.seeds:
+            per_seed[seed] = {}
+            for draft, cert in build(args.suite, seed, args.count):
+                for name, make in policies(draft, args.quick).items():
+                    per_seed[seed].setdefault(name, []).append(play(draft, cert, make()))
+        if args.dump:
+            Path(args.dump).write_text(json.dumps({"suite": args.suite, "seeds": per_seed}))
+    report(args.suite, per_seed, time.perf_counter() - start)
+
+
+def report(suite: str, per_seed: dict[int, dict[str, list[dict[str, Any]]]],
+           seconds: float) -> None:
+    """The pass-rate table (per seed and pooled) and the threshold sensitivity."""
+    config = PRESETS[suite]
+    regret, exposure = float(config["knowledge_regret"]), float(config["min_exposure"])
+    seeds = sorted(per_seed)
+    # the policies every seed played (a --quick dump pooled with a full one: the quick set)
+    names = [k for k in per_seed[seeds[0]] if all(k in per_seed[s] for s in seeds)]
+    rows: dict[str, list[dict[str, Any]]] = {k: [] for k in names}
+    for seed in seeds:
+        for name in names:
+            rows[name].extend(per_seed[seed][name])
     n = len(next(iter(rows.values())))
-    print(f"trading v3 {args.suite}, seeds {args.seeds}: {n} tasks, rule knowledge >= "
-          f"{1 - regret:g}, exposure >= {exposure:g} ({time.perf_counter() - start:.0f} s)")
-    print(f"\n| policy | {' | '.join(f'seed {s}' for s in args.seeds)} | pooled | "
-          f"median knowledge |\n|---|{'---|' * len(args.seeds)}---|---|")
+    print(f"trading v3 {suite}, seeds {seeds}: {n} tasks, rule knowledge >= "
+          f"{1 - regret:g}, exposure >= {exposure:g} ({seconds:.0f} s)")
+    print(f"\n| policy | {' | '.join(f'seed {s}' for s in seeds)} | pooled | "
+          f"median knowledge |\n|---|{'---|' * len(seeds)}---|---|")
     for name, got in rows.items():
         cells = [pct(sum(passes(r, regret, exposure) for r in per_seed[s][name]),
-                     len(per_seed[s][name])) for s in args.seeds]
+                     len(per_seed[s][name])) for s in seeds]
         pooled = pct(sum(passes(r, regret, exposure) for r in got), len(got))
         median = float(np.median([r["knowledge"] for r in got]))
         print(f"| {name} | {' | '.join(cells)} | {pooled} | {median:.3f} |")

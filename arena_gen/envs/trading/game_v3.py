@@ -28,6 +28,8 @@ from arena_gen.envs.trading.game_v1 import (
 
 #: The v3 rubric item: the agent's exposure is ordered by the true expected returns.
 KNOWLEDGE_ITEM = "knows_the_map"
+#: Fees per unit of kept money credited to a day's edge: a switch is a sell and a buy.
+STAY_CREDIT_FEES = 2.0
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,9 @@ class BookV3(Book):
     cash and the stocks and ``r`` their true expected returns to tomorrow (cash 0, stock i
     ``(W dF)_i / p_i``, noise has mean 0): ``edge`` adds ``w.r - mean(r)``, ``room`` adds
     ``sorted(w).sorted(r) - mean(r)`` (the best arrangement of the same weights) and ``scale``
-    adds ``max(r) - mean(r)`` (all-in on the best)."""
+    adds ``max(r) - mean(r)`` (all-in on the best). With a fee, the day's edge is credited up
+    to the round-trip fee (``2 x cost_rate``) on the share of the book that stayed in its
+    stocks, never above the day's room."""
 
     edge: float = 0.0
     room: float = 0.0
@@ -98,7 +102,10 @@ class TradingGameV3(TradingGame):
         *scale* ``max(r) - mean(r)``. ``knowledge = sum(edge) / sum(room)`` (1: every day the
         money sits in order of the true returns, whatever the split; 0: no better than
         chance), ``exposure = sum(room) / sum(scale)`` (1: all-in every day; 0: money spread
-        evenly, nothing staked on a view). The item needs ``knowledge >= 1 -
+        evenly, nothing staked on a view). With a fee, money that stayed in its stocks is
+        credited up to the round-trip fee it saved (``2 x cost_rate`` of its share, the day's
+        edge never above its room): a trader who skips a switch worth less than the fee is not
+        blamed for it. The item needs ``knowledge >= 1 -
         knowledge_regret`` and ``exposure >= min_exposure`` (task parameters, in the rubric
         text). All three at the horizon only. Success: all three met.
     Arguments:
@@ -111,7 +118,9 @@ class TradingGameV3(TradingGame):
         money: on v2 a trader told W that splits across its best two or three stocks earns
         0.6-0.7 of the all-in planner's log growth and fails most tasks, while a rough ridge
         estimate all-in passes; the v3 score gives every W-known allocation about 1 and the
-        learners what they learnt. Figures in docs/envs/trading.md.
+        learners what they learnt; with a fee, kept money is credited up to the round-trip fee
+        (a knowing trader that switches only past the fee kept yesterday's stock for days and
+        passed 63 % of 300-day Challenge tasks). Figures in docs/envs/trading.md.
     """
 
     def __init__(self, task: TaskLike) -> None:
@@ -140,8 +149,18 @@ class TradingGameV3(TradingGame):
             w = values / total
             r = self._returns[before.day]
             mean = float(r.mean())
-            edge += float(w @ r) - mean
-            room += float(np.sort(w)[::-1] @ np.sort(r)[::-1]) - mean
+            best = float(np.sort(w)[::-1] @ np.sort(r)[::-1]) - mean
+            day = float(w @ r) - mean
+            # Money left where it was is not blamed for a gain smaller than the round-trip fee
+            # moving it would have cost: the day's edge is credited up to that fee on the
+            # share of the book that stayed in its stocks (never above the day's room).
+            kept = sum(min(a, b) * p for a, b, p in zip(before.holdings, after.holdings, prices,
+                                                        strict=True)) / total
+            credit = STAY_CREDIT_FEES * self.cost_rate * kept
+            if credit > 0:
+                day = min(day + credit, best)
+            edge += day
+            room += best
             scale += float(r.max()) - mean
         return BookV3(day=after.day, cash=after.cash, holdings=after.holdings,
                       refused=after.refused, edge=edge, room=room, scale=scale)
@@ -170,13 +189,16 @@ class TradingGameV3(TradingGame):
     def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
         """v1's first two items and the knowledge item, with the task's two thresholds."""
         regret, exposure = float(params["knowledge_regret"]), float(params["min_exposure"])
+        fee = float(world.get("cost_rate", 0.0))
+        kept = (f" Money that stays in its stocks is credited up to the round-trip fee it saves "
+                f"({STAY_CREDIT_FEES * fee:g} of its value per day)." if fee > 0 else "")
         return [*BASE_RUBRIC, RubricItem(
             KNOWLEDGE_ITEM, f"Knowledge of the factor map: over the days, the money sits in "
                             f"order of the true expected returns (factor matrix x exact "
                             f"changes, noise ignored) with a knowledge score of at least "
                             f"{1 - regret:g} (1 = the best order for its split, 0 = chance) "
                             f"and an exposure of at least {exposure:g} (1 = all-in every day, "
-                            f"0 = spread evenly).")]
+                            f"0 = spread evenly).{kept}")]
 
     def checks(self, facts: TradingFacts) -> list[Check]:
         items = (PROFITABLE, BEATS_HOLD, KNOWLEDGE_ITEM)

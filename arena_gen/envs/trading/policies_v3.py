@@ -41,9 +41,6 @@ from arena_gen.envs.trading.policies import (
 SLACK = 0.005
 #: A split holding is rebalanced only when it is off its target by more than this share.
 REBALANCE_TOLERANCE = 0.2
-#: The allocation rules of the knowing reference set (the v3 certificate's ``reference_growth``
-#: is the least log growth among them).
-REFERENCE_ALLOCATIONS = ("allin", "top2", "top3", "margin0.005")
 
 _RULE = re.compile(r"^(allin|top([1-9]\d*)|margin(\d+(?:\.\d+)?))$")
 

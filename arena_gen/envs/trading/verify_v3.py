@@ -60,11 +60,15 @@ def verify(task: TaskLike) -> Certificate:
     cert.facts["planner_growth"] = round(math.log(value / cash), 6) if value > 0 else None
     cert.facts["planner_knowledge"] = round(knowledge, 6)
     cert.facts["planner_exposure"] = round(exposure, 6)
+    # beats_hold reads the certificate, so play_planner could not settle it: settle it here
+    # as the game does (profit rate above hold_profit), or build's witness replay fails
+    success = success and value / cash - 1.0 > float(cert.facts["hold_profit"])
     cert.witness = actions
     # method stays "oracle" (the schema's word for a witness played by a policy that knows
     # the hidden rules): here the W-known planner, not the noise-foreseeing greedy.
     # solvable: the witness meets the game's own success checks (a candidate whose W-known
-    # planner misses one, e.g. exposure on a flat Challenge world, is resampled)
+    # planner misses one, e.g. exposure on a flat Challenge world or buy-and-hold luckier than
+    # the planner on a noisy one, is resampled)
     cert.solvable = success
     cert.verifier_version = VERIFIER_VERSION
     cert.seconds = time.perf_counter() - start
