@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from arena_gen.cli import main
 from arena_gen.core.suite_io import read_manifest, suite_hash, write_suite
 from arena_gen.core.task import Task
-from arena_gen.suite.importer import import_tasks, write_import
+from arena_gen.suite.import_writer import write_import
+from arena_gen.suite.importer import import_tasks
 from arena_gen.suite.verify import verify_suite
 
 ODYSSEY = Path(__file__).resolve().parents[1] / "suites" / "odyssey-lite"

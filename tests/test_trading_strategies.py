@@ -188,7 +188,7 @@ def test_cli_runs_a_strategy_and_records_its_profit(tmp_path: Path) -> None:
 
     from arena_gen.cli import main
     from arena_gen.runner.rundir import RunDir
-    from arena_gen.suite.importer import write_import
+    from arena_gen.suite.import_writer import write_import
 
     suite = write_import(tmp_path / "suite", {"trading": [hand_task()]}, {"trading": []})
     args = ["run", "--suite", str(suite), "--agent", "trading-correlation", "--env", "trading",

@@ -35,12 +35,8 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, na
     """
     from arena_gen.core import registry
     from arena_gen.core.suite_io import check_output_folder
-    from arena_gen.suite.importer import (
-        import_tasks,
-        meets_released_floor,
-        plan_import,
-        write_import,
-    )
+    from arena_gen.suite.import_writer import write_import
+    from arena_gen.suite.importer import import_tasks, meets_released_floor, plan_import
     from arena_gen.ui import Reporter
 
     ui = Reporter(display)
