@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -47,10 +46,10 @@ def small_task(budget: int = 12, version: int = 2) -> Task:
     return task
 
 
-def test_v3_is_a_preview_beside_v2() -> None:
+def test_v3_is_released_beside_v2() -> None:
     v2, v3 = registry.get("lights", 2), registry.get("lights", 3)
-    assert registry.get("lights").version == 2  # build keeps the released version by default
-    assert v3.preview and v3.ladder_version == 2 and v2.ladder_version == 1
+    assert registry.get("lights").version == 3  # released 2026-12-02
+    assert not v3.preview and v3.ladder_version == 2 and v2.ladder_version == 1
     assert sorted(v3.model_free) == ["sweep"] and not v2.model_free
     assert v3.game == v2.game and v3.sampler == v2.sampler
     assert v3.load("heuristic") is LightsVersionSpaceAgent
@@ -197,10 +196,9 @@ def test_small_v3_challenge_is_pinned_and_verifies(tmp_path: Path) -> None:
 
 
 def test_released_lite_sweep_matches_the_learner() -> None:
-    """#25 on lights (released v2 Lite): memory alone matches the inductive rung, so the
-    induction margin fails there."""
-    tasks = [Task.from_dict(json.loads(line))
-             for line in (ROOT / "suites" / "lite" / "lights.jsonl").read_text().splitlines()]
+    """#25 on lights (v2 Lite as released until 2026-12-02, rebuilt from its seed): memory
+    alone matches the inductive rung, so the induction margin fails there."""
+    tasks = build_suite("lite", 7, ["lights"], versions={"lights": 2}).tasks["lights"]
     learner = sum(t.certificate.facts["ladder"]["heuristic"]["successes"] for t in tasks)
     sweep = sum(run_episode(t, LightsSweepAgent())["success"] for t in tasks)
     assert (len(tasks), learner, sweep) == (30, 11, 12)

@@ -77,14 +77,14 @@ def test_unknown_env_and_parts() -> None:
 
 
 def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
-    assert registry.get("repo").version == 3  # repo v3 is the build default
-    assert registry.get("repo", 2).preview and not registry.get("repo", 3).preview
+    assert registry.get("repo").version == 4  # repo v4 is the build default
+    assert registry.get("repo", 2).preview and not registry.get("repo", 4).preview
     assert registry.newest_with("repo", "importer").version == 2  # v3 imports nothing
-    registry.register(dataclasses.replace(registry.get("repo", 3), version=99, preview=True))
+    registry.register(dataclasses.replace(registry.get("repo", 4), version=99, preview=True))
     try:  # a newer preview does not become the default
-        assert registry.get("repo").version == 3 and registry.get("repo", 99).preview
+        assert registry.get("repo").version == 4 and registry.get("repo", 99).preview
     finally:
         registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
-    assert registry.newest_with("lights", "planner").version == 3  # the v3 preview's planner
+    assert registry.newest_with("lights", "planner").version == 3  # v3's planner

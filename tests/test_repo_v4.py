@@ -262,10 +262,10 @@ def test_v4_builds_verify_and_are_deterministic(tmp_path: Path) -> None:
         assert verify_suite(tmp_path / "s").ok
 
 
-def test_v4_is_a_preview_and_v3_stays_the_default() -> None:
-    assert registry.get("repo").version == 3
+def test_v4_is_the_default() -> None:
+    assert registry.get("repo").version == 4  # released 2026-12-02
     spec = registry.get("repo", 4)
-    assert spec.preview and spec.ladder_version == 2
+    assert not spec.preview and spec.ladder_version == 2
     cal = spec.load("calibration")
     assert cal["lite"].induction_margin == 0.05
     assert cal["challenge"].inductive_ceiling == 0.5

@@ -129,8 +129,8 @@ def test_v3_certificates_verify_and_rebuild_byte_identically() -> None:
     """Two built v3 Lite tasks: ladder format 2 with kinds, every check passes, and a second
     generation gives the same bytes."""
     spec = registry.get("trading", 3)
-    assert spec.preview and spec.ladder_version == 2
-    assert registry.get("trading").version == 2  # build keeps the released version
+    assert not spec.preview and spec.ladder_version == 2
+    assert registry.get("trading").version == 3  # released 2026-12-02
     for index in (0, 1):
         task = generate_task("trading", "lite", 7, index, version=3).task
         ladder = task.certificate.facts["ladder"]

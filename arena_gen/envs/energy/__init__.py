@@ -7,7 +7,7 @@ that introduced it):
 - v1: :mod:`.game_v1`, its presets and the released-data importer.
 - v2: the same game on v2 worlds (:mod:`.sampler_v2`), the receding-horizon LP verifier,
   calibrated presets, the inductive LP dispatcher as heuristic and the with-rules planner.
-- v3 (preview): ladder format 2 (issue 25). The heuristic detects pattern shifts with a CUSUM
+- v3: ladder format 2 (issue 25). The heuristic detects pattern shifts with a CUSUM
   on its efficiency model's residuals (:mod:`.agents.changepoint`; v2's waited for three
   missed days, as many as the collapse rule allows); a model-free rung (persistence);
   period-greedy searches the periods v2 draws; Challenge has two shifts
@@ -68,7 +68,6 @@ V3 = replace(
     model_free={"persistence": part("agents.changepoint:EnergyPersistencePlanner")},
     calibration=part("sampler_v3:CALIBRATION"),
     ladder_version=2,
-    preview=True,
 )
 
 SPECS = (V1, V2, V3)

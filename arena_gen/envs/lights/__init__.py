@@ -5,7 +5,7 @@ that introduced it):
 
 - v1: :mod:`.game_v1`, the first release's presets, and the released-data importer.
 - v2: the same game; calibrated presets, the learner as heuristic, the with-rules planner.
-- v3 (preview): the same game; presets of 3-literal conditions and a 50-turn Lite
+- v3: the same game; presets of 3-literal conditions and a 50-turn Lite
   (:mod:`.sampler_v3`); ladder format 2 with the model-free sweep rung, the version-space
   learner as heuristic and the #25 targets.
 """
@@ -49,7 +49,7 @@ V2 = replace(
 )
 
 V3 = replace(
-    V2, version=3, preview=True, ladder_version=2,
+    V2, version=3, ladder_version=2,
     presets=part("sampler_v3:PRESETS"),
     calibration=part("sampler_v3:CALIBRATION"),
     heuristic=part("agents.version_space:LightsVersionSpaceAgent"),

@@ -9,7 +9,7 @@ that introduced it):
   the released-data importer.
 - v3: v2's game unchanged on new, calibrated worlds (:mod:`.sampler_v3`), with the with-rules
   planner.
-- v4 (preview): :mod:`.game_v4`, one message format for every run-time check, on v3's worlds
+- v4: :mod:`.game_v4`, one message format for every run-time check, on v3's worlds
   with rule messages in that form and tighter presets (:mod:`.sampler_v4`); a model-free rung
   (:mod:`.agents.sweep`) and the inductive learner :mod:`.agents.heuristic_v3` (issue 25).
 """
@@ -77,7 +77,6 @@ V4 = replace(
                 "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
     calibration=part("sampler_v4:CALIBRATION"),
     ladder_version=2,
-    preview=True,  # the lead makes it the default and rebuilds the released suites
 )
 
 SPECS = (V1, V2, V3, V4)

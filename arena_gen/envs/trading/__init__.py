@@ -7,7 +7,7 @@ that introduced it):
   the released-data importer.
 - v2: :mod:`.game_v2` (success from the W-known planner's log growth), calibrated presets, the
   planner and the paper's strategies that read only what an agent sees.
-- v3 (preview): :mod:`.game_v3` (success from the knowledge score, whatever the allocation),
+- v3: :mod:`.game_v3` (success from the knowledge score, whatever the allocation),
   per-task noise scales, ladder format 2 with model-free rungs and learners with several
   allocation rules (:mod:`.agents.v3`).
 """
@@ -65,7 +65,7 @@ V2 = replace(
 
 _V3_AGENTS = "agents.v3"
 V3 = replace(
-    V2, version=3, preview=True, ladder_version=2,
+    V2, version=3, ladder_version=2,
     game=part("game_v3:TradingGameV3"),
     sampler=part("sampler_v3:sample"),
     presets=part("sampler_v3:PRESETS"),
