@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,9 +14,9 @@ import numpy as np
 
 from arena_gen.agents.llm import LLMAgent
 from arena_gen.agents.llm_client import Completion
-from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.async_exec import run_episode_async
+from arena_gen.suite.build import generate_task
 
 GOLDEN = Path(__file__).parent / "data" / "arena_gen_prompts.json"
 
@@ -36,9 +37,30 @@ class ScriptedClient:
         return None
 
 
+#: The env versions of the Lite suite released until 2026-12-02, whose first tasks the golden
+#: prompts were recorded on: those versions stay registered, so their tasks rebuild from seed 7
+#: byte for byte and the goldens keep pinning every character of the prompt code.
+GOLDEN_VERSIONS = {"lights": 2, "trading": 2, "energy": 2, "repo": 3}
+#: Their sha256 in that suite's manifest (git history).
+GOLDEN_SHA256 = {
+    "lights": "dbf402998c46da0497e8aa33ecc4c3704be83a63b3964f56f999232602e780a1",
+    "trading": "4c632afc76cf06305810a831b2bb50a26a5d418159e1635535c10ba846b15c32",
+    "energy": "8f7c082213ea968cc98a22c6cd955560162d168bae9065fc5f89b8701948abe7",
+    "repo": "5e164e5262f365529d25d54298cd721c0cca6743761ca2bc5bf0a048437b0349",
+}
+
+
+@functools.cache
+def _golden_task(env: str) -> Task:
+    task = generate_task(env, "lite", 7, 0, version=GOLDEN_VERSIONS[env]).task
+    assert task.sha256 == GOLDEN_SHA256[env], f"{env}: the golden task no longer rebuilds"
+    return task
+
+
 def lite_task(env: str) -> Task:
-    """The first task of one env in the released lite suite (a fixed task for golden prompts)."""
-    return read_suite("lite").tasks[env][0]
+    """The first Lite task of one env at the golden versions (a fixed task for golden
+    prompts), rebuilt from its seed; a copy, so a test may change it."""
+    return dataclasses.replace(_golden_task(env))
 
 
 def drive(task: Task, replies: Sequence[str], *, mode: str = "inductive",
@@ -99,12 +121,12 @@ ODYSSEY_REPLIES: dict[str, list[str]] = {
 def odyssey_golden_prompts(turns: int = 6, with_rules: int = 2) -> dict[str, list[str]]:
     """The odyssey user messages of each env's fixed task: the first ``turns`` turns in
     inductive mode, the first ``with_rules`` in with-rules mode (keys ``env/mode``)."""
-    out, tasks = {}, read_suite("lite").tasks  # one read: the first task of each env
+    out = {}
     for env, replies in ODYSSEY_REPLIES.items():
         for mode, count in (("inductive", turns), ("with-rules", with_rules)):
             client = _Ending(replies, count)
             agent = LLMAgent(model="m", client=client, harness="odyssey")  # type: ignore[arg-type]
-            asyncio.run(run_episode_async(tasks[env][0], agent, mode=mode))
+            asyncio.run(run_episode_async(lite_task(env), agent, mode=mode))
             out[f"{env}/{mode}"] = [p["messages"][0]["content"] for p in client.payloads]
     return out
 

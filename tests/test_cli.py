@@ -38,7 +38,7 @@ def test_verify_names_a_tampered_task(tmp_path: Path) -> None:
                "--display", "none")[0] == 0
     path = out / "lights.jsonl"
     raw = bytearray(path.read_bytes())
-    pos = raw.index(b'"budget":200') + len(b'"budget":20')
+    pos = raw.index(b'"budget":50') + len(b'"budget":5')
     raw[pos] = ord("1")
     path.write_bytes(bytes(raw))
     code, text = run("verify", str(out), "--display", "plain")
@@ -82,6 +82,7 @@ def test_play_twice_writes_run_json_like_run(tmp_path: Path) -> None:
     assert meta["agent"] == {"name": "human", "config": {}}
     assert meta["tasks"] == [task["id"]] and meta["attempts"] == 2
     assert meta["suite_sha256"] == json.loads((out / "manifest.json").read_text())["suite_sha256"]
-    assert meta["budgets"] == {task["id"]: 200} and "package_versions" in meta
+    assert meta["budgets"] == {task["id"]: task["budget"]} and task["budget"] == 50
+    assert "package_versions" in meta
     lines = (tmp_path / "play" / "trajectories.jsonl").read_text().splitlines()
     assert [json.loads(x)["attempt"] for x in lines] == [0, 1]

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
 from fake_openai import CONTEXT_ERRORS, CONTEXT_STATUS, FakeOpenAI, Out, context_limit, nested_body
 
 from arena_gen.agents.llm import MAX_ACTION_CHARS, MAX_REPLY_CHARS, LLMAgent
@@ -28,24 +27,23 @@ from arena_gen.scoring.score import score_run
 from arena_gen.suite.build import build_suite
 
 KEY = "sk-test-hardening-0123456789SECRET"
-LITE = REPO / "suites" / "lite"
 LIGHTS = "lights-lite-7-0000"
+# its sha256 in the manifest of suites/lite as released until 2026-12-02 (git history)
+LIGHTS_V2_SHA256 = "dbf402998c46da0497e8aa33ecc4c3704be83a63b3964f56f999232602e780a1"
 
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A one-task suite holding the released lite lights task 0 (rebuilt: reading the whole
-    released suite validates 120 tasks, seconds per test)."""
-    version = json.loads((LITE / "manifest.json").read_text(encoding="utf-8"))["env_versions"]
-    built = build_suite("lite", 7, ["lights"], counts={"lights": 1}, versions=version)
-    released = json.loads((LITE / "lights.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert [t.sha256 for t in built.tasks["lights"]] == [released["sha256"]]
+    """A one-task suite holding lights v2's Lite task 0 as released until 2026-12-02 (10
+    bulbs, 200 turns: the long episodes these tests need; v3's Lite has 50)."""
+    built = build_suite("lite", 7, ["lights"], counts={"lights": 1}, versions={"lights": 2})
+    assert [t.sha256 for t in built.tasks["lights"]] == [LIGHTS_V2_SHA256]
     return write_suite(tmp_path_factory.mktemp("suite") / "lite", built.manifest, built.tasks)
 
 
 @pytest.fixture(scope="module")
 def lights(suite: Path) -> Task:
-    """The released lite lights task 0 (10 bulbs, budget 200)."""
+    """Lights v2's Lite task 0 (10 bulbs, budget 200)."""
     (task,) = read_suite(suite).all_tasks()
     assert task.id == LIGHTS and task.budget == 200
     return task
