@@ -250,13 +250,21 @@ def test_caps_come_from_the_environment(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 # -- peak memory ---------------------------------------------------------------------------------
+# The peak of this process's own memory: Linux's VmHWM (reset by exec), not ru_maxrss, which
+# keeps the high-water mark of the process that forked it (a big pytest worker's) across exec.
 PEAK = """
 import resource, sys
 from arena_gen.cli import main
+def peak_kb():
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(l.split()[1]) for l in fh if l.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 try:
     main(sys.argv[1:])
 finally:
-    print("PEAK_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+    print("PEAK_KB", peak_kb(), file=sys.stderr)
 """
 
 

@@ -17,10 +17,11 @@ from click.testing import CliRunner
 
 from arena_gen.cli import main
 from arena_gen.core.errors import ArenaGenError, PlanError
+from arena_gen.core.suite_io import write_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.scoring.score import score_run
+from arena_gen.suite.build import build_suite
 
-LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
 #: 5 lights and 2 trading Lite tasks: the heuristic solves lights 2 and 4 and trading 1 (both
 #: attempts each), so 6 of the 14 planned attempts succeed.
 TASKS = [f"lights-lite-7-{i:04d}" for i in range(5)] + [f"trading-lite-7-{i:04d}"
@@ -30,9 +31,14 @@ Record = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A heuristic run of TASKS, 2 attempts each, and its (honest) summary."""
-    out = tmp_path_factory.mktemp("replay") / "run"
-    run_suite(RunConfig(suite=str(LITE), agent="heuristic", attempts=2, out=str(out),
+    """A heuristic run of TASKS, 2 attempts each, and its (honest) summary: the tasks of the
+    Lite suite released until 2026-12-02 (lights v2, trading v2), rebuilt from seed 7."""
+    root = tmp_path_factory.mktemp("replay")
+    built = build_suite("lite", 7, ["lights", "trading"], counts={"lights": 5, "trading": 2},
+                        versions={"lights": 2, "trading": 2})
+    suite = write_suite(root / "lite", built.manifest, built.tasks)
+    out = root / "run"
+    run_suite(RunConfig(suite=str(suite), agent="heuristic", attempts=2, out=str(out),
                         tasks=TASKS))
     return out, score_run(out)
 

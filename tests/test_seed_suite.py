@@ -34,6 +34,10 @@ from arena_gen.suite.catalog import preset
 from arena_gen.suite.verify import TaskCheck, seed_problems, verify_suite
 from tests.small_suites import preset_counts
 
+#: The lights version the pinned attempt indices below come from (the Lite default until
+#: 2026-12-02; it stays registered).
+LIGHTS_V2 = {"lights": 2}
+
 #: Lights lite seed 7 task 1 is accepted at attempt 1; attempt 7 of its stream is acceptable
 #: too (the easier reroll a forger would pick).
 REROLL = (1, 1, 7)
@@ -41,8 +45,9 @@ REROLL = (1, 1, 7)
 
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first 3 lights tasks of lite seed 7, as ``build`` writes them."""
-    built = build_suite("lite", 7, ["lights"], counts={"lights": 3})
+    """The first 3 lights tasks of lite seed 7, as ``build`` writes them (lights v2, whose
+    attempt indices the forgeries below were found on)."""
+    built = build_suite("lite", 7, ["lights"], counts={"lights": 3}, versions=LIGHTS_V2)
     return write_suite(tmp_path_factory.mktemp("honest") / "suite", built.manifest,
                        built.tasks)
 
@@ -84,8 +89,8 @@ def test_the_honest_small_suite_verifies_and_rebuilds(honest: Path) -> None:
 
 
 def _rerolled(index: int, attempt: int) -> dict[str, Any]:
-    spec = registry.get("lights")
-    tried = try_attempt(spec, "lite", 7, index, attempt, preset("lite", "lights"))
+    spec = registry.get("lights", 2)
+    tried = try_attempt(spec, "lite", 7, index, attempt, preset("lite", "lights", 2))
     assert tried.task is not None  # the reroll is itself acceptable: only its index betrays it
     return tried.task.to_dict()
 
@@ -254,7 +259,8 @@ def test_a_forged_cache_entry_for_a_rerolled_attempt_never_reaches_the_suite(
         tmp_path: Path) -> None:
     index, accepted, reroll = REROLL
     counts = {"lights": index + 1}
-    cold = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path)
+    cold = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path,
+                            versions=LIGHTS_V2)
     entry_path = next(p for p in (tmp_path / "tasks" / "lights").glob("*.json")
                       if json.loads(p.read_text())["body"]["task"]["id"]
                       == f"lights-lite-7-000{index}")
@@ -267,22 +273,26 @@ def test_a_forged_cache_entry_for_a_rerolled_attempt_never_reaches_the_suite(
     entry_path.write_text(canonical_json(entry) + "\n")
     with pytest.warns(CacheWarning, match=f"attempt {accepted} of this task's stream is "
                                           f"acceptable"):
-        again = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path)
+        again = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path,
+                            versions=LIGHTS_V2)
     assert again.tasks["lights"][index].seed_path[4] == accepted
     assert again.manifest == cold.manifest and not again.generated["lights"][index].cached
     with warnings.catch_warnings():  # the honest entry was written back and is used
         warnings.simplefilter("error")
-        third = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path)
+        third = build_suite("lite", 7, ["lights"], counts=counts, cache=tmp_path,
+                            versions=LIGHTS_V2)
     assert third.generated["lights"][index].cached and third.manifest == cold.manifest
 
 
 def test_an_honest_cache_entry_is_still_used(tmp_path: Path) -> None:
-    build_suite("lite", 7, ["lights"], counts={"lights": 3}, cache=tmp_path)
+    build_suite("lite", 7, ["lights"], counts={"lights": 3}, cache=tmp_path,
+                            versions=LIGHTS_V2)
     entry = BuildCache(tmp_path)
     assert len(list((entry.root / "tasks" / "lights").glob("*.json"))) == 3
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        again = build_suite("lite", 7, ["lights"], counts={"lights": 3}, cache=tmp_path)
+        again = build_suite("lite", 7, ["lights"], counts={"lights": 3}, cache=tmp_path,
+                            versions=LIGHTS_V2)
     assert all(g.cached for g in again.generated["lights"])
 
 

@@ -95,7 +95,7 @@ def test_checks_are_the_success_rule() -> None:
 
 
 def test_heuristic_agent_reproduces_the_certificate_baseline() -> None:
-    assert registry.get("trading").load("heuristic") is TradingHeuristicAgent
+    assert registry.get("trading", 2).load("heuristic") is TradingHeuristicAgent
     for task in built_tasks_of("trading", 1, count=2):
         info = play(task, TradingHeuristicAgent())["final_info"]
         assert round(info["profit_rate"], 6) == task.certificate.facts["ridge_profit"]

@@ -187,10 +187,16 @@ def test_cli_runs_a_strategy_and_records_its_profit(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from arena_gen.cli import main
+    from arena_gen.core.suite_io import suite_hash, write_suite
     from arena_gen.runner.rundir import RunDir
-    from arena_gen.suite.import_writer import write_import
 
-    suite = write_import(tmp_path / "suite", {"trading": [hand_task()]}, {"trading": []})
+    task = hand_task()  # a hand-made world no preset or import re-derives: written as it is
+    hashes = {task.id: task.sha256}
+    manifest = {"schema_version": 1, "suite": "custom", "suite_version": 1,
+                "arena_gen_version": "test", "env_versions": {"trading": task.env_version},
+                "seed": 0, "presets": {"trading": {}}, "counts": {"trading": 1},
+                "tasks": hashes, "suite_sha256": suite_hash(hashes), "build": {}}
+    suite = write_suite(tmp_path / "suite", manifest, {"trading": [task]})
     args = ["run", "--suite", str(suite), "--agent", "trading-correlation", "--env", "trading",
             "--out", str(tmp_path / "run"), "--display", "none"]
     result = CliRunner().invoke(main, args, catch_exceptions=False)

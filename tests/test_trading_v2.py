@@ -114,9 +114,10 @@ def test_rules_text_discloses_w_exactly_and_the_news_rounding() -> None:
 
 
 def test_v2_presets_build_calibrated_tasks() -> None:
-    """The default trading version is v2; a built task carries its ladder and re-verifies."""
-    assert registry.get("trading").version == 2
-    gen = generate_task("trading", "lite", 7, 1)
+    """Trading v2 (the default until 2026-12-02): a built task carries its ladder and
+    re-verifies."""
+    assert not registry.get("trading", 2).preview
+    gen = generate_task("trading", "lite", 7, 1, version=2)
     task = gen.task
     assert task.env_version == 2 and [r.id for r in task.rubric][-1] == "planner_growth"
     ladder = task.certificate.facts["ladder"]

@@ -126,12 +126,16 @@ class Secrets:
         texts |= {json.dumps(task.params, sort_keys=True)}
         texts |= {f'"{k}"' for k in task.params if k not in task.public}
         self.texts = {t for t in texts if t not in allowed}
-        shift = task.params.get("shift_day")
-        #: Energy's regime shift: the day on which the hidden patterns change.
-        self.shift_day = None if shift is None or mode == "with-rules" else int(shift)
-        #: Whether the shown text never holds that number (else it is looked for as a day).
-        self.bare_day = shift is not None and not re.search(rf"(?<![\d.]){shift}(?![\d])",
-                                                            allowed)
+        shifts = task.params.get("shift_days") or ([task.params["shift_day"]]
+                                                   if task.params.get("shift_day") is not None
+                                                   else [])
+        #: Energy's regime shifts (v2: one ``shift_day``, v3: ``shift_days``): the days on which
+        #: the hidden patterns change.
+        self.shift_days = [] if mode == "with-rules" else [int(d) for d in shifts]
+        #: Per day, whether the shown text never holds that number (else it is looked for as
+        #: a day).
+        self.bare_days = {int(d): not re.search(rf"(?<![\d.]){d}(?![\d])", allowed)
+                          for d in shifts}
 
     def found(self, view: Any, *, what: str, skip: frozenset[str] = frozenset(),
               loose_numbers: bool = False) -> list[str]:
@@ -147,11 +151,11 @@ class Secrets:
             x for x in leaves(view, skip) if isinstance(x, str))
         bad += [f"{what}: number {n}"
                 for n in sorted(self.numbers & set(NUMBER.findall(numbers)))]
-        if self.shift_day is not None:
-            day = rf"(?<![\d.]){self.shift_day}(?![\d])"
-            bare = self.bare_day and not loose_numbers
+        for shift_day in self.shift_days:
+            day = rf"(?<![\d.]){shift_day}(?![\d])"
+            bare = self.bare_days[shift_day] and not loose_numbers
             if re.search(day if bare else rf"(?i)day {day}", text):
-                bad.append(f"{what}: the shift day {self.shift_day}")
+                bad.append(f"{what}: the shift day {shift_day}")
         return bad
 
 
@@ -165,7 +169,7 @@ def tasks_of(key: str) -> tuple[Task, ...]:
     tasks (whose params carry a shift day); built once, when a test first needs them."""
     if key == "energy-challenge":
         tasks = read_suite("challenge").tasks["energy"][:TASKS_PER_SPEC]
-        assert all(t.params.get("shift_day") is not None for t in tasks)
+        assert all(t.params.get("shift_days") for t in tasks)
         return tuple(tasks)
     name, version = key.rsplit("-v", 1)
     return tuple(built_tasks_of(name, int(version), count=TASKS_PER_SPEC))
@@ -214,7 +218,7 @@ def test_secrets_are_found_in_the_whole_task() -> None:
                 assert len(found) > 5, (task.id, found)
     energy = tasks_of("energy-challenge")[0]
     found = Secrets(energy, "inductive").found(energy.to_dict(), what="task")
-    assert any(f.endswith(f"the shift day {energy.params['shift_day']}") for f in found)
+    assert any(f.endswith(f"the shift day {energy.params['shift_days'][0]}") for f in found)
     assert not any("shift day" in f for f in Secrets(energy, "with-rules").found(
         energy.to_dict(), what="task"))
 
