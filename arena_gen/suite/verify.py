@@ -25,7 +25,12 @@ from arena_gen.suite.attempts import earlier_attempts, task_id
 from arena_gen.suite.build import env_build_facts
 from arena_gen.suite.catalog import SUITE_VERSION, SUITES
 from arena_gen.suite.derived import derived_problem
-from arena_gen.suite.importer import IMPORT_SUITE_VERSION, format_problems
+from arena_gen.suite.importer import (
+    IMPORT_SUITE_VERSION,
+    format_problems,
+    pin_problems,
+    source_problems,
+)
 from arena_gen.suite.ladder import climb
 
 
@@ -208,8 +213,6 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
             on_check(check)
     position = {t.id: n for n, t in enumerate(tasks)}
     report.checks.sort(key=lambda c: position[c.task_id])
-    from arena_gen.suite.importer import pin_problems, source_problems
-
     report.manifest_problems = (
         seed_problems(suite, report.checks) + calibration_problems(suite)
         + (source_problems(suite.manifest, suite.tasks, sources) if sources
@@ -242,13 +245,7 @@ def written_problems(path: str | os.PathLike[str]) -> list[str]:
         if problem is not None:
             problems.append(f"{task.id}: {problem}")
     return (problems + seed_problems(suite, []) + calibration_problems(suite)
-            + _pin_problems(suite))
-
-
-def _pin_problems(suite: Suite) -> list[str]:
-    from arena_gen.suite.importer import pin_problems
-
-    return pin_problems(suite.manifest, suite.tasks)
+            + pin_problems(suite.manifest, suite.tasks))
 
 
 def calibration_problems(suite: Suite) -> list[str]:
