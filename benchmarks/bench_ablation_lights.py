@@ -110,16 +110,21 @@ def main() -> None:
     parser.add_argument("--suite", default="lite", choices=sorted(PRESETS))
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
     parser.add_argument("--count", type=int, default=None, help="tasks per seed (default: preset)")
+    parser.add_argument("--agents", nargs="+", default=None, metavar="NAME",
+                        help="play only the agents whose names start with one of these")
     args = parser.parse_args()
+    agents = {name: v for name, v in AGENTS.items()
+              if args.agents is None or name == FALLBACK
+              or any(name.startswith(a) for a in args.agents)}
     start = time.perf_counter()
-    wins: dict[str, dict[int, int]] = {name: {} for name in AGENTS}
+    wins: dict[str, dict[int, int]] = {name: {} for name in agents}
     sizes: dict[int, int] = {}
     for seed in args.seeds:
         tasks = build(args.suite, seed, args.count)
         sizes[seed] = len(tasks)
         results = {name: [play(d, factory()) if not _falls_back(factory, d) else None
-                          for d, _ in tasks] for name, (_, factory) in AGENTS.items()}
-        for name in AGENTS:
+                          for d, _ in tasks] for name, (_, factory) in agents.items()}
+        for name in agents:
             wins[name][seed] = sum(results[FALLBACK][i] if r is None else r
                                    for i, r in enumerate(results[name]))
     total = sum(sizes.values())
@@ -127,13 +132,15 @@ def main() -> None:
     print("| agent | kind | " + " | ".join(f"seed {s}" for s in args.seeds) + " | pooled |")
     print("|---|---|" + "---|" * (len(args.seeds) + 1))
     pooled = {}
-    for name, (kind, _) in AGENTS.items():
+    for name, (kind, _) in agents.items():
         pooled[name] = sum(wins[name].values())
         cells = " | ".join(pct(wins[name][s], sizes[s]) for s in args.seeds)
         print(f"| {name} | {kind} | {cells} | {pct(pooled[name], total)} |")
-    best_ind = max((n for n, (k, _) in AGENTS.items() if k == "inductive"), key=pooled.get)
-    best_free = max((n for n, (k, _) in AGENTS.items() if k == "model_free"), key=pooled.get)
-    margin = (pooled[best_ind] - pooled[best_free]) / total if total else 0.0
+    best_ind = max((n for n, (k, _) in agents.items() if k == "inductive"), key=pooled.get)
+    best_free = max((n for n, (k, _) in agents.items() if k == "model_free"),
+                    key=pooled.get, default=None)
+    free = pooled[best_free] if best_free else 0
+    margin = (pooled[best_ind] - free) / total if total else 0.0
     print(f"best inductive ({best_ind}) - best model-free ({best_free}): {margin:+.0%} "
           f"(#25 Lite target: >= +15 %); {time.perf_counter() - start:.0f} s")
 
