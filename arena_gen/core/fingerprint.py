@@ -39,8 +39,9 @@ class WorldShape:
     with every item named by its label, as JSON data that depends on the labels and the content
     only (items sharing a label must render as a multiset, not by their old position);
     ``signature(world, item, labels)`` is what refinement sees of one item (default: the whole
-    world with that item marked); ``near(world)`` lists (part, the world with that part masked) for
-    near-duplicate detection (the part names a kind, e.g. ``condition``, never an item); ``symmetry`` says in words what is renameable.
+    world with that item marked); ``near(world)`` lists (part, the world with that part
+    masked) for near-duplicate detection (the part names a kind, e.g. ``condition``, never an
+    item); ``symmetry`` says in words what is renameable.
     """
 
     items: Callable[[Any], Sequence[Item]]
