@@ -1,13 +1,14 @@
 """Training-stream throughput: certified tasks per second per env and level.
 
     python benchmarks/bench_stream.py [--count 50] [--jobs 2] [--seed 7] [--env lights,repo]
-        [--level lite,challenge] [--ladder]
+        [--level lite,challenge] [--ladder] [--quick]
 
 For each env and level, draws ``--count`` tasks with ``arena_gen.train.stream`` (the same
 sampler, verifier, acceptance and witness replay as a build, plus the released-world screen)
 and prints wall seconds, tasks/s, the mean seconds per task inside the workers, and the
-rejections by kind. The one-off start-up (reading the released suites and fingerprinting
-their worlds, once per process and env) is timed on its own line and kept out of tasks/s.
+rejections by kind (``--quick``: 5 Lite tasks per env). The one-off start-up (reading the
+released suites and fingerprinting their worlds, once per process and env) is timed on its own
+line and kept out of tasks/s.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ def main() -> None:
     parser.add_argument("--env", default="lights,trading,energy,repo")
     parser.add_argument("--level", default="lite,challenge")
     parser.add_argument("--ladder", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="5 Lite tasks per env")
     args = parser.parse_args()
+    if args.quick:
+        args.count, args.level = 5, "lite"
 
     from arena_gen.train.released import released_fingerprints
     from arena_gen.train.stream import stream
