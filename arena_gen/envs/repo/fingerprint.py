@@ -44,7 +44,10 @@ def _renamer(world: Mapping[str, Any], labels: Mapping[Item, Label]) -> Callable
         if isinstance(value, list):
             return [walk(v) for v in value]
         if isinstance(value, dict):
-            return sorted(([walk(k), walk(v)] for k, v in value.items()), key=render)
+            pairs = [[walk(k), walk(v)] for k, v in value.items()]
+            if len({k for k, _ in pairs}) == len(pairs):  # keys apart: they alone order
+                return sorted(pairs, key=lambda kv: kv[0])
+            return sorted(pairs, key=render)
         return value
 
     return walk
