@@ -273,3 +273,18 @@ def test_overlap_finds_an_exact_and_a_near_duplicate() -> None:
     found = matches(a, b)
     assert [(m.b, m.kind, m.part) for m in found] == [
         (renamed.id, "exact", None), (near.id, "near", "condition")]
+
+
+@pytest.mark.parametrize(("env", "part", "edit"), [
+    ("trading", "noise", lambda w: w["noise"][3].__setitem__(1, w["noise"][3][1] + 0.5)),
+    ("energy", "demand", lambda w: w["demand"].__setitem__(7, w["demand"][7] + 1.0)),
+    ("repo", "hidden_rules", lambda w: w["hidden_rules"][0].__setitem__(
+        "error", w["hidden_rules"][0]["error"] + "!")),
+])
+def test_a_world_changed_in_one_part_is_a_near_duplicate(env: str, part: str, edit: Any) -> None:
+    task = released_tasks(env)[1]
+    world = copy.deepcopy(task.world)
+    edit(world)
+    changed = _copy_task(task, world, "near")
+    found = matches([p for p in map(prints, [task]) if p], [p for p in map(prints, [changed]) if p])
+    assert [(m.kind, m.part) for m in found] == [("near", part)]
