@@ -4,6 +4,7 @@ reproducible by index from its own seed tree, the same bytes with any number of 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 
 import pytest
@@ -57,10 +58,11 @@ def test_a_short_stream_is_certified_fresh_and_reproducible(env: str) -> None:
     assert sum(drawn.rejections.values()) == sum(int(t.seed_path[4]) for t in tasks)
 
 
-def test_workers_do_not_change_the_bytes() -> None:
+def test_workers_and_an_endless_stream_give_the_same_bytes() -> None:
     one = [t.to_dict() for t in stream("lights", "challenge", 4, count=4, jobs=1)]
     two = [t.to_dict() for t in stream("lights", "challenge", 4, count=4, jobs=2)]
-    assert canonical_bytes(one) == canonical_bytes(two)
+    endless = [t.to_dict() for t in itertools.islice(stream("lights", "challenge", 4), 4)]
+    assert canonical_bytes(one) == canonical_bytes(two) == canonical_bytes(endless)
     assert {t["suite"] for t in one} == {"stream_challenge"}
 
 
