@@ -11,7 +11,20 @@ import sys
 import click
 
 from arena_gen import __version__
-from arena_gen.cli import build, import_, keygen, play, report, run, score, show, sign, verify
+from arena_gen.cli import (
+    build,
+    import_,
+    keygen,
+    overlap,
+    play,
+    report,
+    run,
+    score,
+    show,
+    sign,
+    stream,
+    verify,
+)
 
 
 @click.group(context_settings={"auto_envvar_prefix": "ARENA_GEN",
@@ -19,13 +32,14 @@ from arena_gen.cli import build, import_, keygen, play, report, run, score, show
 @click.version_option(__version__, prog_name="arena-gen")
 def main() -> None:
     """Generate, verify, freeze, run and score hidden-rule agent benchmarks."""
-    for stream in (sys.stdout, sys.stderr):  # a path from argv may hold undecodable bytes
-        reconfigure = getattr(stream, "reconfigure", None)
+    for std in (sys.stdout, sys.stderr):  # a path from argv may hold undecodable bytes
+        reconfigure = getattr(std, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
 
 
-for _module in (build, verify, show, run, play, score, report, import_, keygen, sign):
+for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
+                overlap):
     main.add_command(_module.command)
 
 

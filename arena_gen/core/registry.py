@@ -27,6 +27,7 @@ from arena_gen.core.errors import RegistryError
 if TYPE_CHECKING:
     from arena_gen.core.agent import Agent
     from arena_gen.core.calibration import Calibration
+    from arena_gen.core.fingerprint import WorldShape
     from arena_gen.core.game import Game
     from arena_gen.core.odyssey import OdysseyPrompt, ReplyRule
     from arena_gen.core.task import Certificate, Draft, Task
@@ -146,6 +147,9 @@ class EnvSpec:
     imported_draft: Part[ImportedDraft] | None = None
     #: Env-specific facts a witness replay must reproduce (e.g. the oracle's recorded value).
     replay_check: Part[ReplayCheck] | None = None
+    #: How the env's worlds are fingerprinted up to renaming (a
+    #: :class:`~arena_gen.core.fingerprint.WorldShape`): streams skip released worlds by it.
+    fingerprint: Part[WorldShape] | None = None
     #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
     env: Part[Callable[..., Any]] | None = None
     #: The fewest steps the released data claims every imported task needs (the import table
@@ -223,7 +227,7 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar")
+         "odyssey", "grammar", "fingerprint")
 
 
 @dataclass(frozen=True)

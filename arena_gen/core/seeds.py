@@ -46,6 +46,19 @@ def child(seq: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
 TASK_LEVEL = 2**32 - 1
 
 
+#: Spawn key at the root of every training stream's tree (``arena_gen.train``): a stream task
+#: of seed S, level L, env E and index i has entropy ``[S, code(L), E, i]`` like the build task
+#: of the same numbers, but its spawn keys start with this, never an attempt index or
+#: :data:`TASK_LEVEL`, so no stream shares a stream with any build.
+STREAM_NAMESPACE = 2**32 - 2
+
+
+def stream_seed(seed: int, level: str, env_code: int, index: int) -> np.random.SeedSequence:
+    """Return the root SeedSequence of task ``index`` of a training stream."""
+    root = task_seed(seed, level, env_code, index)
+    return np.random.SeedSequence(entropy=root.entropy, spawn_key=(STREAM_NAMESPACE,))
+
+
 def task_level_seed(seq: np.random.SeedSequence) -> np.random.SeedSequence:
     """From an attempt's stream, the task-level stream shared by all its attempts."""
     return np.random.SeedSequence(entropy=seq.entropy,

@@ -6,16 +6,19 @@ not the suite of its seed)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from arena_gen.core import registry
-from arena_gen.core.calibration import calibration_for
+from arena_gen.core.calibration import Calibration, calibration_for
 from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.game import rubric_problem
 from arena_gen.core.replay import check_witness
 from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
-from arena_gen.core.task import Task
+from arena_gen.core.task import Draft, Task
 from arena_gen.suite.catalog import preset
 from arena_gen.suite.ladder import climb
 
@@ -39,30 +42,56 @@ class Attempt:
     verify_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a candidate comes from: the id, suite label and seed path its task records, and
+    the attempt stream its sampler draws from."""
+
+    id: str
+    suite: str
+    seed_path: list[int]
+    seq: np.random.SeedSequence
+
+
+#: A check of a sampled draft before it is verified: a rejection reason, or None to go on.
+Screen = Callable[[Draft], str | None]
+
+
 def try_attempt(spec: registry.EnvSpec, suite: str, suite_seed: int, index: int, attempt: int,
                 config: dict[str, Any]) -> Attempt:
     """Sample, verify, witness-check and (when calibrated) climb one attempt of a task: the one
     decision ``build`` makes per attempt, which ``verify`` and the cache re-run to pin the
     attempt index in a seed path."""
+    origin = Origin(id=task_id(spec.name, suite, suite_seed, index), suite=suite,
+                    seed_path=seed_path(suite_seed, suite, spec.code, index, attempt),
+                    seq=attempt_seed(task_seed(suite_seed, suite, spec.code, index), attempt))
+    return decide(spec, origin, config, calibration_for(spec, suite))
+
+
+def decide(spec: registry.EnvSpec, origin: Origin, config: dict[str, Any],
+           cal: Calibration | None, screen: Screen | None = None) -> Attempt:
+    """The decision on one candidate drawn from ``origin``: sample, ``screen`` (if any),
+    verify, accept, replay the witness and climb ``cal``'s ladder (if any). Builds and
+    training streams both decide here, so a stream task is certified exactly as a build's."""
     sample, verify, game = spec.load("sampler"), spec.load("verifier"), spec.load("game")
-    cal = calibration_for(spec, suite)
-    draft = sample(config, attempt_seed(task_seed(suite_seed, suite, spec.code, index), attempt))
+    draft = sample(config, origin.seq)
     problem = rubric_problem(game, draft.params, draft.world, draft.rubric)
     if problem is not None:  # a bug, not a rejection: the sampler must call game.rubric
-        raise GenerationError(f"{task_id(spec.name, suite, suite_seed, index)}: the sampler's "
-                              f"{problem}")
+        raise GenerationError(f"{origin.id}: the sampler's {problem}")
+    if screen is not None:
+        reason = screen(draft)
+        if reason is not None:
+            return Attempt(None, reason, 0.0)
     cert = verify(draft)
     seconds = cert.seconds or 0.0
     reason = spec.acceptance()(draft, cert)
     if reason is not None:
         return Attempt(None, reason, seconds)
     cert.seconds = None  # wall-clock time never enters a frozen file (byte-identical rebuilds)
-    task = Task(id=task_id(spec.name, suite, suite_seed, index), env=spec.name,
-                env_version=spec.version, suite=suite,
-                seed_path=seed_path(suite_seed, suite, spec.code, index, attempt),
-                params=draft.params, budget=draft.budget, public=draft.public,
-                world=draft.world, rules_text=draft.rules_text, rubric=draft.rubric,
-                certificate=cert)
+    task = Task(id=origin.id, env=spec.name, env_version=spec.version, suite=origin.suite,
+                seed_path=list(origin.seed_path), params=draft.params, budget=draft.budget,
+                public=draft.public, world=draft.world, rules_text=draft.rules_text,
+                rubric=draft.rubric, certificate=cert)
     check_witness(task)
     if cal is not None:
         ladder = climb(task, cal)

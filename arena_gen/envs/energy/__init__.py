@@ -35,6 +35,7 @@ V1 = EnvSpec(
     replay_check=part("verify_v1:replay_check"),
     daily=True,
     grammar=part("prompts:GRAMMAR"),
+    fingerprint=part("fingerprint:SHAPE"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
     # a 40-step history.
     odyssey=OdysseyProfile(steps=120, show_feedback=False, window=40,

@@ -31,6 +31,7 @@ V1 = EnvSpec(
     verifier=part("verify_v1:verify"),
     heuristic=part("agents.heuristic_v1:RepoHeuristicAgent"),
     grammar=part("prompts:GRAMMAR"),
+    fingerprint=part("fingerprint:SHAPE"),
     # The reference harness: max_steps 120, every step's history kept.
     odyssey=OdysseyProfile(steps=120, show_feedback=True, window=None,
                            prompt=part("odyssey:PROMPT")),

@@ -40,6 +40,7 @@ V1 = EnvSpec(
                       "ridge")},
     daily=True,
     grammar=part("prompts:GRAMMAR"),
+    fingerprint=part("fingerprint:SHAPE"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
     # a 50-step history.
     odyssey=OdysseyProfile(steps=120, show_feedback=False, window=50,
