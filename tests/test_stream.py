@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 from pathlib import Path
 
 import pytest
@@ -143,14 +142,13 @@ def test_the_cli_writes_a_stream_that_reads_as_a_suite(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("ARENA_GEN_STREAM_FULL") != "1",
-                    reason="1,000 stream tasks per env take ~32 min on 2 cores "
-                           "(benchmarks/README.md); set ARENA_GEN_STREAM_FULL=1 to run them")
+@pytest.mark.full
 @pytest.mark.parametrize("env", ENVS)
 def test_a_thousand_stream_tasks_per_env(env: str) -> None:
     """The #27 acceptance test: 1,000 tasks per env, all certified, none a released world,
     and a chosen index reproduced byte for byte. CI runs the short test above instead (it
-    cannot spare the half hour this takes); ``ARENA_GEN_STREAM_FULL=1`` runs this one."""
+    cannot spare the half hour this takes: the ``full`` marker is deselected by default);
+    ``pytest -m full tests/test_stream.py`` runs this one."""
     count, chosen = 1000, 737
     tasks = list(stream(env, "lite", 2026, count=count, jobs=default_jobs()))
     released = released_fingerprints(env)
