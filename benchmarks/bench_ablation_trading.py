@@ -92,6 +92,9 @@ class _Recorded(TradingGameV4):
     def __init__(self, task: Any) -> None:
         super().__init__(task)
         self.days: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        #: Per day: the book's true expected return after the trade, less the fees it paid
+        #: (both as shares of the book): what a switching margin costs or saves.
+        self.net_gain = 0.0
 
     def _scored(self, before: Book, after: Book) -> BookV4:
         prices = self._rows[before.day]
@@ -101,6 +104,10 @@ class _Recorded(TradingGameV4):
                          *(min(a, b) * p for a, b, p in zip(before.holdings, after.holdings,
                                                             prices, strict=True))])
         self.days.append((values, kept, self._returns[before.day]))
+        worth = float(values.sum())
+        if worth > 0:
+            fees = self.value(before) - worth  # trades fill at today's prices: the gap is fees
+            self.net_gain += float(values @ self._returns[before.day]) / worth - fees / worth
         return super()._scored(before, after)
 
 
@@ -126,6 +133,7 @@ def play(draft: Draft, cert: Certificate, policy: Any, version: int = 3) -> dict
         margin = float(draft.params["switch_margin"])
         for scale in MARGIN_SCALES:
             row[f"knowledge_m{scale}"] = rescored(game, margin * scale)
+        row["net_gain"] = game.net_gain
     return row
 
 
@@ -180,6 +188,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
     parser.add_argument("--count", type=int, default=None, help="tasks per seed (default: preset)")
     parser.add_argument("--quick", action="store_true", help="fewer ablation variants")
+    parser.add_argument("--only", default=None,
+                        help="play only the policies whose name starts with this")
     parser.add_argument("--dump", default=None, help="also write the episodes' facts here")
     parser.add_argument("--load", nargs="+", default=None, help="pool these dumps instead")
     args = parser.parse_args()
@@ -195,6 +205,8 @@ def main() -> None:
             per_seed[seed] = {}
             for draft, cert in build(args.suite, seed, args.count, args.version):
                 for name, make in policies(draft, args.quick, args.version).items():
+                    if args.only and not name.startswith(args.only):
+                        continue
                     per_seed[seed].setdefault(name, []).append(
                         play(draft, cert, make(), args.version))
         if args.dump:
@@ -227,7 +239,16 @@ def report(suite: str, per_seed: dict[int, dict[str, list[dict[str, Any]]]],
         pooled = pct(sum(passes(r, regret, exposure) for r in got), len(got))
         median = float(np.median([r["knowledge"] for r in got]))
         print(f"| {name} | {' | '.join(cells)} | {pooled} | {median:.3f} |")
+    if all("net_gain" in r for r in rows.get("knows W, margin0.002", [{}])):
+        reference = np.array([r["net_gain"] for r in rows["knows W, margin0.002"]])
+        print("\nexpected net gain (true expected return less fees, summed over days) over the "
+              "knowing margin0.002 trader's, median [min] over tasks:")
+        for name in (k for k in rows if k.startswith("knows W")):
+            ratio = np.array([r["net_gain"] for r in rows[name]]) / reference
+            print(f"  {name}: {np.median(ratio):.2f} [{ratio.min():.2f}]")
     learners = [k for k in rows if k.startswith(ESTIMATORS)]
+    if not learners or "hold" not in rows:
+        return
     print("\nthreshold sensitivity (knowledge_regret x 0.9 / x 1 / x 1.1"
           + (", then the switch margin x 0.9 / x 1.1" if version == 4 else "") + "):")
     settings = [(f"regret {regret * s:.3f}", regret * s, "knowledge") for s in (0.9, 1.0, 1.1)]
