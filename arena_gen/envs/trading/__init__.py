@@ -10,6 +10,9 @@ that introduced it):
 - v3: :mod:`.game_v3` (success from the knowledge score, whatever the allocation),
   per-task noise scales, ladder format 2 with model-free rungs and learners with several
   allocation rules (:mod:`.agents.v3`).
+- v4 (preview): :mod:`.game_v4` (v3's knowledge score with a switching tolerance for money
+  kept in place, so a trader told W that switches only past a margin passes), v3's worlds,
+  presets and ladder.
 """
 
 from __future__ import annotations
@@ -84,4 +87,15 @@ V3 = replace(
                 "momentum": part(f"{_V3_AGENTS}:MomentumAgent")},
 )
 
-SPECS = (V1, V2, V3)
+V4 = replace(
+    V3, version=4, preview=True,  # the lead releases it after the held-out figures
+    game=part("game_v4:TradingGameV4"),
+    sampler=part("sampler_v4:sample"),
+    presets=part("sampler_v4:PRESETS"),
+    accept=part("sampler_v4:accept"),
+    verifier=part("verify_v4:verify"),
+    replay_check=part("verify_v4:replay_check"),
+    calibration=part("sampler_v4:CALIBRATION"),
+)
+
+SPECS = (V1, V2, V3, V4)
