@@ -19,7 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -82,8 +82,12 @@ class FakeOpenAI:
 
     def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
                  fault: Fault | None = None,
-                 to_call: Callable[[str, str], tuple[str, str]] | None = None) -> None:
+                 to_call: Callable[[str, str], tuple[str, str]] | None = None,
+                 keep: bool = True) -> None:
         self.tasks = {t.public["intro"]: t for t in tasks}
+        #: keep each request's prompt and body in :attr:`seen` (a benchmark counts requests
+        #: and keeps its memory flat: 7,680 prompts of a 64-episode run are ~1 GB as objects)
+        self.keep = keep
         #: (env, witness action) -> (tool name, arguments JSON): answer requests that carry
         #: ``tools`` with a tool call instead of an <action> tag
         self.to_call = to_call
@@ -254,7 +258,7 @@ class FakeOpenAI:
                         past_turns=sum(m.get("role") == "assistant"
                                            for m in body["messages"]), prompt=prompt,
                         authorization=auth, at=time.monotonic(), body=body, peer=peer)
-            self.seen.append(seen)
+            self.seen.append(seen if self.keep else replace(seen, prompt="", body={}))
         out = self.fault(seen) if self.fault else None
         if out is not None:
             if out.content is not None and "<action>" not in out.content and not out.tool_calls:
