@@ -13,8 +13,10 @@ load average when it ended (the 2 cores are shared). The summary gives the media
 of the repeats and the ceiling: min(N / latency, the 0 ms rate at N), the network-free rate
 being what the CPU allows.
 
-Reproduce: ``python benchmarks/bench_throughput.py [--quick] [--no-inspect] [--repeats R]``
-from the repository root (``--quick``: 0 ms only, 1 and 8 connections, no inspect).
+Reproduce: ``python benchmarks/bench_throughput.py [--quick] [--no-inspect] [--repeats R]
+[--inspect-cap S]`` from the repository root (``--quick``: 0 ms only, 1 and 8 connections, no
+inspect; ``--inspect-cap``: an inspect run stops after S seconds, and its rate is its turns
+over the seconds since its first request, start-up left out, which favours it).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import math
 import os
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -80,34 +83,50 @@ def server_alone(server: FakeOpenAI, clients: int, seconds: float) -> float:
 
 @dataclass
 class Point:
-    """One command's figures."""
+    """One command's figures (``capped``: stopped at the time cap, its turns so far counted)."""
 
     turns: int
     seconds: float
     client_cpu: float
     server_cpu: float
+    capped: bool = False
 
     @property
     def rate(self) -> float:
         return self.turns / self.seconds
 
 
-def timed(cmd: list[str], server: FakeOpenAI, env: dict[str, str]) -> Point:
-    """Turns the server answered, wall seconds and CPU seconds (client, server) of a command."""
+def timed(cmd: list[str], server: FakeOpenAI, env: dict[str, str],
+          cap: float | None = None) -> Point:
+    """Turns the server answered, wall seconds and CPU seconds (client, server) of a command;
+    past ``cap`` seconds the command is stopped and the turns answered until then count, over
+    the seconds since its first request (its start-up left out: in its favour)."""
     before = len(server.seen)
     children, mine = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=cap)
+        capped = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)  # its own session: the command and its children
+        _, err = proc.communicate()
+        capped = True
     seconds = time.perf_counter() - start
+    turns = len(server.seen) - before
+    if capped and turns:  # the steady rate: from its first request on (start-up left out)
+        seconds = time.monotonic() - server.seen[before].at
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    if proc.returncode != 0 and not capped:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n"
+                         f"{err.decode(errors='replace')[-2000:]}")
     client = after.ru_utime - children.ru_utime + after.ru_stime - children.ru_stime
-    return Point(len(server.seen) - before, seconds, client, time.process_time() - mine)
+    return Point(turns, seconds, client, time.process_time() - mine, capped)
 
 
 def arena_gen_run(server: FakeOpenAI, ids: list[str], attempts: int, conns: int,
-                  tmp: Path) -> Point:
+                  tmp: Path, cap: float | None = None) -> Point:
     """``arena-gen run --agent llm --max-connections N`` over the tasks."""
     out = tmp / f"run-{conns}-{time.monotonic_ns()}"
     cmd = [sys.executable, "-m", "arena_gen.cli", "run", "--suite", "lite", "--env", ENV,
@@ -115,13 +134,13 @@ def arena_gen_run(server: FakeOpenAI, ids: list[str], attempts: int, conns: int,
            "--model", "fake", "--base-url", server.url, "--max-connections", str(conns),
            "--out", str(out), "--display", "none", "--heartbeat", "0"]
     env = dict(os.environ, OPENAI_API_KEY="sk-loop")
-    result = timed(cmd, server, env)
+    result = timed(cmd, server, env, cap)
     shutil.rmtree(out, ignore_errors=True)
     return result
 
 
 def inspect_run(server: FakeOpenAI, ids: list[str], attempts: int, conns: int,
-                tmp: Path) -> Point:
+                tmp: Path, cap: float | None = None) -> Point:
     """The same episodes through ``inspect eval arena_gen/lite`` at the same server."""
     inspect = shutil.which("inspect") or str(Path(sys.executable).parent / "inspect")
     logs = tmp / f"logs-{conns}-{time.monotonic_ns()}"
@@ -129,7 +148,7 @@ def inspect_run(server: FakeOpenAI, ids: list[str], attempts: int, conns: int,
            f"tasks={','.join(ids)}", "--model", "openai-api/loop/fake", "--max-connections",
            str(conns), "--epochs", str(attempts), "--display", "none", "--log-dir", str(logs)]
     env = dict(os.environ, LOOP_BASE_URL=server.url, LOOP_API_KEY="sk-loop")
-    result = timed(cmd, server, env)
+    result = timed(cmd, server, env, cap)
     shutil.rmtree(logs, ignore_errors=True)
     return result
 
@@ -142,6 +161,9 @@ def main() -> None:
     parser.add_argument("--latency", default=None, help="ms per reply, e.g. 200,0")
     parser.add_argument("--repeats", type=int, default=2, help="arena-gen runs per point")
     parser.add_argument("--inspect-repeats", type=int, default=1, help="inspect runs per point")
+    parser.add_argument("--inspect-cap", type=float, default=None,
+                        help="stop an inspect run after this many seconds; its rate is then "
+                             "its turns since its first request (marked * in the output)")
     args = parser.parse_args()
     conns = [int(c) for c in (args.connections or ("1,8" if args.quick else "1,8,32,64"))
              .split(",")]
@@ -166,17 +188,19 @@ def main() -> None:
                 attempts = math.ceil(n / TASKS)
                 ids = [t.id for t in tasks[: min(n, TASKS)]]
                 episodes = len(ids) * attempts
-                runners = [("arena-gen", arena_gen_run, args.repeats)]
+                runners = [("arena-gen", arena_gen_run, args.repeats, None)]
                 if with_inspect:
-                    runners.append(("inspect", inspect_run, args.inspect_repeats))
-                for name, runner, repeats in runners:
+                    runners.append(("inspect", inspect_run, args.inspect_repeats,
+                                    args.inspect_cap))
+                for name, runner, repeats, cap in runners:
                     for _ in range(repeats):
-                        got = runner(server, ids, attempts, n, Path(tmp))
+                        got = runner(server, ids, attempts, n, Path(tmp), cap)
                         server.seen.clear()
                         results.setdefault((ms, n, name), []).append(got)
                         print(f"{ms:>8}{n:>7}{name:>10}{episodes:>10}{got.turns:>8}"
                               f"{got.seconds:>9.1f}{got.rate:>9.1f}{got.client_cpu:>9.1f}"
-                              f"{got.server_cpu:>9.1f}{load():>7}", flush=True)
+                              f"{got.server_cpu:>9.1f}{load():>7}{' *' * got.capped}",
+                              flush=True)
     summary(results, latencies, conns)
 
 
@@ -189,10 +213,12 @@ def summary(results: dict[tuple[int, int, str], list[Point]], latencies: list[in
         for n in conns:
             cells = []
             for name in ("arena-gen", "inspect"):
-                rates = sorted(p.rate for p in results.get((ms, n, name), []))
+                points = results.get((ms, n, name), [])
+                rates = sorted(p.rate for p in points)
                 if rates:
                     cells.append(f"{name} {statistics.median(rates):.1f} "
-                                 f"[{rates[0]:.1f}-{rates[-1]:.1f}]")
+                                 f"[{rates[0]:.1f}-{rates[-1]:.1f}]"
+                                 f"{' *' if any(p.capped for p in points) else ''}")
             cpu_bound = [p.rate for p in results.get((0, n, "arena-gen"), [])]
             bounds = ([n / (ms / 1000)] if ms else []) + (
                 [statistics.median(cpu_bound)] if cpu_bound else [])
