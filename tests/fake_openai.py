@@ -19,7 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,7 +38,8 @@ class Out:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     hang: float = 0.0
-    #: hold the answer until this many requests are in flight (or ``delay`` s have passed)
+    #: hold the answer until this many requests have been in flight at once (or ``delay`` s
+    #: have passed): a latch, so the last to arrive cannot answer and release the others first
     gather: int = 0
     #: announce a longer body than is sent, then drop the connection
     disconnect: bool = False
@@ -65,6 +66,8 @@ class Seen:
     authorization: str | None
     at: float
     body: dict[str, Any]
+    #: the client's port: one per TCP connection (keep-alive reuse shows as repeats)
+    peer: int = 0
 
 
 class _Server(ThreadingHTTPServer):
@@ -79,8 +82,12 @@ class FakeOpenAI:
 
     def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
                  fault: Fault | None = None,
-                 to_call: Callable[[str, str], tuple[str, str]] | None = None) -> None:
+                 to_call: Callable[[str, str], tuple[str, str]] | None = None,
+                 keep: bool = True) -> None:
         self.tasks = {t.public["intro"]: t for t in tasks}
+        #: keep each request's prompt and body in :attr:`seen` (a benchmark counts requests
+        #: and keeps its memory flat: 7,680 prompts of a 64-episode run are ~1 GB as objects)
+        self.keep = keep
         #: (env, witness action) -> (tool name, arguments JSON): answer requests that carry
         #: ``tools`` with a tool call instead of an <action> tag
         self.to_call = to_call
@@ -165,10 +172,10 @@ class FakeOpenAI:
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     server._more.notify_all()
                 try:
-                    out, seen = server._decide(raw, auth)
+                    out, seen = server._decide(raw, auth, self.client_address[1])
                     if out.gather:
                         with server._more:
-                            server._more.wait_for(lambda: server.in_flight >= out.gather,
+                            server._more.wait_for(lambda: server.max_in_flight >= out.gather,
                                                   timeout=out.delay)
                     elif out.delay or server.delay:
                         server._stop.wait(out.delay or server.delay)
@@ -238,7 +245,7 @@ class FakeOpenAI:
 
         return Handler
 
-    def _decide(self, raw: bytes, auth: str | None) -> tuple[Out, Seen]:
+    def _decide(self, raw: bytes, auth: str | None, peer: int = 0) -> tuple[Out, Seen]:
         body = json.loads(raw)
         prompt = "\n".join(m["content"] for m in body["messages"])
         task = self._task_of(prompt)
@@ -250,8 +257,8 @@ class FakeOpenAI:
             seen = Seen(index=len(self.seen), env=env, turn=turn, tries=self._tries[(env, turn)],
                         past_turns=sum(m.get("role") == "assistant"
                                            for m in body["messages"]), prompt=prompt,
-                        authorization=auth, at=time.monotonic(), body=body)
-            self.seen.append(seen)
+                        authorization=auth, at=time.monotonic(), body=body, peer=peer)
+            self.seen.append(seen if self.keep else replace(seen, prompt="", body={}))
         out = self.fault(seen) if self.fault else None
         if out is not None:
             if out.content is not None and "<action>" not in out.content and not out.tool_calls:

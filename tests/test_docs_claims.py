@@ -89,3 +89,42 @@ def test_metrics_doc_scale_is_the_summary_scale() -> None:
 def test_repo_doc_pip_show_is_v1_only() -> None:
     text = (ROOT / "docs" / "envs" / "repo.md").read_text(encoding="utf-8")
     assert re.search(r"`pip show NAME` \(v1 only", text)
+
+
+#: Present-tense statements of which version the released ``lite`` / ``challenge`` hold, in an
+#: env's page: "the released `lite` and `challenge` are v2", and a preset paragraph "vN (...
+#: the version of the released `suites/lite` ...)" or "vN (...; what the released suites hold".
+RELEASED_CLAIMS = (
+    re.compile(r"released `lite` and\s+`challenge` (?:are|hold) v(\d+)"),
+    re.compile(r"^v(\d+) \((?:[^()]|\([^()]*\))*?the released\s+(?:suites\b|`suites/lite`)",
+               re.M),
+)
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_env_pages_name_the_released_version(env: str) -> None:
+    """#24 row 16: docs/envs/energy.md and repo.md named an older version as the one the
+    released suites hold (after the rebuild on energy v3 and repo v4 they did again)."""
+    version = read_suite(resolve_suite("lite")).manifest["env_versions"][env]
+    assert read_suite(resolve_suite("challenge")).manifest["env_versions"][env] == version
+    text = (ROOT / "docs" / "envs" / f"{env}.md").read_text(encoding="utf-8")
+    claims = [int(m) for pattern in RELEASED_CLAIMS for m in pattern.findall(text)]
+    assert all(c == version for c in claims), (env, version, claims)
+    history = text.split("## Version History", 1)[1]
+    entry = re.search(rf"^- v{version} \((.*?)\n- v|^- v{version} \((.*)", history, re.M | re.S)
+    assert entry is not None and "`suites/lite` and `suites/challenge` rebuilt on it" in (
+        entry.group(0)), (env, version)
+
+
+def test_inspect_page_installs_the_openai_package_the_extra_lacks() -> None:
+    """#24 row 16: docs/inspect.md's `openai/...` command needs `pip install openai`, which the
+    `inspect` extra does not bring (the page says so and its install line adds it)."""
+    import configparser
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg", encoding="utf-8")
+    extra = setup["options.extras_require"]["inspect"].split()
+    assert not any(re.match(r"openai\b", req) for req in extra)
+    text = (ROOT / "docs" / "inspect.md").read_text(encoding="utf-8")
+    assert "pip install 'arena-gen[inspect]' openai\n" in text
+    assert "`arena-gen[inspect]` does not install" in text

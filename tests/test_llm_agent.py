@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from fake_openai import FakeOpenAI, Out, Seen, truncated_body
 
 from arena_gen.agents.llm import LLMAgent
+from arena_gen.agents.llm_client import ChatClient
 from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.episode import InfraError, run_episode
@@ -186,6 +188,39 @@ def test_max_connections_requests_in_flight(suite_dir: Path, tasks: dict[str, Ta
     assert server.max_in_flight == 8  # 12 episodes want a request; the limit lets 8 through
     assert len(rundir.records()) == 12
     assert all(r["end_reason"] == "success" for r in rundir.records())
+    # every turn of the 12 episodes went over 8 kept-alive TCP connections, none more
+    assert len(server.seen) > 12 * 2 and len({s.peer for s in server.seen}) == 8
+
+
+def test_client_holds_one_connection_per_request_in_flight(tasks: dict[str, Task]) -> None:
+    """64 requests at once open 64 connections; the next 64 reuse them, and aclose ends them."""
+    task = tasks["lights"]
+    prompt = {"role": "user", "content": task.public["intro"]
+              + "\n## Current observation (turn 1 of 9)\n"}
+
+    def gather(seen: Seen) -> Out | None:  # hold each request until 64 are in flight (or 5 s)
+        out = FakeOpenAI.answer(server, seen, task)
+        out.gather, out.delay = 64, 5.0
+        return out
+
+    async def rounds(client: ChatClient) -> list[str]:
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(2):
+            done = await asyncio.gather(*[client.complete(
+                {"model": "m", "messages": [prompt]}, rng) for _ in range(64)])
+            out += [d.content for d in done]
+        await client.aclose()
+        return out
+
+    with FakeOpenAI([task], key=KEY, fault=gather) as server:
+        client = ChatClient(base_url=server.url, api_key=KEY, max_connections=64, timeout=30)
+        contents = asyncio.run(rounds(client))
+    assert len(contents) == 128 and all("<action>" in c for c in contents)
+    assert server.max_in_flight == 64
+    assert len({s.peer for s in server.seen[:64]}) == 64
+    assert {s.peer for s in server.seen[64:]} == {s.peer for s in server.seen[:64]}
+    assert client._made == [] and client._idle == []
 
 
 # -- faults ---------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,9 +19,11 @@ import arena_gen  # noqa: F401  (registers the Gymnasium ids)
 from arena_gen.agents.human import HumanAgent
 from arena_gen.core import registry
 from arena_gen.core.episode import InfraError, run_episode
+from arena_gen.core.errors import SchemaError
 from arena_gen.core.suite_io import write_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir, line_digest
+from arena_gen.scoring.score import score_run
 from arena_gen.suite.build import build_suite
 
 TIMING = ("latency", "seconds")
@@ -59,6 +62,27 @@ def test_random_agent_is_seeded_per_task_and_attempt(lite_lights: Path, tmp_path
     assert ra == rb
     assert ra[0]["turns"] != ra[1]["turns"]  # attempts differ
     assert all(t["action"].isdigit() for t in ra[0]["turns"])
+
+
+def test_a_run_reads_only_the_tasks_it_plays(lite_lights: Path, tmp_path: Path) -> None:
+    """``--tasks ID`` validates that task alone (a whole read of Lite was most of a run's
+    start-up): a damaged other line does not stop it, the damaged line itself does, and
+    ``score`` (which reads the whole suite) still refuses the damaged suite."""
+    suite = tmp_path / "suite"
+    shutil.copytree(lite_lights, suite)
+    path = suite / "lights.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:29]) + "{not json\n", encoding="utf-8")  # the 30th task
+    rundir = run_suite(RunConfig(suite=str(suite), agent="oracle", out=str(tmp_path / "r"),
+                                 tasks=["lights-lite-7-0001"]))
+    assert [(r["task_id"], r["success"]) for r in rundir.records()] == [
+        ("lights-lite-7-0001", True)]
+    with pytest.raises(SchemaError, match="lights.jsonl:30"):
+        run_suite(RunConfig(suite=str(suite), agent="oracle", out=str(tmp_path / "r2"),
+                            tasks=["lights-lite-7-0029"]))
+    with pytest.raises(SchemaError, match="lights.jsonl:30"):
+        score_run(tmp_path / "r")
+    assert not (tmp_path / "r2").exists()
 
 
 def test_existing_run_needs_resume(lite_lights: Path, tmp_path: Path) -> None:

@@ -213,3 +213,43 @@ def test_cli_build_refuses_before_doing_any_work(tmp_path: Path) -> None:
                                        "lights", "--out", str(mine), "--display", "none"])
     assert result.exit_code != 0 and "refusing to replace it" in result.output
     assert (mine / "data.csv").read_text() == "1,2"
+
+
+def test_a_selective_read_checks_the_tasks_it_reads_and_only_those(tmp_path: Path,
+                                                                   small_build) -> None:
+    """``run --tasks ID`` reads one task: the same Task as a whole read, every check on it
+    kept (schema, hash, manifest, suite hash, line counts), the other lines not validated."""
+    out = write(tmp_path, small_build)
+    whole = read_suite(out)
+    one = read_suite(out, task_ids=["lights-lite-7-0001"])
+    assert one.partial and not whole.partial
+    assert [t.to_dict() for t in one.all_tasks()] == [whole.tasks["lights"][1].to_dict()]
+    assert read_suite(out, envs=["lights"]).all_tasks() == whole.all_tasks()
+    assert read_suite(out, envs=["trading"]).all_tasks() == []  # no such env: select_tasks says
+    path = out / "lights.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:3]) + "{not json\n", encoding="utf-8")  # break line 4
+    assert read_suite(out, task_ids=["lights-lite-7-0001"]).all_tasks()[0].id == \
+        "lights-lite-7-0001"
+    with pytest.raises(SchemaError, match="lights.jsonl:4"):
+        read_suite(out, task_ids=["lights-lite-7-0003"])
+    path.write_text("".join(lines[:3]), encoding="utf-8")  # a line deleted
+    with pytest.raises(ArenaGenError, match="manifest counts 4 lights tasks, file has 3"):
+        read_suite(out, task_ids=["lights-lite-7-0001"])
+    path.write_text("".join(lines), encoding="utf-8")
+    task_id = flip_task(out, 1, lambda d: d["certificate"].__setitem__("min_steps", 99))
+    with pytest.raises(HashMismatchError, match=f"lights.jsonl:2: task {task_id}"):
+        read_suite(out, task_ids=[task_id])
+    path.write_text("".join(lines), encoding="utf-8")
+    path.write_text("".join(lines).replace("lights-lite-7-0001", "lights-lite-7-0009"),
+                    encoding="utf-8")  # the listed id is nowhere: a whole read names the line
+    with pytest.raises(HashMismatchError, match="lights.jsonl:2: task lights-lite-7-0009"):
+        read_suite(out, task_ids=["lights-lite-7-0001"])
+    path.write_text("".join(lines), encoding="utf-8")
+    manifest = out / "manifest.json"
+    raw = bytearray(manifest.read_bytes())
+    pos = raw.index(b'"suite_sha256":"') + len(b'"suite_sha256":"')
+    raw[pos] = ord("0") if raw[pos] != ord("0") else ord("1")
+    manifest.write_bytes(bytes(raw))
+    with pytest.raises(HashMismatchError, match="suite_sha256"):
+        read_suite(out, task_ids=["lights-lite-7-0001"])

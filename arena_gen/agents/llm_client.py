@@ -1,7 +1,11 @@
 """An async OpenAI-compatible chat client that survives flaky endpoints and never leaks its key.
 
 One :class:`ChatClient` is shared by every episode a process runs: its semaphore bounds the
-requests in flight across episodes (``max_connections``). A request is retried with exponential
+requests in flight across episodes (``max_connections``), and each request in flight holds one
+of up to ``max_connections`` single-connection httpx clients (sharing one TLS context). One
+client with a ``max_connections`` pool would cost O(connections) per request in httpcore 1.0's
+pool bookkeeping (encode/httpcore#1035): at 64 connections that, not the network, bounded an LLM
+run (``benchmarks/README.md``, "Throughput of LLM runs"). A request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
 malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
 :class:`~arena_gen.core.agent.InfraError`. A 400 (413, or TGI's 422) that says the prompt does
@@ -26,6 +30,7 @@ import email.utils
 import json
 import math
 import os
+import ssl
 import time
 import unicodedata
 from dataclasses import dataclass
@@ -284,7 +289,10 @@ class ChatClient:
         self.max_reply_seconds = float(
             max_reply_seconds if max_reply_seconds is not None
             else positive_number(REPLY_SECONDS_ENV, DEFAULT_MAX_REPLY_SECONDS))
-        self._http: httpx.AsyncClient | None = None
+        #: single-connection clients not in use (last used first), and every one made
+        self._idle: list[httpx.AsyncClient] = []
+        self._made: list[httpx.AsyncClient] = []
+        self._tls: ssl.SSLContext | None = None
         self._sem: asyncio.Semaphore | None = None
 
     def __repr__(self) -> str:  # never show the key
@@ -299,36 +307,50 @@ class ChatClient:
         """Remove the API key (and URL credentials) from a text from the network or an error."""
         return redact_text(text.replace(self.url, self.public_url), self._secrets)
 
-    def _ensure(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        if self._http is None or self._sem is None:
-            headers = {"Content-Type": "application/json"}
-            if self._key:
-                headers["Authorization"] = f"Bearer {self._key}"
-            limits = httpx.Limits(max_connections=self.max_connections,
-                                  max_keepalive_connections=self.max_connections)
-            self._http = httpx.AsyncClient(headers=headers, limits=limits,
-                                           timeout=httpx.Timeout(self.timeout),
-                                           follow_redirects=False,
-                                           trust_env=not _is_loopback(self.url))
+    def _ensure(self) -> asyncio.Semaphore:
+        if self._sem is None:
             self._sem = asyncio.Semaphore(self.max_connections)
-        return self._http, self._sem
+        return self._sem
+
+    def _take(self) -> httpx.AsyncClient:
+        """An idle single-connection client (its connection kept alive), or a new one; the
+        semaphore keeps the clients made at ``max_connections`` at most."""
+        if self._idle:
+            return self._idle.pop()
+        headers = {"Content-Type": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        trust_env = not _is_loopback(self.url)
+        if self._tls is None:  # building one takes ~0.1 s (the CA bundle): shared by all
+            self._tls = httpx.create_ssl_context(verify=True, trust_env=trust_env)
+        http = httpx.AsyncClient(headers=headers, verify=self._tls,
+                                 limits=httpx.Limits(max_connections=1,
+                                                     max_keepalive_connections=1),
+                                 timeout=httpx.Timeout(self.timeout), follow_redirects=False,
+                                 trust_env=trust_env)
+        self._made.append(http)
+        return http
 
     async def aclose(self) -> None:
-        """Close the connection pool (call from the loop that used it)."""
-        if self._http is not None:
-            await self._http.aclose()
-        self._http = None
+        """Close every connection (call from the loop that used them)."""
+        made, self._made, self._idle = self._made, [], []
+        for http in made:
+            await http.aclose()
         self._sem = None
 
     async def complete(self, payload: dict[str, Any], rng: np.random.Generator) -> Completion:
         """One chat completion, retried; raises InfraError once every try has failed."""
-        http, sem = self._ensure()
+        sem = self._ensure()
         last = "no attempt made"
         for retry in range(self.retries + 1):
             try:
                 async with sem:
-                    content, reasoning, usage, finish, calls = await asyncio.wait_for(
-                        self._post(http, payload), timeout=self.timeout * 1.5)
+                    http = self._take()
+                    try:
+                        content, reasoning, usage, finish, calls = await asyncio.wait_for(
+                            self._post(http, payload), timeout=self.timeout * 1.5)
+                    finally:
+                        self._idle.append(http)
                 return Completion(self.redact(content),
                                   self.redact(reasoning) if reasoning is not None else None,
                                   usage, self.redact(finish) if finish is not None else None,

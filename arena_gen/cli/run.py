@@ -155,8 +155,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     import os
 
     from arena_gen.core.episode import turns_played
-    from arena_gen.core.suite_io import read_suite
-    from arena_gen.runner.run import RunConfig, run_suite, select_tasks, summarize
+    from arena_gen.runner.run import RunConfig, read_run_tasks, run_suite, select_tasks, summarize
     from arena_gen.ui import Reporter, clock, rate
 
     ui = Reporter(display)
@@ -202,7 +201,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
                     ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors)
     with user_errors(), interrupt_note(say, out, planned):
-        suite_obj = read_suite(suite)
+        suite_obj = read_run_tasks(cfg)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
         total = planned["episodes"] = len(selected) * attempts
         state = {"done": 0, "ok": 0, "turns": 0}

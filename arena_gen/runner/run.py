@@ -53,9 +53,10 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
     """The suite's tasks filtered by env and id, in suite order."""
     tasks = suite.all_tasks()
     if envs:
-        unknown = sorted(set(envs) - set(suite.tasks))
+        known_envs = sorted(suite.manifest["counts"])
+        unknown = sorted(set(envs) - set(known_envs))
         if unknown:
-            raise ArenaGenError(f"suite has no env {unknown[0]!r}; it has {sorted(suite.tasks)}")
+            raise ArenaGenError(f"suite has no env {unknown[0]!r}; it has {known_envs}")
         tasks = [t for t in tasks if t.env in envs]
     if task_ids:
         known = {t.id for t in tasks}
@@ -64,6 +65,11 @@ def select_tasks(suite: Suite, envs: Sequence[str] | None,
             raise ArenaGenError(f"no task {missing[0]!r} in the selection")
         tasks = [t for t in tasks if t.id in set(task_ids)]
     return tasks
+
+
+def read_run_tasks(cfg: RunConfig) -> Suite:
+    """The suite with only the tasks the run selects read and checked (not all of them)."""
+    return read_suite(cfg.suite, envs=cfg.envs or None, task_ids=cfg.tasks or None)
 
 
 def check_agent_mode(agent: str, mode: str) -> None:
@@ -111,7 +117,7 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     if rundir.exists() and not cfg.resume:  # before minutes of compiling the suite's games
         raise ArenaGenError(f"{rundir.path} already holds a run; pass --resume to continue "
                             f"it or choose another --out")
-    suite = suite or read_suite(cfg.suite)
+    suite = suite or read_run_tasks(cfg)
     tasks = select_tasks(suite, cfg.envs, cfg.tasks)
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
