@@ -1,6 +1,8 @@
 """Mutation-fuzz every input surface: N cases each (default 10,000), counting tracebacks (any
-exception but the project's ArenaGenError), hangs (a case over 5 s) and, separately, the peak
-memory of ``arena-gen score`` on adversarial files (a subprocess each, its max RSS).
+exception but the project's ArenaGenError), hangs (a case over 5 s), forged figures accepted
+(the forgery surfaces: a forged run scored or a substituted suite verified), the peak memory of
+the fuzzing process per surface and, separately, the peak memory of ``arena-gen score`` and
+``verify`` on adversarial files (a subprocess each, its max RSS).
 
     python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--env ENV] [--seed 0]
                                     [--clock wall|cpu] [--quick]
@@ -32,7 +34,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from fuzz_forgery import LAST_FORGED  # noqa: E402
 from fuzz_surfaces import (  # noqa: E402
+    FIXTURES,
     PER_ENV,
     RELEASED_FILES,
     SURFACES,
@@ -57,7 +61,7 @@ def _alarm(signum: int, frame: Any) -> None:
 def run_surface(name: str, cases: int, seed: int, first: int, show: int,
                 env: str | None = None, clock: str = "wall") -> dict[str, Any]:
     fn = functools.partial(SURFACES[name], env=env) if env else SURFACES[name]
-    counts = {"ok": 0, "error": 0, "traceback": 0, "hang": 0}
+    counts = {"ok": 0, "error": 0, "forged": 0, "traceback": 0, "hang": 0}
     slowest, shown = 0.0, 0
     kinds: dict[str, int] = {}
     start = time.perf_counter()
@@ -67,13 +71,19 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
                   else (signal.ITIMER_REAL, signal.SIGALRM))
     signal.signal(sig, _alarm)
     now = time.process_time if clock == "cpu" else time.perf_counter
+    reset_peak_rss()
     for case in range(first, first + cases):
         rng = random.Random(seed * 1_000_003 + case)
         work = Path(tempfile.mkdtemp(prefix="fuzz-"))
         t0 = now()
         signal.setitimer(timer, HANG_SECONDS)
         try:
-            counts[fn(work, rng)] += 1
+            outcome = fn(work, rng)
+            counts[outcome] += 1
+            if outcome == "forged" and shown < show:
+                shown += 1
+                print(f"--- FORGED {name} seed {seed} case {case}: {LAST_FORGED}",
+                      file=sys.stderr)
         except Hang:
             counts["hang"] += 1
             print(f"HANG {name} case {case}", file=sys.stderr)
@@ -99,7 +109,27 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
             shutil.rmtree(work, ignore_errors=True)
     return {"surface": f"{name}, {env}" if env else name, "cases": cases, **counts,
             "traceback_kinds": kinds,
-            "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1)}
+            "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1),
+            "peak_mb": peak_rss_mb()}
+
+
+def reset_peak_rss() -> None:
+    """Start the process's peak RSS (VmHWM) afresh, so each surface gets its own peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:  # not Linux, or not allowed: the peak then carries over
+        pass
+
+
+def peak_rss_mb() -> float | None:
+    """The process's peak RSS since :func:`reset_peak_rss`, in MB (VmHWM)."""
+    try:
+        with open("/proc/self/status") as fh:
+            hwm = [line for line in fh if line.startswith("VmHWM")]
+    except OSError:
+        return None
+    return round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None
 
 
 def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
@@ -214,14 +244,18 @@ def main() -> None:
     # before any case is timed: an alarm inside a first import would leave it half-initialised
     _lite_tasks()
     _base_run()
+    for name in names:
+        for make in FIXTURES.get(name, ()):
+            make()
     rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
                         args.clock)
             for name in names]
-    print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'tracebk':>7} {'hang':>5} "
-          f"{'slowest s':>9} {'seconds':>8}")
+    print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'forged':>6} {'tracebk':>7} "
+          f"{'hang':>5} {'slowest s':>9} {'seconds':>8} {'peak MB':>8}")
     for r in rows:
         print(f"{r['surface']:36} {r['cases']:7d} {r['ok']:7d} {r['error']:7d} "
-              f"{r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} {r['seconds']:8.1f}"
+              f"{r['forged']:6d} {r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} "
+              f"{r['seconds']:8.1f} {r['peak_mb']!s:>8}"
               + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
     if not args.no_memory:
         with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
@@ -232,7 +266,7 @@ def main() -> None:
                   f"{m['traceback']}  {m['message']}")
     print(f"\npeak RSS of this process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    bad = sum(r["traceback"] + r["hang"] for r in rows)
+    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows)
     sys.exit(1 if bad else 0)
 
 

@@ -525,7 +525,12 @@ SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
     "suite signatures": signature_case,
 }
 
-# the bounded readers' and the LLM client's surfaces (#26) live in their own module
+# the bounded readers' and the LLM client's surfaces, and the forgery surfaces (#26), live in
+# their own modules
 from fuzz_bounded import BOUNDED_SURFACES  # noqa: E402
+from fuzz_forgery import FORGERY_FIXTURES, FORGERY_SURFACES  # noqa: E402
 
 SURFACES.update(BOUNDED_SURFACES)
+SURFACES.update(FORGERY_SURFACES)
+#: Fixtures a surface shares across its cases (made once, before any case is timed).
+FIXTURES: dict[str, tuple[Callable[[], Any], ...]] = dict(FORGERY_FIXTURES)

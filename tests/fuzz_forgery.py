@@ -1,0 +1,892 @@
+"""Fuzz surfaces of forged results (#26), registered into :data:`fuzz_surfaces.SURFACES`:
+run-directory forgery (``score``) and suite substitution (``verify``).
+
+A case starts from an honest artefact, forges it the ways issue 26 lists plus random structural
+edits, and returns ``"error"`` when arena-gen refuses it with the project's error, ``"ok"`` when
+it accepts it and the oracle finds nothing forged, and ``"forged"`` when a forged figure got
+through:
+
+- run dirs: ``score`` must refuse, or produce the figures of the *reference*, the honest run's
+  lines for the attempts the forged run scored as played, with the forged lines' actions (a
+  replay of recorded actions is what a score is; claims, labels and order are not). Token counts
+  are the one recorded input by design (``scoring/score.py``) and are left out of the figures
+  compared. A forged run may drop attempts only if it says it is incomplete.
+- suites: ``verify`` (plain) must report a problem, or the suite's bytes must be the honest ones.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import functools
+import hashlib
+import json
+import random
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from arena_gen.core.canon import canonical_json, sha256_of
+
+Record = dict[str, Any]
+Key = tuple[str, int]
+
+# -- run-dir forgery -----------------------------------------------------------------------------
+#: The honest run: a lights task the heuristic solves, one it fails, a trading task (profit
+#: figures), 2 attempts each: 6 lines, about 0.3 s to score.
+FORGERY_TASKS = ("lights-lite-7-0002", "lights-lite-7-0000", "trading-lite-7-0000")
+#: A lite task in the suite but outside the honest run's plan (a line for it is "outside").
+OUTSIDE_TASK = "lights-lite-7-0001"
+#: Summary fields that are not figures of play: token counts (the recorded input).
+NOT_COMPARED = {"tokens", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+                "token_efficiency", "token_efficiency_basis", "metric_definitions"}
+
+
+def _small_suite(folder: Path, ids: list[str]) -> Path:
+    """The lite tasks ``ids`` (in lite order) as a suite folder, manifest recomputed."""
+    from fuzz_surfaces import LITE  # imported here: fuzz_surfaces imports this module
+
+    folder.mkdir(parents=True)
+    manifest = json.loads((LITE / "manifest.json").read_bytes())
+    tasks: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for env in ("lights", "trading", "energy", "repo"):
+        with open(LITE / f"{env}.jsonl", "rb") as fh:
+            lines = [line for line in fh if json.loads(line)["id"] in ids]
+        if lines:
+            (folder / f"{env}.jsonl").write_bytes(b"".join(lines))
+            counts[env] = len(lines)
+            tasks.update((d["id"], d["sha256"]) for d in map(json.loads, lines))
+    manifest.update(counts=counts, tasks=tasks)
+    manifest["suite_sha256"] = sha256_of(dict(sorted(tasks.items())))
+    (folder / "manifest.json").write_text(canonical_json(manifest) + "\n")
+    return folder
+
+
+@functools.cache
+def honest_run() -> tuple[Path, dict[str, Any], list[Record], dict[str, Any]]:
+    """The honest run (made once per process): its suite folder, run.json, records (with
+    their chain links) and the figures ``score`` gives it."""
+    from arena_gen.runner.run import RunConfig, run_suite
+    from arena_gen.runner.rundir import RunDir
+    from arena_gen.scoring.score import score_run
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-forgery-"))
+    atexit.register(shutil.rmtree, root, True)
+    suite = _small_suite(root / "suite", [*FORGERY_TASKS, OUTSIDE_TASK])
+    out = root / "run"
+    run_suite(RunConfig(suite=str(suite), agent="heuristic", attempts=2, out=str(out),
+                        tasks=list(FORGERY_TASKS)))
+    summary = score_run(out)
+    meta = json.loads((out / "run.json").read_bytes())
+    raw = [json.loads(x) for x in (out / "trajectories.jsonl").read_bytes().splitlines()]
+    assert len(RunDir(out).records()) == len(raw) == 2 * len(FORGERY_TASKS)
+    return suite, meta, raw, figures(summary)
+
+
+def figures(summary: dict[str, Any]) -> dict[str, Any]:
+    """The figures of a summary that replays must decide: every metric overall, per env and
+    level, the curves and the coverage, without token counts (see :data:`NOT_COMPARED`)."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in NOT_COMPARED}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    cov = summary.get("coverage") or {}
+    return strip({"overall": summary["overall"], "envs": summary["envs"],
+                  "curves": summary.get("curves"), "complete": summary.get("complete"),
+                  "coverage": {k: cov.get(k) for k in ("planned", "scored", "complete")}})
+
+
+def _actions(record: Record) -> list[Any]:
+    return [t.get("action") if isinstance(t, dict) else t for t in record.get("turns") or []]
+
+
+# The forgeries of issue 26, each an edit of (records, meta) in place.
+def _pick(records: list[Record], rng: random.Random, pred: Callable[[Record], bool] | None = None
+          ) -> Record | None:
+    chosen = [r for r in records if pred is None or pred(r)]
+    return rng.choice(chosen) if chosen else None
+
+
+def _claim(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A claimed field rewritten: steps, success, end reason, final info, validity, budget."""
+    rec = _pick(records, rng)
+    if rec is None:
+        return
+    what = rng.choice(["steps", "success", "profit", "final_info", "valid", "budget",
+                       "min_steps", "harness", "end_reason"])
+    if what == "steps":
+        rec["steps"] = rng.choice([0, 1, 2, len(rec.get("turns") or []) - 1, 999_999])
+    elif what == "success":
+        rec.update(success=True, end_reason="success")
+        if rng.random() < 0.5:
+            rec["steps"] = 1
+    elif what == "profit":
+        info = rec.setdefault("final_info", {})
+        if isinstance(info, dict):
+            info["profit_rate"] = rng.choice([5.0, 1e9, -0.99, 0.5])
+            info["value"] = rng.choice([1e12, 50000.0 * 6])
+    elif what == "final_info":
+        rec["final_info"] = {"success": True, "solved": True, "profit_rate": 5.0, "lit": 99}
+    elif what == "valid":
+        for turn in rec.get("turns") or []:
+            if isinstance(turn, dict) and rng.random() < 0.5:
+                turn["valid"] = not turn.get("valid", True)
+    elif what == "budget":
+        rec["budget"] = rng.choice([1, 10, 999_999])
+    elif what == "min_steps":
+        rec["min_steps"] = rng.choice([1, 1000])
+    elif what == "harness":
+        rec["harness"] = rng.choice(["odyssey", "arena-gen", "x"])
+    else:
+        rec["end_reason"] = rng.choice(["success", "quit", "agent_error", "env_error", "budget"])
+
+
+def _relabel_infra(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A failed attempt relabelled ``infra_error`` (excluded from the success rate)."""
+    rec = _pick(records, rng, lambda r: not r.get("success")) or _pick(records, rng)
+    if rec is not None:
+        rec["end_reason"] = "infra_error"
+
+
+def _delete(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A line deleted (a failure, mostly)."""
+    if records:
+        rec = _pick(records, rng, lambda r: not r.get("success")) if rng.random() < 0.7 else None
+        records.remove(rec if rec is not None else rng.choice(records))
+
+
+def _duplicate(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A line duplicated (a success, mostly), anywhere."""
+    rec = _pick(records, rng, lambda r: bool(r.get("success"))) or _pick(records, rng)
+    if rec is not None:
+        records.insert(rng.randrange(len(records) + 1), copy.deepcopy(rec))
+
+
+def _reorder(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """Lines swapped, or all shuffled."""
+    if len(records) > 1:
+        if rng.random() < 0.5:
+            i, j = rng.sample(range(len(records)), 2)
+            records[i], records[j] = records[j], records[i]
+        else:
+            rng.shuffle(records)
+
+
+def _outside(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A line the plan does not hold: another attempt index, task, env, agent or mode, or a
+    copy of a success relabelled as a planned key (replacing that key's line)."""
+    src = _pick(records, rng, lambda r: bool(r.get("success"))) or _pick(records, rng)
+    if src is None:
+        return
+    rec = copy.deepcopy(src)
+    what = rng.choice(["attempt", "task", "env", "agent", "mode", "key"])
+    if what == "attempt":
+        rec["attempt"] = rng.choice([1, 2, 3, 19, 20, 10_000, -1])
+    elif what == "task":
+        rec["task_id"] = rng.choice([OUTSIDE_TASK, "trading-lite-7-0000", "lights-lite-7-0002",
+                                     "repo-lite-7-0000", "lights-lite-99-0000"])
+    elif what == "env":
+        rec["env"] = rng.choice(["trading", "repo", "energy", "lights"])
+    elif what == "agent":
+        rec["agent"] = rng.choice(["oracle", "planner", "llm", "random", "heuristic"])
+    elif what == "mode":
+        rec["mode"] = rng.choice(["inductive", "with-rules"])
+    else:  # the success's actions under a failed key (its own line removed)
+        victim = _pick(records, rng, lambda r: not r.get("success"))
+        if victim is None:
+            return
+        rec.update(task_id=victim["task_id"], attempt=victim["attempt"], env=victim["env"])
+        records.remove(victim)
+    records.insert(rng.randrange(len(records) + 1), rec)
+
+
+def _structural(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A random structural edit of one line (a node replaced, dropped, duplicated)."""
+    from fuzz_surfaces import mutate_tree
+
+    if records:
+        i = rng.randrange(len(records))
+        tree = mutate_tree(records[i], rng)
+        if isinstance(tree, dict):
+            records[i] = tree
+
+
+def _plan(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """run.json's plan edited: attempts, tasks, mode, agent, harness, seed."""
+    what = rng.choice(["attempts", "tasks", "mode", "agent", "harness", "seed", "suite"])
+    if what == "attempts":
+        meta["attempts"] = rng.choice([1, 3, 20])
+    elif what == "tasks":
+        tasks = list(meta.get("tasks") or [])
+        if tasks and rng.random() < 0.6:
+            tasks.remove(rng.choice(tasks))
+        else:
+            tasks.append(rng.choice([OUTSIDE_TASK, "repo-lite-7-0000", tasks[0] if tasks
+                                     else OUTSIDE_TASK]))
+        meta["tasks"] = tasks
+    elif what == "mode":
+        meta["mode"] = "with-rules" if meta.get("mode") == "inductive" else "inductive"
+    elif what == "agent":
+        meta["agent"] = {"name": rng.choice(["oracle", "planner", "llm"]), "config": {}}
+    elif what == "harness":
+        meta["harness"] = rng.choice(["odyssey", "arena-gen"])
+    elif what == "seed":
+        meta["seed"] = rng.choice([0, 1, 2**40])
+    else:
+        meta["suite"] = rng.choice(["challenge", "lite", "odyssey-lite"])
+
+
+def _meta_structural(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
+    """A random structural edit of run.json."""
+    from fuzz_surfaces import mutate_tree
+
+    tree = mutate_tree(meta, rng)
+    if isinstance(tree, dict):
+        meta.clear()
+        meta.update(tree)
+
+
+FORGERIES: list[Callable[[list[Record], dict[str, Any], random.Random], None]] = [
+    _claim, _claim, _relabel_infra, _delete, _duplicate, _reorder, _outside, _outside,
+    _structural, _structural, _plan, _meta_structural]
+
+
+def _write_run(run: Path, records: list[Record], meta: dict[str, Any], rechain: bool,
+               rng: random.Random) -> None:
+    """The forged run on disk: re-chained from the (forged) plan as a forger who recomputes the
+    digests would, or with the links the lines carry; sometimes a forged chain head."""
+    from arena_gen.runner.rundir import PREV, chain_lines, line_digest, plan_digest, utf8_line
+
+    run.mkdir(parents=True)
+    data: bytes | None = None
+    if rechain:
+        try:
+            data, head = chain_lines(records, plan_digest(meta))
+            meta["chain"] = {"head": head}
+        except (ValueError, TypeError, AttributeError):
+            data = None
+    if data is None:
+        lines = []
+        for rec in records:
+            try:
+                lines.append(utf8_line(rec))
+            except (ValueError, TypeError):
+                lines.append(json.dumps(rec).encode() + b"\n")
+        data = b"".join(lines)
+    roll = rng.random()
+    if roll < 0.05:  # a head that is not the last line's
+        meta["chain"] = {"head": rng.choice(["0" * 64, hashlib.sha256(b"x").hexdigest()])}
+    elif roll < 0.1 and data:  # the head of the file without its last line, last line kept
+        first = data.splitlines(keepends=True)
+        meta["chain"] = {"head": line_digest(first[-2]) if len(first) > 1 else "f" * 64,
+                         "pending": line_digest(first[-1]) if rng.random() < 0.5 else "a" * 64}
+    elif roll < 0.12:
+        meta.pop("chain", None)
+    elif roll < 0.14 and records:  # a line whose link was edited by hand
+        rec = json.loads(data.splitlines()[0])
+        rec[PREV] = "0" * 64
+        data = utf8_line(rec) + b"".join(data.splitlines(keepends=True)[1:])
+    (run / "trajectories.jsonl").write_bytes(data)
+    (run / "run.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+
+
+def _reference(meta: dict[str, Any], forged: dict[Key, Record], scored: list[tuple[Key, bool]],
+               strict: bool) -> dict[str, Any]:
+    """The figures of the reference run: ``meta``'s plan (accepted), and for each key the forged
+    run scored the honest line (or, for a key the honest run never played, an honest line of
+    the same task or env) carrying the forged line's actions, or an infra error where the
+    forged run has one (excluded, and the run marked incomplete)."""
+    suite, honest_meta, raw, _ = honest_run()
+    honest: dict[Key, Record] = {(r["task_id"], r["attempt"]): r for r in raw}
+    records = []
+    for key, infra in scored:
+        rec = forged[key]
+        template = honest.get(key) or next(
+            (r for r in raw if r["task_id"] == key[0]), None) or next(
+            (r for r in raw if r["env"] == rec.get("env")), raw[0])
+        turns = list(template["turns"]) or [{"turn": 1, "action": ""}]
+        ref_turns = [dict(turns[min(i, len(turns) - 1)], turn=i + 1, action=action)
+                     for i, action in enumerate(_actions(rec))]
+        records.append({**{k: v for k, v in template.items() if k != "prev"},
+                        "task_id": key[0], "attempt": key[1], "env": rec.get("env"),
+                        "agent": rec.get("agent"), "mode": rec.get("mode"), "turns": ref_turns,
+                        **({"end_reason": "infra_error"} if infra else {})})
+    return _score_cached(canonical_json({k: v for k, v in meta.items() if k != "chain"}),
+                         canonical_json(records), strict)
+
+
+@functools.lru_cache(maxsize=256)
+def _score_cached(meta_json: str, records_json: str, strict: bool) -> dict[str, Any]:
+    from arena_gen.runner.rundir import chain_lines, plan_digest
+    from arena_gen.scoring.score import score_run
+
+    meta, records = json.loads(meta_json), json.loads(records_json)
+    with tempfile.TemporaryDirectory(prefix="fuzz-ref-") as tmp:
+        run = Path(tmp) / "run"
+        run.mkdir()
+        data, head = chain_lines(records, plan_digest(meta))
+        (run / "trajectories.jsonl").write_bytes(data)
+        (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+        return figures(score_run(run, strict=strict))
+
+
+#: What the last forged case let through (for the benchmark's report of a "forged" case).
+LAST_FORGED: dict[str, Any] = {}
+
+
+def _differences(a: Any, b: Any, path: str = "$") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b))
+                for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    return [] if a == b else [f"{path}: {a!r} (reference {b!r})"]
+
+
+@contextmanager
+def _honest_suite_read_once() -> Iterator[None]:
+    """``score`` reads the honest suite from a cache (it is not what this surface forges, and
+    reading it is most of a case's time); any other path is read as usual."""
+    from arena_gen.scoring import score
+
+    suite = honest_run()[0]
+    real = score.read_suite
+
+    def read(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs and str(path) == str(suite):
+            return _read_honest_suite()
+        return real(path, *args, **kwargs)
+
+    with mock.patch.object(score, "read_suite", read):
+        yield
+
+
+@functools.cache
+def _read_honest_suite() -> Any:
+    from arena_gen.core.suite_io import read_suite
+
+    return read_suite(honest_run()[0])
+
+
+def run_forgery_case(work: Path, rng: random.Random) -> str:
+    """A forged copy of the honest run (issue 26's edits, random structural ones; re-chained
+    80 % of the time): ``score`` refuses it, or its figures are the reference's."""
+    with _honest_suite_read_once():
+        return _run_forgery_case(work, rng)
+
+
+def _run_forgery_case(work: Path, rng: random.Random) -> str:
+    from fuzz_surfaces import _expect_project_error
+
+    from arena_gen.scoring.score import score_run
+
+    suite, honest_meta, raw, _ = honest_run()
+    records = copy.deepcopy(raw)
+    meta = copy.deepcopy(honest_meta)
+    ops = [rng.choice(FORGERIES) for _ in range(rng.randint(1, 3))]
+    for op in ops:
+        op(records, meta, rng)
+    rechain = rng.random() < 0.8
+    run = work / "run"
+    _write_run(run, records, meta, rechain, rng)
+    strict = rng.random() < 0.2
+    summary: dict[str, Any] = {}
+    outcome = _expect_project_error(lambda: summary.update(score_run(run, strict=strict)))
+    if outcome == "error":
+        return "error"
+    findings = [json.loads(x) for x in (run / "findings.jsonl").read_bytes().splitlines()]
+    scored = [((f["task_id"], f["attempt"]), bool(f["flags"]["infra_error"])) for f in findings]
+    kept: dict[Key, Record] = {}
+    for raw in (run / "trajectories.jsonl").read_bytes().splitlines():  # accepted: valid lines
+        if raw.strip():
+            rec = json.loads(raw)
+            kept[(rec["task_id"], int(rec["attempt"]))] = rec  # score keeps the last per key
+    accepted = json.loads((run / "run.json").read_bytes())
+    got = figures(summary)
+    want = _reference(accepted, kept, scored, strict)
+    diff = _differences(got, want)
+    if diff:
+        LAST_FORGED.clear()
+        LAST_FORGED.update(ops=[op.__name__ for op in ops], rechain=rechain, strict=strict,
+                           differences=diff[:5])
+        return "forged"
+    return "ok"
+
+
+FORGERY_SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
+    "run-dir forgery (score)": run_forgery_case,
+}
+#: What each surface makes once before its first case (an honest run takes seconds).
+FORGERY_FIXTURES: dict[str, tuple[Callable[[], Any], ...]] = {
+    "run-dir forgery (score)": (honest_run, _read_honest_suite),
+}
+
+
+# -- suite substitution --------------------------------------------------------------------------
+#: The honest suite: the first 3 lights tasks of lite seed 7 as lights v2 builds them (the
+#: version whose rejection sampling test_seed_suite.py pins: task 1 is attempt 1 of its stream,
+#: and attempt 7 is acceptable too, the easier reroll a forger picks).
+SUITE_VERSIONS = {"lights": 2}
+SUITE_COUNT = 3
+REROLL = (1, 7)
+
+
+@functools.cache
+def honest_suite() -> tuple[Path, dict[str, bytes], list[Record], dict[str, Any]]:
+    """The honest suite (built once per process): its folder, its files' bytes, its task lines
+    and its manifest, as ``build`` writes them."""
+    from arena_gen.core.suite_io import write_suite
+    from arena_gen.suite.build import build_suite
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-suite-"))
+    atexit.register(shutil.rmtree, root, True)
+    built = build_suite("lite", 7, ["lights"], counts={"lights": SUITE_COUNT},
+                        versions=SUITE_VERSIONS)
+    folder = write_suite(root / "suite", built.manifest, built.tasks)
+    files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    tasks = [json.loads(x) for x in files["lights.jsonl"].splitlines()]
+    return folder, files, tasks, json.loads(files["manifest.json"])
+
+
+@functools.cache
+def _rerolled() -> Record:
+    """Another acceptable attempt of task REROLL[0]'s rejection sampling."""
+    from arena_gen.core import registry
+    from arena_gen.suite.attempts import try_attempt
+    from arena_gen.suite.catalog import preset
+
+    index, attempt = REROLL
+    spec = registry.get("lights", SUITE_VERSIONS["lights"])
+    tried = try_attempt(spec, "lite", 7, index, attempt, preset("lite", "lights", spec.version))
+    assert tried.task is not None
+    return tried.task.to_dict()
+
+
+@functools.cache
+def _signing_key() -> tuple[Path, Path, bytes]:
+    """A trusted key pair, another (untrusted) key, and the honest suite's signature."""
+    from arena_gen.core.signing import generate_key, sign_suite
+
+    folder = honest_suite()[0]
+    root = Path(tempfile.mkdtemp(prefix="fuzz-keys-"))
+    atexit.register(shutil.rmtree, root, True)
+    generate_key(root / "trusted")
+    generate_key(root / "other")
+    signed = root / "signed"
+    shutil.copytree(folder, signed)
+    sig = sign_suite(signed, root / "trusted").read_bytes()
+    return root / "trusted", root / "other", sig
+
+
+def _rehash(task: Record) -> None:
+    try:
+        task["sha256"] = sha256_of({k: v for k, v in task.items() if k != "sha256"})
+    except (ValueError, TypeError):
+        pass
+
+
+def _task_objs(tasks: list[Record]) -> list[Any] | None:
+    from arena_gen.core.task import Task
+
+    try:
+        return [Task.from_dict(t, check_hash=False) for t in tasks]
+    except Exception:  # a structurally broken task: no recomputed facts for it
+        return None
+
+
+# The substitutions of issue 26, each an edit of (task lines, manifest) in place.
+def _sub_reroll(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """A task replaced by another acceptable attempt of its rejection sampling (build stats
+    fixed up as the forger would)."""
+    index, attempt = REROLL
+    if index < len(tasks):
+        accepted = int(tasks[index]["seed_path"][4])
+        tasks[index] = copy.deepcopy(_rerolled())
+        build = (manifest.get("build") or {}).get("lights")
+        if isinstance(build, dict) and rng.random() < 0.7:
+            build["attempts"] = build.get("attempts", 0) + attempt - accepted
+            rej = build.setdefault("rejections", {})
+            rej["min_steps"] = rej.get("min_steps", 0) + attempt - accepted
+
+
+def _sub_duplicate(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """A task duplicated under another task's id, or appended under a new id."""
+    src = copy.deepcopy(rng.choice(tasks)) if tasks else None
+    if src is None:
+        return
+    if rng.random() < 0.5 and len(tasks) > 1:
+        j = rng.randrange(len(tasks))
+        src["id"] = tasks[j]["id"]
+        tasks[j] = src
+    else:
+        src["id"] = f"lights-lite-7-{len(tasks):04d}"
+        tasks.append(src)
+
+
+def _sub_rename(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """A task renamed: another seed or index in its id, or its seed path edited to match."""
+    if not tasks:
+        return
+    task = rng.choice(tasks)
+    what = rng.random()
+    if what < 0.4:
+        task["id"] = rng.choice(["lights-lite-99-0000", "lights-lite-7-0009",
+                                 "lights-challenge-7-0000", "lights-lite-7-0000"])
+    else:
+        path = list(task["seed_path"])
+        pos = rng.randrange(len(path))
+        path[pos] = rng.choice([0, 1, 2, 7, 99, path[pos] + 1])
+        task["seed_path"] = path
+
+
+def _sub_drop(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """A (hard) task dropped, the counts, build facts and calibration recomputed."""
+    from arena_gen.suite.build import env_build_facts, suite_calibration
+
+    if not tasks:
+        return
+    del tasks[-1 if rng.random() < 0.6 else rng.randrange(len(tasks))]
+    objs = _task_objs(tasks)
+    if objs is not None and rng.random() < 0.8:
+        manifest.setdefault("build", {})["lights"] = env_build_facts(
+            [(t, {"min_steps": int(t.seed_path[4])} if int(t.seed_path[4]) else {})
+             for t in objs])
+        try:
+            manifest["calibration"] = suite_calibration("lite", SUITE_VERSIONS,
+                                                        {"lights": objs})
+        except Exception:  # noqa: BLE001 - a forger's recomputation may fail; keep the old
+            pass
+
+
+def _sub_reorder(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """Task lines reordered."""
+    if len(tasks) > 1:
+        i, j = rng.sample(range(len(tasks)), 2)
+        tasks[i], tasks[j] = tasks[j], tasks[i]
+
+
+def _sub_world(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """Two tasks sharing a world, or a world swapped for another task's."""
+    if len(tasks) > 1:
+        i, j = rng.sample(range(len(tasks)), 2)
+        tasks[i]["world"] = copy.deepcopy(tasks[j]["world"])
+        if rng.random() < 0.5:
+            tasks[i]["certificate"] = copy.deepcopy(tasks[j]["certificate"])
+
+
+def _sub_task_structural(tasks: list[Record], manifest: dict[str, Any],
+                         rng: random.Random) -> None:
+    """A random structural edit of one task (re-hashed by the forger)."""
+    from fuzz_surfaces import mutate_tree
+
+    if tasks:
+        i = rng.randrange(len(tasks))
+        tree = mutate_tree(tasks[i], rng)
+        if isinstance(tree, dict):
+            tasks[i] = tree
+
+
+def _sub_manifest(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """A manifest field edited: suite name, versions, build stats, calibration, seed."""
+    what = rng.choice(["suite", "suite_version", "env_versions", "arena_gen_version", "build",
+                       "calibration", "seed", "presets", "schema_version"])
+    if what == "suite":
+        manifest["suite"] = rng.choice(["challenge", "odyssey-lite", "lite2", "core"])
+    elif what == "suite_version":
+        manifest["suite_version"] = rng.choice([2, 7, 0])
+    elif what == "env_versions":
+        manifest["env_versions"] = {"lights": rng.choice([1, 3, 99])}
+    elif what == "arena_gen_version":
+        manifest["arena_gen_version"] = rng.choice(["9.9.9", "0.0.1", ""])
+    elif what == "build":
+        build = (manifest.get("build") or {}).get("lights")
+        if isinstance(build, dict):
+            build[rng.choice(["attempts", "rejections", "min_steps"])] = rng.choice(
+                [3, {}, {"min_steps": 0}, {"max": 99, "min": 1}])
+    elif what == "calibration":
+        rung = next(iter((manifest.get("calibration") or {}).get("lights", {}).get(
+            "rungs", {}).values()), None)
+        if isinstance(rung, dict):
+            rung["rate"] = rng.choice([0.0, 0.5, 1.0])
+    elif what == "seed":
+        manifest["seed"] = rng.choice([0, 8, 99])
+    elif what == "presets":
+        presets = (manifest.get("presets") or {}).get("lights")
+        if isinstance(presets, dict):
+            presets["budget"] = rng.choice([10, 500])
+    else:
+        manifest["schema_version"] = rng.choice([2, 0])
+
+
+def _sub_manifest_structural(tasks: list[Record], manifest: dict[str, Any],
+                             rng: random.Random) -> None:
+    """A random structural edit of the manifest."""
+    from fuzz_surfaces import mutate_tree
+
+    tree = mutate_tree(manifest, rng)
+    if isinstance(tree, dict):
+        manifest.clear()
+        manifest.update(tree)
+
+
+SUBSTITUTIONS: list[Callable[[list[Record], dict[str, Any], random.Random], None]] = [
+    _sub_reroll, _sub_duplicate, _sub_rename, _sub_drop, _sub_reorder, _sub_world,
+    _sub_task_structural, _sub_task_structural, _sub_manifest, _sub_manifest,
+    _sub_manifest_structural]
+
+
+def _write_suite_files(folder: Path, tasks: list[Record], manifest: dict[str, Any],
+                       refreeze: bool) -> None:
+    """The substituted suite on disk, canonical; with ``refreeze`` every hash, the task map,
+    the counts and the suite hash recomputed (a careful forger), else left as they were."""
+    from fuzz_surfaces import canonical_or_dumps
+
+    from arena_gen.core.suite_io import suite_hash
+
+    folder.mkdir(parents=True)
+    if refreeze:
+        for task in tasks:
+            _rehash(task)
+        try:
+            manifest["tasks"] = {str(t.get("id")): t.get("sha256") for t in
+                                 sorted(tasks, key=lambda t: str(t.get("id")))}
+            manifest["counts"] = {"lights": len(tasks)}
+            manifest["suite_sha256"] = suite_hash(manifest["tasks"])
+        except (ValueError, TypeError, AttributeError):
+            pass
+    (folder / "lights.jsonl").write_bytes(b"".join(canonical_or_dumps(t) + b"\n"
+                                                   for t in tasks))
+    (folder / "manifest.json").write_bytes(canonical_or_dumps(manifest) + b"\n")
+
+
+def _byte_edit(folder: Path, rng: random.Random) -> None:
+    """A duplicate JSON key or non-canonical bytes in a task line or the manifest."""
+    name = rng.choice(["lights.jsonl", "manifest.json"])
+    path = folder / name
+    lines = path.read_bytes().splitlines(keepends=True)
+    if not lines:
+        return
+    i = rng.randrange(len(lines))
+    how = rng.choice(["duplicate key", "nested duplicate", "spaces", "crlf", "blank line",
+                      "no final newline", "escaped", "reordered keys"])
+    line = lines[i]
+    if how == "duplicate key" and line.startswith(b"{"):
+        lines[i] = rng.choice([b'{"budget":999999,', b'{"id":"lights-lite-7-0000",',
+                               b'{"suite":"challenge",']) + line[1:]
+    elif how == "nested duplicate":
+        lines[i] = line.replace(b'"counts":{', b'"counts":{"lights":9,', 1).replace(
+            b'"world":{', b'"world":{"n":2,', 1)
+    elif how == "spaces":
+        try:
+            lines[i] = (json.dumps(json.loads(line), sort_keys=True) + "\n").encode()
+        except ValueError:
+            return
+    elif how == "crlf":
+        lines[i] = line.rstrip(b"\n") + b"\r\n"
+    elif how == "blank line":
+        lines.insert(i, b"\n")
+    elif how == "no final newline":
+        lines[-1] = lines[-1].rstrip(b"\n")
+    elif how == "escaped":
+        lines[i] = line.replace(b'"id":"lights', b'"id":"\\u006cights', 1)
+    else:
+        try:
+            doc = json.loads(line)
+            lines[i] = (json.dumps(dict(reversed(list(doc.items()))), separators=(",", ":"),
+                                   ensure_ascii=False) + "\n").encode()
+        except (ValueError, AttributeError):
+            return
+    path.write_bytes(b"".join(lines))
+
+
+def _same_as_honest(folder: Path) -> bool:
+    """Whether a suite's files are the honest ones' bytes, but for the manifest's
+    ``arena_gen_version`` string (the one fact plain verify does not prove, by design: a suite
+    built by an older arena-gen verifies; docs/tasks.md, "What plain verify proves")."""
+    files = honest_suite()[1]
+    names = {p.name for p in folder.iterdir() if p.is_file()} - {"manifest.json.sig"}
+    if names != set(files):
+        return False
+    for name in names:
+        data = (folder / name).read_bytes()
+        if name == "manifest.json" and data != files[name]:
+            try:
+                doc = json.loads(data)
+                doc["arena_gen_version"] = json.loads(files[name])["arena_gen_version"]
+                data = (canonical_json(doc) + "\n").encode()
+            except (ValueError, TypeError):
+                return False
+        if data != files[name]:
+            return False
+    return True
+
+
+def _check_task_memo() -> Callable[..., Any]:
+    """verify's per-task check, memoised on the task and the manifest fields a task check
+    reads (not the task map, counts, build facts or calibration a forger recomputes: the
+    suite-wide checks of those run in full every case). An honest task is checked once per
+    process, a substituted one in full."""
+    from arena_gen.suite import verify
+
+    real = verify.check_task
+    memo: dict[str, Any] = _TASK_CHECKS
+
+    def check(task: Any, manifest: dict[str, Any] | None = None) -> Any:
+        part = {k: v for k, v in (manifest or {}).items()
+                if k not in ("tasks", "suite_sha256", "counts", "build", "calibration")}
+        try:
+            key = canonical_json([task.to_dict(), part])
+        except (ValueError, TypeError):
+            return real(task, manifest)
+        if key not in memo:
+            memo[key] = real(task, manifest)
+        return memo[key]
+
+    return check
+
+
+_TASK_CHECKS: dict[str, Any] = {}
+
+
+def suite_substitution_case(work: Path, rng: random.Random) -> str:
+    """A substituted copy of the honest suite (issue 26's substitutions, random structural
+    edits; hashes, counts and suite hash recomputed 85 % of the time, then written canonically;
+    sometimes a byte-level edit, a signature or a build cache): plain ``verify`` (with the
+    trusted key when signed) must report a problem, else the bytes must be the honest ones."""
+    from fuzz_surfaces import _expect_project_error
+    from small_suites import preset_counts
+
+    from arena_gen.suite import verify
+
+    _, _, honest_tasks, honest_manifest = honest_suite()
+    roll = rng.random()
+    if roll < 0.02:
+        return _cache_case(work, rng)
+    tasks, manifest = copy.deepcopy(honest_tasks), copy.deepcopy(honest_manifest)
+    ops = [rng.choice(SUBSTITUTIONS) for _ in range(rng.randint(1, 2))] if roll < 0.9 else []
+    for op in ops:
+        op(tasks, manifest, rng)
+    folder = work / "suite"
+    _write_suite_files(folder, tasks, manifest, refreeze=rng.random() < 0.85)
+    if not ops or rng.random() < 0.1:
+        _byte_edit(folder, rng)
+    key: dict[str, Any] = {}
+    if rng.random() < 0.15:  # signed: the honest suite's signature, or one by another key
+        from arena_gen.core.signing import sign_suite
+
+        trusted, other, sig = _signing_key()
+        if rng.random() < 0.6:
+            (folder / "manifest.json.sig").write_bytes(sig)
+        else:  # a forger signs with a key of their own (a suite sign cannot read: unsigned)
+            _expect_project_error(lambda: sign_suite(folder, other))
+        key["public_key"] = trusted.with_name("trusted.pub")
+    report: list[Any] = []
+    with preset_counts({"lights": SUITE_COUNT}), mock.patch.object(
+            verify, "check_task", _check_task_memo()):
+        outcome = _expect_project_error(lambda: report.append(verify.verify_suite(folder,
+                                                                                  **key)))
+    if outcome == "error":
+        return "error"
+    found = report[0]
+    if not found.ok or found.signature_problem is not None:
+        return "error"
+    if _same_as_honest(folder):
+        return "ok"
+    LAST_FORGED.clear()
+    LAST_FORGED.update(ops=[op.__name__ for op in ops] or ["bytes"], signed=bool(key),
+                       files={p.name: p.read_bytes()[:300] for p in folder.iterdir()
+                              if p.is_file() and p.read_bytes() != honest_suite()[1].get(
+                                  p.name)})
+    return "forged"
+
+
+def _cache_case(work: Path, rng: random.Random) -> str:
+    """A build cache holding a forged entry (a rerolled attempt, or a random edit, its checksum
+    recomputed): ``build`` must write the honest suite anyway."""
+    from fuzz_surfaces import _expect_project_error, mutate_tree
+
+    from arena_gen.core.suite_io import write_suite
+    from arena_gen.suite.build import build_suite
+
+    cache = _honest_cache(work / "cache")
+    entries = sorted((cache / "tasks" / "lights").glob("*.json"))
+    path = rng.choice(entries)
+    entry = json.loads(path.read_bytes())
+    body = entry["body"]
+    if rng.random() < 0.5:
+        index, attempt = REROLL
+        body["task"] = copy.deepcopy(_rerolled())
+        body["attempts"] = attempt + 1
+        body["rejections"] = {"min_steps": attempt}
+    else:
+        tree = mutate_tree(body, rng)
+        body = tree if isinstance(tree, dict) else body
+        entry["body"] = body
+    try:
+        entry["checksum"] = sha256_of(body)
+    except (ValueError, TypeError):
+        pass
+    from fuzz_surfaces import canonical_or_dumps
+
+    path.write_bytes(canonical_or_dumps(entry) + b"\n")
+    out: list[Path] = []
+
+    def build() -> None:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built = build_suite("lite", 7, ["lights"], counts={"lights": SUITE_COUNT},
+                                versions=SUITE_VERSIONS, cache=cache)
+        out.append(write_suite(work / "built", built.manifest, built.tasks))
+
+    if _expect_project_error(build) == "error":
+        return "error"
+    if _same_as_honest(out[0]):
+        return "ok"
+    LAST_FORGED.clear()
+    LAST_FORGED.update(ops=["build cache"], entry=str(body)[:300])
+    return "forged"
+
+
+def _honest_cache(folder: Path) -> Path:
+    """A copy of an honest build cache of the honest suite (made once per process)."""
+    shutil.copytree(_honest_cache_root(), folder)
+    return folder
+
+
+@functools.cache
+def _honest_cache_root() -> Path:
+    from arena_gen.suite.build import build_suite
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-cache-"))
+    atexit.register(shutil.rmtree, root, True)
+    build_suite("lite", 7, ["lights"], counts={"lights": SUITE_COUNT}, versions=SUITE_VERSIONS,
+                cache=root)
+    return root
+
+
+def _warm_suite_checks() -> None:
+    """Check the honest suite once (fills the per-task memo) and make the cache and keys."""
+    from small_suites import preset_counts
+
+    from arena_gen.suite import verify
+
+    _rerolled()
+    _signing_key()
+    _honest_cache_root()
+    with preset_counts({"lights": SUITE_COUNT}), mock.patch.object(
+            verify, "check_task", _check_task_memo()):
+        report = verify.verify_suite(honest_suite()[0])
+    assert report.ok, [c.problem for c in report.checks if not c.ok] + report.manifest_problems
+
+
+FORGERY_SURFACES["suite substitution (verify)"] = suite_substitution_case
+FORGERY_FIXTURES["suite substitution (verify)"] = (honest_suite, _warm_suite_checks)
