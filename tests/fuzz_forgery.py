@@ -378,15 +378,6 @@ def _read_honest_suite() -> Any:
 def run_forgery_case(work: Path, rng: random.Random) -> str:
     """A forged copy of the honest run (issue 26's edits, random structural ones; re-chained
     80 % of the time): ``score`` refuses it, or its figures are the reference's."""
-    with _honest_suite_read_once():
-        return _run_forgery_case(work, rng)
-
-
-def _run_forgery_case(work: Path, rng: random.Random) -> str:
-    from fuzz_surfaces import _expect_project_error
-
-    from arena_gen.scoring.score import score_run
-
     suite, honest_meta, raw, _ = honest_run()
     records = copy.deepcopy(raw)
     meta = copy.deepcopy(honest_meta)
@@ -397,27 +388,42 @@ def _run_forgery_case(work: Path, rng: random.Random) -> str:
     run = work / "run"
     _write_run(run, records, meta, rechain, rng)
     strict = rng.random() < 0.2
-    summary: dict[str, Any] = {}
-    outcome = _expect_project_error(lambda: summary.update(score_run(run, strict=strict)))
-    if outcome == "error":
-        return "error"
-    findings = [json.loads(x) for x in (run / "findings.jsonl").read_bytes().splitlines()]
-    scored = [((f["task_id"], f["attempt"]), bool(f["flags"]["infra_error"])) for f in findings]
-    kept: dict[Key, Record] = {}
-    for raw in (run / "trajectories.jsonl").read_bytes().splitlines():  # accepted: valid lines
-        if raw.strip():
-            rec = json.loads(raw)
-            kept[(rec["task_id"], int(rec["attempt"]))] = rec  # score keeps the last per key
-    accepted = json.loads((run / "run.json").read_bytes())
-    got = figures(summary)
-    want = _reference(accepted, kept, scored, strict)
-    diff = _differences(got, want)
-    if diff:
+    outcome, diff = judge_forged_run(run, strict)
+    if outcome == "forged":
         LAST_FORGED.clear()
         LAST_FORGED.update(ops=[op.__name__ for op in ops], rechain=rechain, strict=strict,
                            differences=diff[:5])
-        return "forged"
-    return "ok"
+    return outcome
+
+
+def judge_forged_run(run: Path, strict: bool = False) -> tuple[str, list[str]]:
+    """Score a (forged) run folder whose suite is the honest one: ``"error"`` when ``score``
+    refuses it with the project's error, else ``"ok"`` or ``"forged"`` as its figures are the
+    reference's or not, and the differences."""
+    from fuzz_surfaces import _expect_project_error
+
+    from arena_gen.scoring.score import score_run
+
+    summary: dict[str, Any] = {}
+    with _honest_suite_read_once():
+        if _expect_project_error(lambda: summary.update(score_run(run, strict=strict))
+                                 ) == "error":
+            return "error", []
+        return _compare(run, summary, strict)
+
+
+def _compare(run: Path, summary: dict[str, Any], strict: bool) -> tuple[str, list[str]]:
+    """:func:`judge_forged_run`'s oracle on an accepted run."""
+    findings = [json.loads(x) for x in (run / "findings.jsonl").read_bytes().splitlines()]
+    scored = [((f["task_id"], f["attempt"]), bool(f["flags"]["infra_error"])) for f in findings]
+    kept: dict[Key, Record] = {}
+    for line in (run / "trajectories.jsonl").read_bytes().splitlines():  # accepted: valid
+        if line.strip():
+            rec = json.loads(line)
+            kept[(rec["task_id"], int(rec["attempt"]))] = rec  # score keeps the last per key
+    accepted = json.loads((run / "run.json").read_bytes())
+    diff = _differences(figures(summary), _reference(accepted, kept, scored, strict))
+    return ("forged" if diff else "ok"), diff
 
 
 FORGERY_SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
@@ -761,9 +767,6 @@ def suite_substitution_case(work: Path, rng: random.Random) -> str:
     sometimes a byte-level edit, a signature or a build cache): plain ``verify`` (with the
     trusted key when signed) must report a problem, else the bytes must be the honest ones."""
     from fuzz_surfaces import _expect_project_error
-    from small_suites import preset_counts
-
-    from arena_gen.suite import verify
 
     _, _, honest_tasks, honest_manifest = honest_suite()
     roll = rng.random()
@@ -787,24 +790,35 @@ def suite_substitution_case(work: Path, rng: random.Random) -> str:
         else:  # a forger signs with a key of their own (a suite sign cannot read: unsigned)
             _expect_project_error(lambda: sign_suite(folder, other))
         key["public_key"] = trusted.with_name("trusted.pub")
-    report: list[Any] = []
-    with preset_counts({"lights": SUITE_COUNT}), mock.patch.object(
-            verify, "check_task", _check_task_memo()):
-        outcome = _expect_project_error(lambda: report.append(verify.verify_suite(folder,
-                                                                                  **key)))
-    if outcome == "error":
-        return "error"
-    found = report[0]
-    if not found.ok or found.signature_problem is not None:
-        return "error"
-    if _same_as_honest(folder):
-        return "ok"
+    outcome = judge_suite(folder, key.get("public_key"))
+    if outcome != "forged":
+        return outcome
     LAST_FORGED.clear()
     LAST_FORGED.update(ops=[op.__name__ for op in ops] or ["bytes"], signed=bool(key),
                        files={p.name: p.read_bytes()[:300] for p in folder.iterdir()
                               if p.is_file() and p.read_bytes() != honest_suite()[1].get(
                                   p.name)})
     return "forged"
+
+
+def judge_suite(folder: Path, public_key: Path | None = None) -> str:
+    """Plain ``verify`` of a (substituted) 3-task lights suite, with the trusted key when given:
+    ``"error"`` when it raises the project's error or reports a problem, else ``"ok"`` when the
+    bytes are the honest suite's and ``"forged"`` when they are not."""
+    from fuzz_surfaces import _expect_project_error
+    from small_suites import preset_counts
+
+    from arena_gen.suite import verify
+
+    key = {} if public_key is None else {"public_key": public_key}
+    report: list[Any] = []
+    with preset_counts({"lights": SUITE_COUNT}), mock.patch.object(
+            verify, "check_task", _check_task_memo()):
+        outcome = _expect_project_error(lambda: report.append(verify.verify_suite(folder,
+                                                                                  **key)))
+    if outcome == "error" or not report[0].ok or report[0].signature_problem is not None:
+        return "error"
+    return "ok" if _same_as_honest(folder) else "forged"
 
 
 def _cache_case(work: Path, rng: random.Random) -> str:
