@@ -46,6 +46,9 @@ from fuzz_surfaces import (  # noqa: E402
 )
 
 HANG_SECONDS = 5
+#: Under ``--clock cpu`` a case that waits (no CPU spent, e.g. on a socket or a pool) is a hang
+#: after this much real time: the CPU alarm alone never fires on a wait.
+STALL_SECONDS = 60
 #: Cases slower than this are named on stderr (a hang is over HANG_SECONDS).
 SLOW_SECONDS = 1.0
 
@@ -70,6 +73,8 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
     timer, sig = ((signal.ITIMER_PROF, signal.SIGPROF) if clock == "cpu"
                   else (signal.ITIMER_REAL, signal.SIGALRM))
     signal.signal(sig, _alarm)
+    if clock == "cpu":
+        signal.signal(signal.SIGALRM, _alarm)
     now = time.process_time if clock == "cpu" else time.perf_counter
     reset_peak_rss()
     for case in range(first, first + cases):
@@ -77,6 +82,8 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
         work = Path(tempfile.mkdtemp(prefix="fuzz-"))
         t0 = now()
         signal.setitimer(timer, HANG_SECONDS)
+        if clock == "cpu":
+            signal.setitimer(signal.ITIMER_REAL, STALL_SECONDS)
         try:
             outcome = fn(work, rng)
             counts[outcome] += 1
@@ -99,6 +106,7 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
                 traceback.print_exc(limit=-8, file=sys.stderr)
         finally:
             signal.setitimer(timer, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
             if (case - first + 1) % 1000 == 0:
                 print(f"progress {name}: {case - first + 1} cases {counts}", file=sys.stderr,
                       flush=True)
@@ -228,7 +236,8 @@ def main() -> None:
                         help="one env's documents on the per-env surfaces")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="what a hang's 5 s count: real time, or this process's CPU time "
-                             "(for a machine that other work shares)")
+                             "(for a machine that other work shares; a case waiting 60 s of "
+                             "real time is a hang too)")
     parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--quick", action="store_true", help="300 cases per surface")
