@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import random
 import resource
 import shutil
@@ -199,11 +200,53 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
         fh.truncate(3 << 29)
     out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
                                                  "--display", "plain"]))
+    # a 400 MB reply to `run --agent llm` (the client stops at its 8 MiB cap; the issue
+    # measured 1.27 GB before the cap)
+    out.append(("run: 400 MB LLM reply", ["run", "--suite", str(suite), "--agent", "llm",
+                                          "--base-url", _big_reply_server(400 << 20),
+                                          "--retries", "0", "--out", str(folder / "llm-run"),
+                                          "--display", "none"]))
     big_rubrics = folder / "big-rubrics.json"
     big_rubrics.write_bytes(dumps({f"t{i}": ["a", "b", *["c"] * 48] for i in range(200_000)}))
     out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
                                         str(big_rubrics), "--display", "none"]))
     return out
+
+
+def _big_reply_server(size: int) -> str:
+    """A loopback endpoint (a thread of this process) answering every request with ``size``
+    bytes of blanks before a valid completion, chunked; its base URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Big(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            chunk = b" " * (1 << 20)
+            frame = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
+            ok = json.dumps({"choices": [{"message": {"content": "<action>0</action>"}}]})
+            try:
+                for _ in range(size >> 20):
+                    self.wfile.write(frame)
+                tail = ok.encode()
+                self.wfile.write(f"{len(tail):x}\r\n".encode() + tail + b"\r\n0\r\n\r\n")
+            except OSError:  # the client stopped reading at its cap
+                self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Big)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}/v1"
 
 
 def peak_memory(folder: Path) -> list[dict[str, Any]]:
@@ -216,7 +259,8 @@ def peak_memory(folder: Path) -> list[dict[str, Any]]:
                 "    print('MAXRSS', hwm[0].split()[1], file=sys.stderr)\n")
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
         rss = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("MAXRSS")]
         lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("MAXRSS")]
         rows.append({"file": name, "exit": proc.returncode, "peak_mb": round(rss[0] / 1024, 1)
