@@ -529,8 +529,11 @@ SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
 # their own modules
 from fuzz_bounded import BOUNDED_SURFACES  # noqa: E402
 from fuzz_forgery import FORGERY_FIXTURES, FORGERY_SURFACES  # noqa: E402
+from fuzz_substitution import SUBSTITUTION_FIXTURES, SUBSTITUTION_SURFACES  # noqa: E402
 
 SURFACES.update(BOUNDED_SURFACES)
 SURFACES.update(FORGERY_SURFACES)
+SURFACES.update(SUBSTITUTION_SURFACES)
 #: Fixtures a surface shares across its cases (made once, before any case is timed).
-FIXTURES: dict[str, tuple[Callable[[], Any], ...]] = dict(FORGERY_FIXTURES)
+FIXTURES: dict[str, tuple[Callable[[], Any], ...]] = {**FORGERY_FIXTURES,
+                                                      **SUBSTITUTION_FIXTURES}

@@ -91,7 +91,7 @@ def test_the_run_forgery_oracle_sees_a_scorer_that_trusts_a_claimed_success(
 
 
 def test_the_suite_oracle_accepts_the_honest_suite_and_refuses_a_reroll(tmp_path: Path) -> None:
-    from fuzz_forgery import _sub_reroll, _write_suite_files, honest_suite, judge_suite
+    from fuzz_substitution import _sub_reroll, _write_suite_files, honest_suite, judge_suite
 
     folder, _, tasks, manifest = honest_suite()
     assert judge_suite(folder) == "ok"
@@ -102,7 +102,7 @@ def test_the_suite_oracle_accepts_the_honest_suite_and_refuses_a_reroll(tmp_path
 
 
 def test_the_suite_oracle_sees_a_verify_that_does_not_pin_the_attempt(tmp_path: Path) -> None:
-    from fuzz_forgery import (
+    from fuzz_substitution import (
         _TASK_CHECKS,
         _sub_reroll,
         _write_suite_files,
