@@ -151,13 +151,13 @@ def _sub_drop(tasks: list[Record], manifest: dict[str, Any], rng: random.Random)
     del tasks[-1 if rng.random() < 0.6 else rng.randrange(len(tasks))]
     objs = _task_objs(tasks)
     if objs is not None and rng.random() < 0.8:
-        manifest.setdefault("build", {})["lights"] = env_build_facts(
-            [(t, {"min_steps": int(t.seed_path[4])} if int(t.seed_path[4]) else {})
-             for t in objs])
-        try:
+        try:  # an earlier structural edit can leave facts no recomputation takes: keep the old
+            manifest.setdefault("build", {})["lights"] = env_build_facts(
+                [(t, {"min_steps": int(t.seed_path[4])} if int(t.seed_path[4]) else {})
+                 for t in objs])
             manifest["calibration"] = suite_calibration("lite", SUITE_VERSIONS,
                                                         {"lights": objs})
-        except Exception:  # noqa: BLE001 - a forger's recomputation may fail; keep the old
+        except Exception:  # noqa: BLE001 - the forger's own step, not arena-gen's reading
             pass
 
 
@@ -236,6 +236,16 @@ SUBSTITUTIONS: list[Callable[[list[Record], dict[str, Any], random.Random], None
     _sub_reroll, _sub_duplicate, _sub_rename, _sub_drop, _sub_reorder, _sub_world,
     _sub_task_structural, _sub_task_structural, _sub_manifest, _sub_manifest,
     _sub_manifest_structural]
+
+
+def _apply(op: Callable[[list[Record], dict[str, Any], random.Random], None],
+           tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:
+    """One substitution; skipped when an earlier structural edit left nothing it can edit (the
+    forger's own step failing is not arena-gen's)."""
+    try:
+        op(tasks, manifest, rng)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        pass
 
 
 def _write_suite_files(folder: Path, tasks: list[Record], manifest: dict[str, Any],
@@ -365,7 +375,7 @@ def suite_substitution_case(work: Path, rng: random.Random) -> str:
     tasks, manifest = copy.deepcopy(honest_tasks), copy.deepcopy(honest_manifest)
     ops = [rng.choice(SUBSTITUTIONS) for _ in range(rng.randint(1, 2))] if roll < 0.9 else []
     for op in ops:
-        op(tasks, manifest, rng)
+        _apply(op, tasks, manifest, rng)
     folder = work / "suite"
     _write_suite_files(folder, tasks, manifest, refreeze=rng.random() < 0.85)
     if not ops or rng.random() < 0.1:
