@@ -43,6 +43,7 @@ from fuzz_surfaces import (  # noqa: E402
     SURFACES,
     _base_run,
     _lite_tasks,
+    canonical_line,
     dumps,
 )
 
@@ -147,28 +148,42 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite)."""
     from fuzz_surfaces import GOOD_FINDING, write_suite_dir
 
+    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
+
     base = _lite_tasks()["lights"]
-    suite = write_suite_dir(folder / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    suite = write_suite_dir(folder / "suite", "lights", canonical_line(base), base["id"],
+                            base["sha256"])
     trajectories, run_json = _base_run()
-    record = json.loads(trajectories)
+    record = {k: v for k, v in json.loads(trajectories).items() if k != PREV}
     meta = json.loads(run_json)
     meta["suite_path"] = str(suite)
     out = []
 
-    def run_dir(name: str, lines: list[bytes]) -> None:
+    def run_dir(name: str, lines: list[bytes] | None = None,
+                records: list[dict[str, Any]] | None = None) -> None:
+        """A run folder: ``records`` hash-chained to its plan (read, then refused or scored),
+        or raw ``lines`` in a run without a chain (scored with --allow-unchained, so a corrupt
+        line is skipped and the reader goes on to the next)."""
         run = folder / name
         run.mkdir()
-        (run / "run.json").write_text(json.dumps(meta))
+        if records is not None:
+            data, head = chain_lines(records, plan_digest(meta))
+            (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+            (run / "trajectories.jsonl").write_bytes(data)
+            out.append((name, ["score", str(run), "--display", "none"]))
+            return
+        (run / "run.json").write_text(json.dumps({k: v for k, v in meta.items()
+                                                  if k != "chain"}))
         with open(run / "trajectories.jsonl", "wb") as fh:
-            for line in lines:
+            for line in lines or []:
                 fh.write(line + b"\n")
-        out.append((name, ["score", str(run), "--display", "none"]))
+        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"]))
 
     turn = record["turns"][0]
     long_episode = {**record, "budget": 10_000, "steps": 10_000,
                     "turns": [dict(turn, turn=i + 1) for i in range(10_000)]}
-    run_dir("10k turns x 20 episodes", [dumps({**long_episode, "attempt": 0})] * 20)
-    run_dir("50 MB raw reply", [dumps({**record, "turns": [dict(turn, raw="x" * 50_000_000)]})])
+    run_dir("10k turns x 20 episodes", records=[{**long_episode, "attempt": 0}] * 20)
+    run_dir("50 MB raw reply", records=[{**record, "turns": [dict(turn, raw="x" * 50_000_000)]}])
     run_dir("100k torn lines", [b'{"task_id": "' + b"x" * 200] * 100_000)
     run_dir("deep and wide", [b"[" * 100_000 + b"]" * 100_000, dumps([[0] * 1000] * 1000)])
     findings = folder / "findings.jsonl"
@@ -194,8 +209,8 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
-    sparse_suite = write_suite_dir(folder / "sparse-suite", "lights", dumps(base), base["id"],
-                                   base["sha256"])
+    sparse_suite = write_suite_dir(folder / "sparse-suite", "lights", canonical_line(base),
+                                   base["id"], base["sha256"])
     with open(sparse_suite / "lights.jsonl", "wb") as fh:
         fh.truncate(3 << 29)
     out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
@@ -203,6 +218,7 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     # a 400 MB reply to `run --agent llm` (the client stops at its 8 MiB cap; the issue
     # measured 1.27 GB before the cap)
     out.append(("run: 400 MB LLM reply", ["run", "--suite", str(suite), "--agent", "llm",
+                                          "--model", "fuzz",
                                           "--base-url", _big_reply_server(400 << 20),
                                           "--retries", "0", "--out", str(folder / "llm-run"),
                                           "--display", "none"]))
