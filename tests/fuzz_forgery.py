@@ -405,7 +405,8 @@ def run_forgery_case(work: Path, rng: random.Random) -> str:
     for op in ops:
         try:
             op(records, meta, rng)
-        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError,
+                RecursionError):
             pass  # an earlier structural edit left nothing this forgery can edit
     rechain = rng.random() < 0.8
     run = work / "run"

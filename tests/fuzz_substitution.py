@@ -244,7 +244,8 @@ def _apply(op: Callable[[list[Record], dict[str, Any], random.Random], None],
     forger's own step failing is not arena-gen's)."""
     try:
         op(tasks, manifest, rng)
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError,
+            RecursionError):
         pass
 
 
