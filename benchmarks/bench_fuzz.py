@@ -1,6 +1,8 @@
 """Mutation-fuzz every input surface: N cases each (default 10,000), counting tracebacks (any
-exception but the project's ArenaGenError), hangs (a case over 5 s) and, separately, the peak
-memory of ``arena-gen score`` on adversarial files (a subprocess each, its max RSS).
+exception but the project's ArenaGenError), hangs (a case over 5 s), forged figures accepted
+(the forgery surfaces: a forged run scored or a substituted suite verified), the peak memory of
+the fuzzing process per surface and, separately, the peak memory of ``arena-gen score`` and
+``verify`` on adversarial files (a subprocess each, its max RSS).
 
     python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--env ENV] [--seed 0]
                                     [--clock wall|cpu] [--quick]
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import random
 import resource
 import shutil
@@ -32,16 +35,22 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from fuzz_forgery import LAST_FORGED  # noqa: E402
 from fuzz_surfaces import (  # noqa: E402
+    FIXTURES,
     PER_ENV,
     RELEASED_FILES,
     SURFACES,
     _base_run,
     _lite_tasks,
+    canonical_line,
     dumps,
 )
 
 HANG_SECONDS = 5
+#: Under ``--clock cpu`` a case that waits (no CPU spent, e.g. on a socket or a pool) is a hang
+#: after this much real time: the CPU alarm alone never fires on a wait.
+STALL_SECONDS = 60
 #: Cases slower than this are named on stderr (a hang is over HANG_SECONDS).
 SLOW_SECONDS = 1.0
 
@@ -57,7 +66,7 @@ def _alarm(signum: int, frame: Any) -> None:
 def run_surface(name: str, cases: int, seed: int, first: int, show: int,
                 env: str | None = None, clock: str = "wall") -> dict[str, Any]:
     fn = functools.partial(SURFACES[name], env=env) if env else SURFACES[name]
-    counts = {"ok": 0, "error": 0, "traceback": 0, "hang": 0}
+    counts = {"ok": 0, "error": 0, "forged": 0, "traceback": 0, "hang": 0}
     slowest, shown = 0.0, 0
     kinds: dict[str, int] = {}
     start = time.perf_counter()
@@ -66,14 +75,24 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
     timer, sig = ((signal.ITIMER_PROF, signal.SIGPROF) if clock == "cpu"
                   else (signal.ITIMER_REAL, signal.SIGALRM))
     signal.signal(sig, _alarm)
+    if clock == "cpu":
+        signal.signal(signal.SIGALRM, _alarm)
     now = time.process_time if clock == "cpu" else time.perf_counter
+    reset_peak_rss()
     for case in range(first, first + cases):
         rng = random.Random(seed * 1_000_003 + case)
         work = Path(tempfile.mkdtemp(prefix="fuzz-"))
         t0 = now()
         signal.setitimer(timer, HANG_SECONDS)
+        if clock == "cpu":
+            signal.setitimer(signal.ITIMER_REAL, STALL_SECONDS)
         try:
-            counts[fn(work, rng)] += 1
+            outcome = fn(work, rng)
+            counts[outcome] += 1
+            if outcome == "forged" and shown < show:
+                shown += 1
+                print(f"--- FORGED {name} seed {seed} case {case}: {LAST_FORGED}",
+                      file=sys.stderr)
         except Hang:
             counts["hang"] += 1
             print(f"HANG {name} case {case}", file=sys.stderr)
@@ -89,6 +108,7 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
                 traceback.print_exc(limit=-8, file=sys.stderr)
         finally:
             signal.setitimer(timer, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
             if (case - first + 1) % 1000 == 0:
                 print(f"progress {name}: {case - first + 1} cases {counts}", file=sys.stderr,
                       flush=True)
@@ -99,7 +119,27 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
             shutil.rmtree(work, ignore_errors=True)
     return {"surface": f"{name}, {env}" if env else name, "cases": cases, **counts,
             "traceback_kinds": kinds,
-            "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1)}
+            "slowest_s": round(slowest, 3), "seconds": round(time.perf_counter() - start, 1),
+            "peak_mb": peak_rss_mb()}
+
+
+def reset_peak_rss() -> None:
+    """Start the process's peak RSS (VmHWM) afresh, so each surface gets its own peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:  # not Linux, or not allowed: the peak then carries over
+        pass
+
+
+def peak_rss_mb() -> float | None:
+    """The process's peak RSS since :func:`reset_peak_rss`, in MB (VmHWM)."""
+    try:
+        with open("/proc/self/status") as fh:
+            hwm = [line for line in fh if line.startswith("VmHWM")]
+    except OSError:
+        return None
+    return round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None
 
 
 def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
@@ -108,28 +148,42 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite)."""
     from fuzz_surfaces import GOOD_FINDING, write_suite_dir
 
+    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
+
     base = _lite_tasks()["lights"]
-    suite = write_suite_dir(folder / "suite", "lights", dumps(base), base["id"], base["sha256"])
+    suite = write_suite_dir(folder / "suite", "lights", canonical_line(base), base["id"],
+                            base["sha256"])
     trajectories, run_json = _base_run()
-    record = json.loads(trajectories)
+    record = {k: v for k, v in json.loads(trajectories).items() if k != PREV}
     meta = json.loads(run_json)
     meta["suite_path"] = str(suite)
     out = []
 
-    def run_dir(name: str, lines: list[bytes]) -> None:
+    def run_dir(name: str, lines: list[bytes] | None = None,
+                records: list[dict[str, Any]] | None = None) -> None:
+        """A run folder: ``records`` hash-chained to its plan (read, then refused or scored),
+        or raw ``lines`` in a run without a chain (scored with --allow-unchained, so a corrupt
+        line is skipped and the reader goes on to the next)."""
         run = folder / name
         run.mkdir()
-        (run / "run.json").write_text(json.dumps(meta))
+        if records is not None:
+            data, head = chain_lines(records, plan_digest(meta))
+            (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+            (run / "trajectories.jsonl").write_bytes(data)
+            out.append((name, ["score", str(run), "--display", "none"]))
+            return
+        (run / "run.json").write_text(json.dumps({k: v for k, v in meta.items()
+                                                  if k != "chain"}))
         with open(run / "trajectories.jsonl", "wb") as fh:
-            for line in lines:
+            for line in lines or []:
                 fh.write(line + b"\n")
-        out.append((name, ["score", str(run), "--display", "none"]))
+        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"]))
 
     turn = record["turns"][0]
     long_episode = {**record, "budget": 10_000, "steps": 10_000,
                     "turns": [dict(turn, turn=i + 1) for i in range(10_000)]}
-    run_dir("10k turns x 20 episodes", [dumps({**long_episode, "attempt": 0})] * 20)
-    run_dir("50 MB raw reply", [dumps({**record, "turns": [dict(turn, raw="x" * 50_000_000)]})])
+    run_dir("10k turns x 20 episodes", records=[{**long_episode, "attempt": 0}] * 20)
+    run_dir("50 MB raw reply", records=[{**record, "turns": [dict(turn, raw="x" * 50_000_000)]}])
     run_dir("100k torn lines", [b'{"task_id": "' + b"x" * 200] * 100_000)
     run_dir("deep and wide", [b"[" * 100_000 + b"]" * 100_000, dumps([[0] * 1000] * 1000)])
     findings = folder / "findings.jsonl"
@@ -155,17 +209,60 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
-    sparse_suite = write_suite_dir(folder / "sparse-suite", "lights", dumps(base), base["id"],
-                                   base["sha256"])
+    sparse_suite = write_suite_dir(folder / "sparse-suite", "lights", canonical_line(base),
+                                   base["id"], base["sha256"])
     with open(sparse_suite / "lights.jsonl", "wb") as fh:
         fh.truncate(3 << 29)
     out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
                                                  "--display", "plain"]))
+    # a 400 MB reply to `run --agent llm` (the client stops at its 8 MiB cap; the issue
+    # measured 1.27 GB before the cap)
+    out.append(("run: 400 MB LLM reply", ["run", "--suite", str(suite), "--agent", "llm",
+                                          "--model", "fuzz",
+                                          "--base-url", _big_reply_server(400 << 20),
+                                          "--retries", "0", "--out", str(folder / "llm-run"),
+                                          "--display", "none"]))
     big_rubrics = folder / "big-rubrics.json"
     big_rubrics.write_bytes(dumps({f"t{i}": ["a", "b", *["c"] * 48] for i in range(200_000)}))
     out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
                                         str(big_rubrics), "--display", "none"]))
     return out
+
+
+def _big_reply_server(size: int) -> str:
+    """A loopback endpoint (a thread of this process) answering every request with ``size``
+    bytes of blanks before a valid completion, chunked; its base URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Big(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            chunk = b" " * (1 << 20)
+            frame = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
+            ok = json.dumps({"choices": [{"message": {"content": "<action>0</action>"}}]})
+            try:
+                for _ in range(size >> 20):
+                    self.wfile.write(frame)
+                tail = ok.encode()
+                self.wfile.write(f"{len(tail):x}\r\n".encode() + tail + b"\r\n0\r\n\r\n")
+            except OSError:  # the client stopped reading at its cap
+                self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Big)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}/v1"
 
 
 def peak_memory(folder: Path) -> list[dict[str, Any]]:
@@ -178,7 +275,8 @@ def peak_memory(folder: Path) -> list[dict[str, Any]]:
                 "    print('MAXRSS', hwm[0].split()[1], file=sys.stderr)\n")
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
         rss = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("MAXRSS")]
         lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("MAXRSS")]
         rows.append({"file": name, "exit": proc.returncode, "peak_mb": round(rss[0] / 1024, 1)
@@ -198,7 +296,8 @@ def main() -> None:
                         help="one env's documents on the per-env surfaces")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="what a hang's 5 s count: real time, or this process's CPU time "
-                             "(for a machine that other work shares)")
+                             "(for a machine that other work shares; a case waiting 60 s of "
+                             "real time is a hang too)")
     parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--quick", action="store_true", help="300 cases per surface")
@@ -214,14 +313,18 @@ def main() -> None:
     # before any case is timed: an alarm inside a first import would leave it half-initialised
     _lite_tasks()
     _base_run()
+    for name in names:
+        for make in FIXTURES.get(name, ()):
+            make()
     rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
                         args.clock)
             for name in names]
-    print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'tracebk':>7} {'hang':>5} "
-          f"{'slowest s':>9} {'seconds':>8}")
+    print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'forged':>6} {'tracebk':>7} "
+          f"{'hang':>5} {'slowest s':>9} {'seconds':>8} {'peak MB':>8}")
     for r in rows:
         print(f"{r['surface']:36} {r['cases']:7d} {r['ok']:7d} {r['error']:7d} "
-              f"{r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} {r['seconds']:8.1f}"
+              f"{r['forged']:6d} {r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} "
+              f"{r['seconds']:8.1f} {r['peak_mb']!s:>8}"
               + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
     if not args.no_memory:
         with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
@@ -232,7 +335,7 @@ def main() -> None:
                   f"{m['traceback']}  {m['message']}")
     print(f"\npeak RSS of this process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    bad = sum(r["traceback"] + r["hang"] for r in rows)
+    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows)
     sys.exit(1 if bad else 0)
 
 

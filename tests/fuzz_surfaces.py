@@ -156,6 +156,16 @@ def dumps(doc: Any) -> bytes:
     return json.dumps(doc).encode("utf-8")
 
 
+def canonical_or_dumps(doc: Any) -> bytes:
+    """A mutated tree as arena-gen would write it (canonical bytes, so it gets past the readers'
+    canonical-form check to the checks behind it), or :func:`dumps` when canonical JSON refuses
+    a hostile value (NaN, a lone surrogate)."""
+    try:
+        return canonical_line(doc)
+    except (ValueError, UnicodeEncodeError):
+        return dumps(doc)
+
+
 def mutate_doc(doc: Any, rng: random.Random) -> tuple[bytes, Any]:
     """Bytes of a damaged ``doc``: tree edits, byte edits, or both; and the tree (or None)."""
     if rng.random() < 0.6:
@@ -249,10 +259,10 @@ def suite_task_case(work: Path, rng: random.Random, env: str | None = None) -> s
     task_id: Any = base["id"]
     if isinstance(tree, dict):
         task_id = tree.get("id", task_id)
-        if rng.random() < 0.7:
+        if rng.random() < 0.7:  # re-hashed and canonical: on to the env's compiler
             sha = _task_hash(tree) or sha
             tree["sha256"] = sha
-            data = dumps(tree)
+            data = canonical_or_dumps(tree)
         else:
             sha = tree.get("sha256", sha)
     folder = write_suite_dir(work / "suite", env, data, task_id, sha)
@@ -277,7 +287,9 @@ def manifest_case(work: Path, rng: random.Random) -> str:
     folder = write_suite_dir(work / "suite", "lights", canonical_line(base), base["id"],
                              base["sha256"])
     manifest = json.loads((folder / "manifest.json").read_bytes())
-    data, _ = mutate_doc(manifest, rng)
+    data, tree = mutate_doc(manifest, rng)
+    if tree is not None and rng.random() < 0.7:  # canonical bytes: on to the schema and counts
+        data = canonical_or_dumps(tree) + b"\n"
     (folder / "manifest.json").write_bytes(data)
     is_our_suite(folder)  # must not raise at all
     return _expect_project_error(lambda: read_suite(folder))
@@ -326,9 +338,26 @@ def _base_run() -> tuple[bytes, bytes]:
     return rundir.trajectories.read_bytes(), rundir.run_json.read_bytes()
 
 
+def _chained(records: list[Any], meta: dict[str, Any]) -> bytes | None:
+    """``records`` as a valid hash chain from ``meta``'s plan (``meta``'s head set to match),
+    as a forger who recomputes the digests writes them; None when a record cannot be a line
+    (not an object, or a value canonical JSON refuses)."""
+    from arena_gen.runner.rundir import chain_lines, plan_digest
+
+    if not all(isinstance(r, dict) for r in records):
+        return None
+    try:
+        data, head = chain_lines(records, plan_digest(meta))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    meta["chain"] = {"head": head}
+    return data
+
+
 def rundir_case(work: Path, rng: random.Random) -> str:
-    """A damaged trajectories.jsonl line or run.json: read the run, then score it."""
-    from arena_gen.runner.rundir import RunDir
+    """A damaged trajectories.jsonl line or run.json, re-chained most of the time (as a forger
+    would: the damage reaches the schema, the plan checks and the replay): read, then score."""
+    from arena_gen.runner.rundir import PREV, RunDir
     from arena_gen.scoring.score import score_run
 
     base = _lite_tasks()["lights"]
@@ -337,16 +366,30 @@ def rundir_case(work: Path, rng: random.Random) -> str:
     trajectories, run_json = _base_run()
     meta = json.loads(run_json)
     meta["suite_path"] = meta["suite"] = str(folder)  # not the released "lite" (120 tasks)
+    record = {k: v for k, v in json.loads(trajectories).items() if k != PREV}
+    honest = _chained([record], meta)
+    assert honest is not None
+    rechain = rng.random() < 0.7
     run = work / "run"
     run.mkdir(parents=True, exist_ok=True)
     if rng.random() < 0.7:
-        data, _ = mutate_doc(json.loads(trajectories), rng)
-        lines = [trajectories.rstrip(b"\n"), data] if rng.random() < 0.5 else [data]
-        (run / "trajectories.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+        data, tree = mutate_doc(record, rng)
+        kept = [record] if rng.random() < 0.5 else []
+        chained = _chained([*kept, tree], meta) if rechain else None
+        if chained is None:
+            lines = [honest.rstrip(b"\n"), data] if kept else [data]
+            chained = b"\n".join(lines) + b"\n"
+        (run / "trajectories.jsonl").write_bytes(chained)
         (run / "run.json").write_text(json.dumps(meta))
     else:
-        (run / "trajectories.jsonl").write_bytes(trajectories)
-        (run / "run.json").write_bytes(mutate_doc(meta, rng)[0])
+        (run / "trajectories.jsonl").write_bytes(honest)
+        data, tree = mutate_doc(meta, rng)
+        if rechain and isinstance(tree, dict):  # the lines chained to the edited plan
+            chained = _chained([record], tree)
+            if chained is not None:
+                (run / "trajectories.jsonl").write_bytes(chained)
+                data = dumps(tree)
+        (run / "run.json").write_bytes(data)
     rundir = RunDir(run)
 
     def go() -> None:
@@ -482,7 +525,15 @@ SURFACES: dict[str, Callable[[Path, random.Random], str]] = {
     "suite signatures": signature_case,
 }
 
-# the bounded readers' and the LLM client's surfaces (#26) live in their own module
+# the bounded readers' and the LLM client's surfaces, and the forgery surfaces (#26), live in
+# their own modules
 from fuzz_bounded import BOUNDED_SURFACES  # noqa: E402
+from fuzz_forgery import FORGERY_FIXTURES, FORGERY_SURFACES  # noqa: E402
+from fuzz_substitution import SUBSTITUTION_FIXTURES, SUBSTITUTION_SURFACES  # noqa: E402
 
 SURFACES.update(BOUNDED_SURFACES)
+SURFACES.update(FORGERY_SURFACES)
+SURFACES.update(SUBSTITUTION_SURFACES)
+#: Fixtures a surface shares across its cases (made once, before any case is timed).
+FIXTURES: dict[str, tuple[Callable[[], Any], ...]] = {**FORGERY_FIXTURES,
+                                                      **SUBSTITUTION_FIXTURES}

@@ -171,3 +171,49 @@ def test_context_errors_of_more_servers_shrink_the_window(flavor: str,
     assert rec["end_reason"] == "budget" and rec["steps"] == 200 and "error" not in rec
     assert rec["turns"][-1]["context"]["turns_dropped"] > 100
     assert flavor in CONTEXT_ERRORS
+
+
+# -- the connection pool -------------------------------------------------------------------------
+
+
+def test_cancelled_requests_never_leave_the_pool_wedged() -> None:
+    """Requests cancelled mid-flight (an episode cancelled, a try past its deadline) must not
+    leave a connection in httpcore's pool for good: with max_connections=1 one leaked slot made
+    every later request time out (the hostile-stream fuzz stalled after ~6,000 cases, each
+    waiting out the pool timeout). A try is abandoned, not cancelled, and ends by itself."""
+    from fuzz_bounded import _hostile_server
+
+    async def settled(client: ChatClient) -> bool:
+        """Wait (at most 5 s) for every connection of the idle clients to be idle or closed."""
+        deadline = time.monotonic() + 5
+        while not all(c.is_idle() or c.is_closed() for http in client._idle
+                      for c in http._transport._pool.connections):  # type: ignore[attr-defined]
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
+    async def go() -> tuple[int | None, str]:
+        client = ChatClient(base_url=_hostile_server(), api_key=KEY, timeout=3.0, retries=0,
+                            backoff=0.001, max_connections=1, max_reply_seconds=0.1)
+        rng = np.random.default_rng(0)
+        hows = ["ok", "padded", "endless", "status", "short"]
+        wedged = None
+        try:
+            for i in range(120):  # before the fix: wedged after 33-46 of them
+                payload = {"how": hows[i % len(hows)], "size": 4096, "seed": i}
+                try:  # cancelled after 0-4 ms: in the handshake, the headers or the body
+                    await asyncio.wait_for(client.complete(payload, rng), (i * 7 % 5) / 1000)
+                except (asyncio.TimeoutError, InfraError):
+                    pass
+                if not await settled(client):
+                    wedged = i
+                    break
+            reply = await client.complete({"how": "ok", "size": 0, "seed": 0}, rng)
+            return wedged, reply.content
+        except InfraError as exc:
+            return wedged, str(exc)
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(go()) == (None, "<action>0</action>")

@@ -262,6 +262,23 @@ def parse_tool_calls(raw: bytes) -> list[dict[str, Any]]:
     return out
 
 
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """Mark an abandoned try's outcome as seen (asyncio warns of an unretrieved exception)."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def _abandon_after(coro: Any, seconds: float) -> Any:
+    """Await ``coro`` for at most ``seconds``; past them (or when the caller is cancelled) it is
+    abandoned, not cancelled: it runs on as a task and ends by itself within httpx's timeouts and
+    the reply caps. A request cancelled while httpcore 1.0's pool sets up its connection leaves
+    that connection in the pool for good (encode/httpcore#1093), and after ``max_connections``
+    of them every later request of the run fails with a pool timeout."""
+    task = asyncio.ensure_future(coro)
+    task.add_done_callback(_retrieved)
+    return await asyncio.wait_for(asyncio.shield(task), timeout=seconds)
+
+
 class ChatClient:
     """Posts chat completions to ``{base_url}/chat/completions`` with bounded concurrency."""
 
@@ -346,11 +363,11 @@ class ChatClient:
             try:
                 async with sem:
                     http = self._take()
-                    try:
-                        content, reasoning, usage, finish, calls = await asyncio.wait_for(
-                            self._post(http, payload), timeout=self.timeout * 1.5)
-                    finally:
-                        self._idle.append(http)
+                    # a failed or abandoned try may still hold its client's one connection:
+                    # only a try that returned gives its client back (aclose closes the rest)
+                    content, reasoning, usage, finish, calls = await _abandon_after(
+                        self._post(http, payload), self.timeout * 1.5)
+                    self._idle.append(http)
                 return Completion(self.redact(content),
                                   self.redact(reasoning) if reasoning is not None else None,
                                   usage, self.redact(finish) if finish is not None else None,

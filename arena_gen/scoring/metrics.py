@@ -6,6 +6,7 @@ world, so they are not independent draws. Scores are on 0-100 here; archives sto
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from collections.abc import Iterable, Sequence
@@ -56,6 +57,7 @@ def log_growth(profit_rate: float) -> float | None:
     return math.log1p(profit_rate) if profit_rate > -1.0 else None
 
 
+@functools.lru_cache(maxsize=1 << 16)  # every group of a summary asks again (env, level, all)
 def pass_at_k(n: int, c: int, k: int) -> float | None:
     """Unbiased Pass@k = 1 - C(n-c, k) / C(n, k); None when fewer than k attempts exist."""
     if not 0 <= c <= n:
@@ -67,6 +69,7 @@ def pass_at_k(n: int, c: int, k: int) -> float | None:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def pass_hat_k(n: int, c: int, k: int) -> float | None:
     """Pass^k (all k succeed), unbiased: C(c, k) / C(n, k); None when n < k."""
     if not 0 <= c <= n:
