@@ -97,17 +97,12 @@ class _Recorded(TradingGameV4):
         self.net_gain = 0.0
 
     def _scored(self, before: Book, after: Book) -> BookV4:
-        prices = self._rows[before.day]
-        values = np.array([after.cash, *(h * p for h, p in zip(after.holdings, prices,
-                                                                strict=True))])
-        kept = np.array([min(before.cash, after.cash),
-                         *(min(a, b) * p for a, b, p in zip(before.holdings, after.holdings,
-                                                            prices, strict=True))])
-        self.days.append((values, kept, self._returns[before.day]))
+        values, kept, returns = self.day_book(before, after)
+        self.days.append((values, kept, returns))
         worth = float(values.sum())
         if worth > 0:
             fees = self.value(before) - worth  # trades fill at today's prices: the gap is fees
-            self.net_gain += float(values @ self._returns[before.day]) / worth - fees / worth
+            self.net_gain += float(values @ returns) / worth - fees / worth
         return super()._scored(before, after)
 
 

@@ -127,16 +127,22 @@ class TradingGameV4(TradingGameV3):
     def initial(self) -> BookV4:
         return BookV4(day=0, cash=self.initial_cash, holdings=(0,) * len(self.stocks))
 
-    def _scored(self, before: Book, after: Book) -> BookV4:
-        """``after`` with the day's knowledge sums added (its book at ``before``'s prices)."""
+    def day_book(self, before: Book, after: Book) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The day's (values after the trade, money kept in place, true expected returns), all
+        at ``before``'s prices: what ``day_terms`` judges (benchmarks re-judge the same)."""
         prices = self._rows[before.day]
         values = np.array([after.cash, *(h * p for h, p in zip(after.holdings, prices,
                                                                 strict=True))])
         kept = np.array([min(before.cash, after.cash),
                          *(min(a, b) * p for a, b, p in zip(before.holdings, after.holdings,
                                                             prices, strict=True))])
+        return values, kept, self._returns[before.day]
+
+    def _scored(self, before: Book, after: Book) -> BookV4:
+        """``after`` with the day's knowledge sums added (its book at ``before``'s prices)."""
+        values, kept, returns = self.day_book(before, after)
         sums = [getattr(before, k, 0.0) for k in ("edge", "judged", "room", "scale")]
-        day = day_terms(values, kept, self._returns[before.day], self.tolerance)
+        day = day_terms(values, kept, returns, self.tolerance)
         edge, judged, room, scale = (a + b for a, b in zip(sums, day, strict=True))
         return BookV4(day=after.day, cash=after.cash, holdings=after.holdings,
                       refused=after.refused, edge=edge, judged=judged, room=room, scale=scale)
