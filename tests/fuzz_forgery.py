@@ -212,13 +212,9 @@ def _outside(records: list[Record], meta: dict[str, Any], rng: random.Random) ->
 
 def _structural(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:
     """A random structural edit of one line (a node replaced, dropped, duplicated)."""
-    from fuzz_surfaces import mutate_tree
+    from fuzz_surfaces import mutate_one
 
-    if records:
-        i = rng.randrange(len(records))
-        tree = mutate_tree(records[i], rng)
-        if isinstance(tree, dict):
-            records[i] = tree
+    mutate_one(records, rng)
 
 
 def _plan(records: list[Record], meta: dict[str, Any], rng: random.Random) -> None:

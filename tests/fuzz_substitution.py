@@ -180,13 +180,9 @@ def _sub_world(tasks: list[Record], manifest: dict[str, Any], rng: random.Random
 def _sub_task_structural(tasks: list[Record], manifest: dict[str, Any],
                          rng: random.Random) -> None:
     """A random structural edit of one task (re-hashed by the forger)."""
-    from fuzz_surfaces import mutate_tree
+    from fuzz_surfaces import mutate_one
 
-    if tasks:
-        i = rng.randrange(len(tasks))
-        tree = mutate_tree(tasks[i], rng)
-        if isinstance(tree, dict):
-            tasks[i] = tree
+    mutate_one(tasks, rng)
 
 
 def _sub_manifest(tasks: list[Record], manifest: dict[str, Any], rng: random.Random) -> None:

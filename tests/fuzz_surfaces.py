@@ -125,6 +125,16 @@ def mutate_tree(doc: Any, rng: random.Random, rounds: int | None = None) -> Any:
     return doc
 
 
+def mutate_one(items: list[Any], rng: random.Random) -> None:
+    """Replace one document of ``items`` (in place) by a structural mutation of it, when that
+    mutation is still an object (shared by the forgery and substitution surfaces)."""
+    if items:
+        i = rng.randrange(len(items))
+        tree = mutate_tree(items[i], rng)
+        if isinstance(tree, dict):
+            items[i] = tree
+
+
 def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
     """``data`` with 1-4 byte-level edits."""
     buf = bytearray(data)
