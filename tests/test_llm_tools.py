@@ -338,6 +338,37 @@ def test_resume_may_not_change_the_action_format(suite: Path, one: list[str],
     assert "--action-format differs: not set now, tools in the run" in result.output
 
 
+def test_tool_choice_is_sent_recorded_and_fixed_on_resume(suite: Path, one: list[str],
+                                                          tmp_path: Path) -> None:
+    task = first("lights")
+    view = TaskView.of(task, "inductive")
+    default = LLMAgent(model="m", action_format="tools")
+    default.reset(view, "inductive", None)  # type: ignore[arg-type]
+    assert "tool_choice" not in default.payload("obs")  # the server's default unless asked
+    with pytest.raises(ValueError, match="tools action format only"):
+        LLMAgent(model="m", tool_choice="required")
+    with pytest.raises(ValueError, match="auto, required"):
+        LLMAgent(model="m", action_format="tools", tool_choice="any")
+    cmd = ["run", *one, "--agent", "llm", "--model", "fake-model", "--action-format", "tools",
+           "--display", "plain"]
+    with FakeOpenAI([task], key=KEY, to_call=lights_call) as server:
+        out = tmp_path / "run"
+        result = CliRunner().invoke(main, [*cmd, "--base-url", server.url, "--out", str(out),
+                                           "--tool-choice", "required"])
+        assert result.exit_code == 0, result.output
+        assert server.seen and all(s.body["tool_choice"] == "required" for s in server.seen)
+        run_json = json.loads((out / "run.json").read_text())
+        assert run_json["agent"]["config"]["tool_choice"] == "required"
+        again = CliRunner().invoke(main, [*cmd, "--base-url", server.url, "--out", str(out),
+                                          "--tool-choice", "auto", "--resume"])
+    assert again.exit_code != 0
+    assert "--tool-choice differs: auto now, required in the run" in again.output
+    text = CliRunner().invoke(main, ["run", *one, "--agent", "llm", "--model", "m",
+                                     "--tool-choice", "required", "--out",
+                                     str(tmp_path / "text")])
+    assert text.exit_code == 2 and "--action-format tools only" in text.output
+
+
 # -- the inspect_ai solver -------------------------------------------------------------------------
 def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
     pytest.importorskip("inspect_ai")
@@ -355,8 +386,11 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
     turn_of = re.compile(r"## Current observation \(turn (\d+) of \d+\)")
     offered: list[Any] = []
 
+    choices: list[Any] = []
+
     def play(messages, tools, tool_choice, config) -> ModelOutput:
         offered.append([t.model_dump(exclude_none=True) for t in tools])
+        choices.append(tool_choice)
         turn = int(turn_of.findall(str(messages[-1].content))[-1])
         if turn == 1:  # an unknown tool: the turn is spent
             return ModelOutput.for_tool_call("mockllm", "flip", {"bulb": 0})
@@ -367,7 +401,8 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
         return out
 
     model = get_model("mockllm/model", custom_outputs=play)
-    [log] = inspect_eval(suite_task("lite", env="lights", tasks=task.id, action_format="tools"),
+    [log] = inspect_eval(suite_task("lite", env="lights", tasks=task.id, action_format="tools",
+                                    tool_choice="required"),
                          model=model, display="none", log_dir=tempfile.mkdtemp(),
                          log_samples=True)
     assert log.status == "success", log.error
@@ -384,6 +419,7 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
     assert offered[0] == [{"name": "toggle", **{k: schema["function"][k]
                                                 for k in ("description", "parameters")}}]
     assert "world" not in json.dumps(offered) and "witness" not in json.dumps(offered)
+    assert {str(c) for c in choices} == {"any"}  # --tool-choice required, in inspect's terms
 
 
 def test_the_client_reads_tool_calls_as_sent() -> None:

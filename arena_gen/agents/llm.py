@@ -44,6 +44,7 @@ from arena_gen.agents.llm_tools import (
     DEFAULT_ACTION_FORMAT,
     ToolsHarness,
     check_action_format,
+    check_tool_choice,
     read_calls,
     rejected_tools,
     tool_schemas,
@@ -71,7 +72,8 @@ class LLMAgent:
                  max_reply_chars: int = MAX_REPLY_CHARS,
                  max_action_chars: int = MAX_ACTION_CHARS,
                  harness: str = DEFAULT_HARNESS,
-                 action_format: str = DEFAULT_ACTION_FORMAT) -> None:
+                 action_format: str = DEFAULT_ACTION_FORMAT,
+                 tool_choice: str | None = None) -> None:
         if not model:
             raise ValueError("the llm agent needs a model name (--model)")
         if history is not None and history < 0:
@@ -88,6 +90,7 @@ class LLMAgent:
                                  f"harness (it keeps the paper's <action> tags); use the "
                                  f"{DEFAULT_HARNESS} harness or --action-format text")
             self._harness = ToolsHarness()
+        self.tool_choice = check_tool_choice(tool_choice, self.action_format)
         self._tools: list[dict[str, Any]] | None = None
         if max_prompt_tokens is not None and max_prompt_tokens < 1:
             raise ValueError("max_prompt_tokens must be >= 1 (or None for no limit)")
@@ -161,6 +164,8 @@ class LLMAgent:
             body["stop"] = list(self._harness.stop)
         if self._tools is not None:
             body["tools"] = self._tools
+            if self.tool_choice is not None:
+                body["tool_choice"] = self.tool_choice
         return body
 
     async def _complete(self, observation: str) -> tuple[Completion, int, int]:

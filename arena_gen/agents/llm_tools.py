@@ -54,6 +54,24 @@ TOOLS_INSTRUCTION = "Think briefly, then call exactly one tool."
 MAX_IGNORED_RECORDED = 16
 
 
+#: ``tool_choice`` values a run may send with its tools (absent: the provider's default, auto).
+#: ``required`` makes the model call a tool every turn, which every turn of an episode needs.
+TOOL_CHOICES = ("auto", "required")
+
+
+def check_tool_choice(tool_choice: str | None, action_format: str) -> str | None:
+    """``tool_choice`` if None or one of :data:`TOOL_CHOICES` with tools, else a ValueError."""
+    if tool_choice is None:
+        return None
+    if tool_choice not in TOOL_CHOICES:
+        raise ValueError(f"tool choice must be one of {', '.join(TOOL_CHOICES)}, "
+                         f"got {tool_choice!r}")
+    if action_format != "tools":
+        raise ValueError("a tool choice applies to the tools action format only "
+                         "(--action-format tools)")
+    return tool_choice
+
+
 def check_action_format(action_format: str) -> str:
     """``action_format`` if it is one of :data:`ACTION_FORMATS`, else a ValueError naming them."""
     if action_format not in ACTION_FORMATS:
@@ -267,6 +285,7 @@ class ToolsHarness(ArenaGenHarness):
 
 
 __all__ = ["ACTION_FORMATS", "DEFAULT_ACTION_FORMAT", "TOOLS_NO_ACTION", "TOOLS_SYSTEM",
-           "ToolsHarness", "action_tools", "call_action", "check_action_format",
+           "TOOL_CHOICES", "ToolsHarness", "action_tools", "call_action", "check_action_format",
+           "check_tool_choice",
            "read_calls", "rejected_tools", "schema_error", "tool_schemas", "tools_grammar_text",
            "tools_messages"]

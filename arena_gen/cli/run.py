@@ -122,6 +122,10 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               help="llm: how the model gives its action. text: in an <action> tag of the "
                    "reply. tools: as a tool (function) call; each env's actions are sent as "
                    "tool schemas (`tools`), the first call is played. arena-gen harness only.")
+@click.option("--tool-choice", type=click.Choice(["auto", "required"]), default=None,
+              help="llm, --action-format tools: the request's tool_choice. required: the model "
+                   "must call a tool each turn (every turn needs an action); auto: it may answer "
+                   "in text. Default: not sent (the server's default, auto).")
 @click.option("--history", type=click.IntRange(min=0), default=None,
               help="llm: past turns shown in each prompt (default: all).")
 @click.option("--max-connections", type=click.IntRange(min=1), default=8, show_default=True,
@@ -147,7 +151,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
             resume: bool, seed: int, model: str | None, base_url: str | None,
             temperature: float, max_tokens: int | None, harness: str, action_format: str,
-            history: int | None,
+            tool_choice: str | None, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
             backoff: float, abort_after_infra_errors: int, heartbeat: float,
             display: str | None) -> None:
@@ -184,6 +188,10 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 raise click.UsageError("--action-format tools does not apply to --harness "
                                        "odyssey: the paper's harness keeps its <action> tags")
             agent_config["action_format"] = action_format
+        if tool_choice is not None:  # likewise absent when not sent
+            if action_format != "tools":
+                raise click.UsageError("--tool-choice applies to --action-format tools only")
+            agent_config["tool_choice"] = tool_choice
         warning = missing_key_warning(str(agent_config["base_url"]))
         if warning:
             say(f"warning: {warning}")
@@ -191,6 +199,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
         raise click.UsageError("--harness applies to --agent llm only")
     elif action_format != "text":
         raise click.UsageError("--action-format applies to --agent llm only")
+    elif tool_choice is not None:
+        raise click.UsageError("--tool-choice applies to --agent llm only")
     from arena_gen.runner.run import check_agent_mode
 
     with user_errors():

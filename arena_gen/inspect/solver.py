@@ -52,6 +52,7 @@ from arena_gen.agents.llm_tools import (
     DEFAULT_ACTION_FORMAT,
     ToolsHarness,
     check_action_format,
+    check_tool_choice,
     read_calls,
     tool_schemas,
 )
@@ -92,6 +93,10 @@ def offline_token_counts(model: Model) -> Model:
     return model
 
 
+#: arena-gen's ``tool_choice`` values in inspect's terms (inspect calls ``required`` ``any``).
+INSPECT_TOOL_CHOICE: dict[str, Any] = {"auto": "auto", "required": "any"}
+
+
 class ModelAgent:
     """An arena-gen agent whose turns are inspect ``generate`` calls (one per turn)."""
 
@@ -101,7 +106,8 @@ class ModelAgent:
     def __init__(self, model: Model, *, history: int | None = None,
                  max_action_chars: int = MAX_ACTION_CHARS,
                  harness: str = DEFAULT_HARNESS, max_prompt_tokens: int | None = None,
-                 action_format: str = DEFAULT_ACTION_FORMAT) -> None:
+                 action_format: str = DEFAULT_ACTION_FORMAT,
+                 tool_choice: str | None = None) -> None:
         if history is not None and history < 0:
             raise ValueError("history must be >= 0 turns (or None for all)")
         if max_prompt_tokens is not None and max_prompt_tokens < 1:
@@ -116,6 +122,7 @@ class ModelAgent:
                 raise ValueError(f"action_format=tools does not apply to the {harness} harness "
                                  f"(it keeps the paper's <action> tags)")
             self._harness = ToolsHarness()
+        self.tool_choice = check_tool_choice(tool_choice, self.action_format)
         self._tools: list[ToolInfo] = []
         self.model, self.history, self.max_action_chars = model, history, max_action_chars
         self.name = f"inspect:{model}"
@@ -161,7 +168,10 @@ class ModelAgent:
         while True:
             try:
                 output = await self.model.generate(chat(self.messages(observation, shown)),
-                                                   tools=self._tools, config=self.config())
+                                                   tools=self._tools,
+                                                   tool_choice=INSPECT_TOOL_CHOICE.get(
+                                                       self.tool_choice or ""),
+                                                   config=self.config())
             except Exception as exc:
                 reason = context_reason(exc)
                 if reason is None:
@@ -306,13 +316,15 @@ async def play(state: TaskState, agent: Any) -> TaskState:
 @solver
 def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS,
                 harness: str = DEFAULT_HARNESS, max_prompt_tokens: int | None = None,
-                action_format: str = DEFAULT_ACTION_FORMAT) -> Solver:
+                action_format: str = DEFAULT_ACTION_FORMAT,
+                tool_choice: str | None = None) -> Solver:
     """Play each sample with the eval's model, one call per turn (``history``: turns shown;
     ``harness``: ``arena-gen`` or ``odyssey``; ``max_prompt_tokens``: the context policy's
     up-front limit, as ``arena-gen run --max-prompt-tokens``; ``action_format``: ``text`` or
-    ``tools``)."""
+    ``tools``; ``tool_choice``: ``auto`` or ``required`` with tools, as ``--tool-choice``)."""
     check_harness(harness)
     check_action_format(action_format)
+    check_tool_choice(tool_choice, action_format)
     if action_format == "tools" and harness != DEFAULT_HARNESS:
         raise ValueError(f"action_format=tools does not apply to the {harness} harness "
                          f"(it keeps the paper's <action> tags)")
@@ -323,7 +335,8 @@ def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_C
                                             max_action_chars=max_action_chars,
                                             harness=harness,
                                             max_prompt_tokens=max_prompt_tokens,
-                                            action_format=action_format))
+                                            action_format=action_format,
+                                            tool_choice=tool_choice))
 
     return solve
 

@@ -31,12 +31,13 @@ def _names(value: str | list[str] | None) -> list[str] | None:
 
 def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "inductive",
                tasks: str | list[str] | None = None, history: int | None = None,
-               harness: str = "arena-gen", action_format: str = "text") -> Task:
+               harness: str = "arena-gen", action_format: str = "text",
+               tool_choice: str | None = None) -> Task:
     """An inspect task over a suite (released name or folder), played by the eval's model."""
     read = read_suite(resolve_suite(suite))
     dataset = suite_dataset(read, envs=_names(env), tasks=_names(tasks), mode=mode)
     return Task(dataset=dataset, solver=model_agent(history=history, harness=harness,
-                                          action_format=action_format),
+                                          action_format=action_format, tool_choice=tool_choice),
                 scorer=judge_scorer(harness=harness),
                 epochs=Epochs(1, REDUCERS),
                 metadata={"suite": read.manifest.get("suite"), "mode": mode, "harness": harness,
@@ -47,25 +48,25 @@ def suite_task(suite: str, *, env: str | list[str] | None = None, mode: str = "i
 @task
 def lite(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
          history: int | None = None, harness: str = "arena-gen",
-         action_format: str = "text") -> Task:
+         action_format: str = "text", tool_choice: str | None = None) -> Task:
     """The released Lite suite (30 tasks per env)."""
     return suite_task("lite", env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness, action_format=action_format)
+                      harness=harness, action_format=action_format, tool_choice=tool_choice)
 
 
 @task
 def challenge(env: str | None = None, mode: str = "inductive", tasks: str | None = None,
               history: int | None = None, harness: str = "arena-gen",
-         action_format: str = "text") -> Task:
+              action_format: str = "text", tool_choice: str | None = None) -> Task:
     """The released Challenge suite (10 tasks per env)."""
     return suite_task("challenge", env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness, action_format=action_format)
+                      harness=harness, action_format=action_format, tool_choice=tool_choice)
 
 
 @task
 def suite(path: str, env: str | None = None, mode: str = "inductive", tasks: str | None = None,
           history: int | None = None, harness: str = "arena-gen",
-         action_format: str = "text") -> Task:
+          action_format: str = "text", tool_choice: str | None = None) -> Task:
     """Any suite folder built with ``arena-gen build`` (or a released suite's name)."""
     return suite_task(path, env=env, mode=mode, tasks=tasks, history=history,
-                      harness=harness, action_format=action_format)
+                      harness=harness, action_format=action_format, tool_choice=tool_choice)

@@ -203,7 +203,7 @@ SETTING_NAMES = {
     "mode": "--mode", "attempts": "--attempts", "seed": "--seed", "harness": "--harness",
     "model": "--model", "temperature": "--temperature", "max_tokens": "--max-tokens",
     "history": "--history", "max_prompt_tokens": "--max-prompt-tokens",
-    "action_format": "--action-format",
+    "action_format": "--action-format", "tool_choice": "--tool-choice",
 }
 
 
