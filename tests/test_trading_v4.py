@@ -1,4 +1,4 @@
-"""Trading v4 (preview): kept money a switch would not have paid to move is left out of the
+"""Trading v4: kept money a switch would not have paid to move is left out of the
 knowledge score, so traders told W pass whatever their allocation and switching margin (#25)."""
 
 from __future__ import annotations
@@ -122,14 +122,22 @@ def test_v4_witness_replays_to_success() -> None:
     assert task.certificate.facts["planner_knowledge"] > 0.99
 
 
-def test_v4_is_a_preview_and_v3_is_unchanged() -> None:
-    """``build`` keeps v3 by default; v3's released Lite tasks rebuild to their manifest hashes."""
-    assert registry.get("trading", 4).preview
-    assert registry.get("trading").version == 3
+#: sha256 of the v3 tasks trading-lite-7-0000 and -0001, as released 2026-12-02 (suites/lite
+#: held v3 until the v4 release of 2026-12-03).
+V3_RELEASED = ("bcbe4d355ec48d545d1b8251d0121d1b8b00b7925dbca5d963959d227b31436d",
+               "db983d5ca40192852e20bc2467b39132fa327431fa349c63f3d84ea4d836a196")
+
+
+def test_v4_is_released_and_v3_still_rebuilds_its_release() -> None:
+    """``build`` defaults to v4, whose released Lite tasks rebuild to their manifest hashes;
+    v3 stays registered and rebuilds the tasks it was released with."""
+    assert not registry.get("trading", 4).preview
+    assert registry.get("trading").version == 4
     manifest = json.loads((ROOT / "suites" / "lite" / "manifest.json").read_text())
-    for index in (0, 1):
-        task = generate_task("trading", "lite", 7, index, version=3).task
+    for index, v3_sha in enumerate(V3_RELEASED):
+        task = generate_task("trading", "lite", 7, index, version=4).task
         assert task.sha256 == manifest["tasks"][task.id]
+        assert generate_task("trading", "lite", 7, index, version=3).task.sha256 == v3_sha
 
 
 def test_rubric_states_the_tolerance_without_w(challenge_0: tuple[Task, Task]) -> None:

@@ -10,9 +10,9 @@ that introduced it):
 - v3: :mod:`.game_v3` (success from the knowledge score, whatever the allocation),
   per-task noise scales, ladder format 2 with model-free rungs and learners with several
   allocation rules (:mod:`.agents.v3`).
-- v4 (preview): :mod:`.game_v4` (v3's knowledge score with a switching tolerance for money
-  kept in place, so a trader told W that switches only past a margin passes), v3's worlds,
-  presets and ladder.
+- v4: :mod:`.game_v4` (v3's knowledge score with a switching tolerance for money kept in
+  place, so a trader told W that switches only past a margin passes), v3's worlds, presets and
+  ladder; released 2026-12-03.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ V3 = replace(
 )
 
 V4 = replace(
-    V3, version=4, preview=True,  # the lead releases it after the held-out figures
+    V3, version=4,
     game=part("game_v4:TradingGameV4"),
     sampler=part("sampler_v4:sample"),
     presets=part("sampler_v4:PRESETS"),

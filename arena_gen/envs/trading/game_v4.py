@@ -1,4 +1,4 @@
-"""AI Trading v4 (preview): v3's knowledge score with a switching tolerance for kept money.
+"""AI Trading v4: v3's knowledge score with a switching tolerance for kept money.
 
 The transition, price and trade rules are v1's and the knowledge sums v3's (:mod:`.game_v3`,
 frozen), except that money kept in a place a switch would not have paid to leave is left out
@@ -77,7 +77,7 @@ def knowledge_of_v4(book: BookV4) -> tuple[float, float]:
 
 
 class TradingGameV4(TradingGameV3):
-    """AI Trading, v4 (preview): v3's knowledge rubric with a tolerance for money kept in place.
+    """AI Trading, v4: v3's knowledge rubric with a tolerance for money kept in place.
 
     Description:
         As :class:`TradingGameV3` (v1's transition, price and trade rules).

@@ -1,4 +1,4 @@
-"""AI Trading v4 sampler (preview): v3's worlds and presets, plus the switch margin of the rubric.
+"""AI Trading v4 sampler: v3's worlds and presets, plus the switch margin of the rubric.
 
 The worlds are v3's (the same child seeds, noise ranges, horizons and acceptance), so a v4 task
 and the v3 task of the same seed path differ only in the rubric: ``switch_margin`` sets the

@@ -1,4 +1,4 @@
-"""Trading v4 verifier (preview): v3's certificate, with the W-known planner played on v4's game.
+"""Trading v4 verifier: v3's certificate, with the W-known planner played on v4's game.
 
 The facts, the witness (the planner's actions) and the replay check are v3's; only the game the
 planner is scored on changes, so ``planner_knowledge`` is its v4 score and ``solvable`` says its
