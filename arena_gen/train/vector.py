@@ -30,7 +30,7 @@ from arena_gen.core.budget import protocol_for
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.game_env import text_space
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
-from arena_gen.core.suite_io import read_suite, resolve_suite
+from arena_gen.core.suite_io import read_manifest, read_suite, resolve_suite
 from arena_gen.core.task import Task
 from arena_gen.train.stream import LEVELS, StreamJob, draw, stream
 
@@ -96,6 +96,8 @@ class TaskStreamEnv(gym.Env[str, str]):
     def __init__(self, env: str, version: int | None = None, *, level: str = "lite",
                  suite: str | None = None, ladder: bool = False,
                  harness: str = DEFAULT_HARNESS, render_mode: str | None = None) -> None:
+        if suite is not None and version is None:  # the version the suite holds
+            version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
         spec = registry.get(env, version)
         self.spec_ = spec
         self.source = task_source(env, spec.version, level=level, suite=suite, ladder=ladder)
@@ -181,6 +183,8 @@ def make_vec(env: str, num_envs: int, *, level: str = "lite", version: int | Non
     ``sync`` or ``async`` mode (async without shared memory: observations are text)."""
     if mode not in ("sync", "async"):
         raise ArenaGenError(f"mode must be sync or async, got {mode!r}")
+    if suite is not None and version is None:  # the version the suite holds
+        version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
     spec = registry.get(env, version)
     if level not in LEVELS:
         raise ArenaGenError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
