@@ -13,7 +13,7 @@ an episode outlives it), so every episode ends in success and resets are part of
 
 Reproduce: ``nice -n 10 python benchmarks/bench_vector.py [--seconds S] [--envs lights,...]
 [--num-envs N] [--suite lite]`` from the repository root. The cores are shared: the 1-minute
-load average is printed with each row.
+load average is printed with each row; a second of text-API play warms each env up first.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def main() -> None:
     for env in args.envs.split(","):
         tasks = suite.tasks[env]
         known = {t.id: t for t in tasks}
+        text_api(tasks, min(1.0, args.seconds))  # warm-up: imports, first compiles, caches
         rows = [("text", text_api(tasks, args.seconds), 1),
                 ("sync", vector(make_vec(env, args.num_envs, suite=args.suite),
                                 args.seconds, known), 1),
