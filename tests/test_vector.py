@@ -7,11 +7,14 @@ from typing import Any
 
 import gymnasium
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.train import stream
 from arena_gen.train.vector import (
+    SuiteSource,
     TaskStreamEnv,
     level_id,
     make_vec,
@@ -94,8 +97,10 @@ def test_suite_order_is_seeded_and_covers_the_suite_each_round() -> None:
     n = len(env.source.tasks)  # type: ignore[union-attr]
     ids = [env.reset(seed=2)[1]["task_id"]] + [env.reset()[1]["task_id"] for _ in range(n - 1)]
     assert sorted(ids) == sorted(t.id for t in env.source.tasks)  # type: ignore[union-attr]
-    other = TaskStreamEnv("lights", suite="lite").reset(seed=3)[1]["task_id"]
-    assert [env.reset(seed=2)[1]["task_id"], other] != [ids[0], ids[0]]
+    assert env.reset(seed=2)[1]["task_id"] == ids[0]  # a seed restarts its order
+    assert env.reset()[1]["task_id"] == ids[1]
+    others = [TaskStreamEnv("lights", suite="lite").reset(seed=s)[1]["task_id"] for s in (3, 4)]
+    assert others != [ids[0], ids[0]]  # other seeds, other orders
 
 
 def test_gymnasium_make_vec_by_id_and_the_ids() -> None:
@@ -118,3 +123,18 @@ def test_bad_arguments_are_errors_before_any_episode() -> None:
         TaskStreamEnv("lights", 1, suite="lite")
     with pytest.raises(gymnasium.error.ResetNeeded):
         TaskStreamEnv("lights", suite="lite").step("0")
+
+
+@given(seed=st.integers(0, 2**31 - 1), rounds=st.integers(0, 5), n=st.integers(1, 12))
+def test_each_round_of_a_suite_source_is_a_seeded_permutation(seed: int, rounds: int,
+                                                              n: int) -> None:
+    source = SuiteSource(tuple(range(n)))  # type: ignore[arg-type]
+    got = [source.task(seed, rounds * n + i) for i in range(n)]
+    assert sorted(got) == list(range(n))  # type: ignore[type-var]
+    assert got == [source.task(seed, rounds * n + i) for i in range(n)]
+
+
+def test_seeds_for_is_reproducible_and_distinct() -> None:
+    assert seeds_for(7, 16) == seeds_for(7, 16)
+    assert len(set(seeds_for(7, 16))) == 16 and set(seeds_for(7, 4)).isdisjoint(seeds_for(8, 4))
+    assert all(0 <= s < 2**31 for s in seeds_for(7, 16))

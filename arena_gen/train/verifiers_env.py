@@ -33,6 +33,7 @@ from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite, resolve_suite
 from arena_gen.core.task import Task
 from arena_gen.scoring.judge import replay_trajectory
+from arena_gen.train.released import released_fingerprints
 from arena_gen.train.stream import StreamJob, draw, stream, stream_task_id
 
 #: This module's taskset (and harness and env) id for ``verifiers``.
@@ -65,7 +66,7 @@ def arena_task(info: dict[str, Any]) -> Task:
         return read_suite(resolve_suite(info["suite"]), task_ids=[info["task_id"]]).task(
             info["task_id"])
     job = StreamJob(info["env"], info["version"], info["level"], info["seed"], info["index"],
-                    False, frozenset())
+                    False, released_fingerprints(info["env"]))
     return draw(job).task
 
 
