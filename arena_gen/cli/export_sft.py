@@ -50,12 +50,13 @@ def command(suite: str, teacher: str, harness: str, mode: str | None, envs: str 
         selected = select_tasks(found, env_names, ids)
         records: list[dict[str, Any]] = []
         rows: dict[str, list[int]] = {}
+        env_of = {t.id: t.env for t in selected}
         counts = {env: sum(1 for t in selected if t.env == env)
-                  for env in sorted({t.env for t in selected})}
+                  for env in sorted(set(env_of.values()))}
         with ui.work(f"export-sft {teacher} ({harness}, {mode})", counts, jobs=jobs) as work:
             for done in export_sft(selected, teacher, harness=harness, mode=mode,
                                    keep_failures=keep_failures, jobs=jobs):
-                env = next(t.env for t in selected if t.id == done.task_id)
+                env = env_of[done.task_id]
                 row = rows.setdefault(env, [0, 0, 0])
                 row[0] += 1
                 row[1] += done.success
