@@ -138,3 +138,12 @@ def test_seeds_for_is_reproducible_and_distinct() -> None:
     assert seeds_for(7, 16) == seeds_for(7, 16)
     assert len(set(seeds_for(7, 16))) == 16 and set(seeds_for(7, 4)).isdisjoint(seeds_for(8, 4))
     assert all(0 <= s < 2**31 for s in seeds_for(7, 16))
+
+
+def test_a_harness_protocol_applies_to_every_task() -> None:
+    env = TaskStreamEnv("lights", suite="lite", harness="odyssey")
+    obs, info = env.reset(seed=1)
+    assert info["budget"] == 200 and "Turns left" not in obs  # the paper's lights protocol
+    own = TaskStreamEnv("lights", suite="lite")
+    obs, info = own.reset(seed=1)
+    assert info["budget"] == 50 and "Turns left: 50" in obs
