@@ -203,7 +203,7 @@ class FakeOpenAI:
                         {"id": f"call_{i}", "type": "function",
                          "function": {"name": name, "arguments": arguments}}
                         for i, (name, arguments) in enumerate(out.tool_calls)]
-                body = {"id": "cmpl-1", "object": "chat.completion", "model": "fake",
+                body = {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": "fake",
                         "choices": [{"index": 0, "message": message,
                                      "finish_reason": out.finish_reason}],
                         "usage": {"prompt_tokens": len(seen.prompt) // 4,

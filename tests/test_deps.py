@@ -92,3 +92,12 @@ def test_report_without_matplotlib_names_the_extra(tmp_path, monkeypatch) -> Non
     result = CliRunner().invoke(main, ["report", str(tmp_path), "--html",
                                        str(tmp_path / "r.html")])
     assert result.exit_code == 1 and "no run.json (not a run directory)" in result.output
+
+
+def test_the_verifiers_extra_is_what_its_module_imports() -> None:
+    """``[verifiers]`` lives in a venv of its own (it needs openai<3, dev openai>=3.4), so this
+    checks the declaration and the import without the package installed."""
+    reqs = requirements()
+    assert [normalize(d) for d in reqs["verifiers"]] == ["verifiers"]
+    assert "verifiers" in imported_modules()
+    assert not {normalize(d) for d in reqs["dev"]} & {"verifiers"}

@@ -13,6 +13,7 @@ import click
 from arena_gen import __version__
 from arena_gen.cli import (
     build,
+    export_sft,
     import_,
     keygen,
     overlap,
@@ -39,7 +40,7 @@ def main() -> None:
 
 
 for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
-                overlap):
+                overlap, export_sft):
     main.add_command(_module.command)
 
 

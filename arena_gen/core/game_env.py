@@ -24,6 +24,11 @@ from arena_gen.core.protocol import Protocol, protocol_budget
 MAX_TEXT = 100_000
 
 
+def text_space() -> spaces.Text:
+    """The action and observation space of every text env (one owner: the vector env reuses it)."""
+    return spaces.Text(max_length=MAX_TEXT, charset=string.printable + "…→←·–—×")
+
+
 class GameEnv(gym.Env[str, str]):
     """A text env playing ``game``; ``task`` gives the budget (see the module docstring)."""
 
@@ -36,9 +41,8 @@ class GameEnv(gym.Env[str, str]):
         self.protocol = protocol or Protocol()
         self.budget = protocol_budget(self.protocol, self.task)
         self.render_mode = render_mode
-        charset = string.printable + "…→←·–—×"
-        self.action_space = spaces.Text(max_length=MAX_TEXT, charset=charset)
-        self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=charset)
+        self.action_space = text_space()
+        self.observation_space = text_space()
         self.turn = 0
         self.state: Any = game.initial()
         self._over = False

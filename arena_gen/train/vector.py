@@ -1,0 +1,210 @@
+"""Gymnasium environments that play a new certified task at every reset, for vector envs.
+
+Importing this module registers ``arena_gen/<Name>-<level>-v<N>`` for every env version and
+level (``arena_gen/TurnOnLights-lite-v3``): the text env of that version, whose task comes from
+the certified stream of that level (:func:`arena_gen.train.stream.stream`), or, with
+``suite=NAME_OR_FOLDER``, from a suite's tasks of that env version. So
+``gymnasium.make_vec(id, num_envs, vectorization_mode="sync"|"async")`` works as for any id;
+:func:`make_vec` does the same from an env name and picks the vector options that suit text.
+
+Seeds: ``reset(seed=s)`` starts the task sequence of seed ``s`` (stream seed ``s``, index 0);
+each later ``reset()`` (also a vector env's autoreset) plays the next index. Task ``i`` of seed
+``s`` is stream task ``i`` of seed ``s`` (the same bytes as ``arena-gen stream --seed s``), or,
+from a suite, the ``i``-th of a shuffled order of its tasks drawn from ``SeedSequence([s, round])``
+(each round a new order). A vector env gives sub-env ``k`` the seed Gymnasium gives it (``s + k``
+for ``reset(seed=s)``, or the ``k``-th of a list), so same seeds, same episodes, in sync and async
+mode alike. A first ``reset()`` without a seed draws one from Gymnasium's own unseeded RNG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from arena_gen.core import registry
+from arena_gen.core.budget import protocol_for
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.game_env import text_space
+from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
+from arena_gen.core.suite_io import read_manifest, read_suite, resolve_suite
+from arena_gen.core.task import Task
+from arena_gen.train.stream import LEVELS, StreamJob, draw, stream
+
+#: A seed drawn for a first unseeded reset is below this (stream seeds are non-negative ints).
+SEED_BOUND = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class StreamSource:
+    """Tasks of one env version's certified stream at one level."""
+
+    env: str
+    version: int
+    level: str
+    ladder: bool
+    released: frozenset[str]
+
+    def task(self, seed: int, index: int) -> Task:
+        """Stream task ``index`` of ``seed`` (the bytes ``arena-gen stream`` writes)."""
+        job = StreamJob(self.env, self.version, self.level, seed, index, self.ladder,
+                        self.released)
+        return draw(job).task
+
+
+@dataclass(frozen=True)
+class SuiteSource:
+    """One env version's tasks of a suite, in a seeded order that changes every round."""
+
+    tasks: tuple[Task, ...]
+
+    def task(self, seed: int, index: int) -> Task:
+        """Task ``index`` of ``seed``: position ``index % n`` of round ``index // n``'s order."""
+        rounds, at = divmod(index, len(self.tasks))
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, rounds])))
+        return self.tasks[int(rng.permutation(len(self.tasks))[at])]
+
+
+TaskSource = StreamSource | SuiteSource
+
+
+def task_source(env: str, version: int, *, level: str = "lite", suite: str | None = None,
+                ladder: bool = False) -> TaskSource:
+    """Where an env's resets take their tasks: the level's stream, or ``suite``'s tasks of this
+    env version (an error names the versions the suite holds if it has none of this one)."""
+    if suite is None:
+        found = stream(env, level, 0, version=version, count=0, ladder=ladder)
+        return StreamSource(env, found.version, level, ladder, found.released)
+    tasks = read_suite(resolve_suite(suite), envs=[env]).tasks.get(env, [])
+    mine = tuple(t for t in tasks if t.env_version == version)
+    if not mine:
+        held = sorted({t.env_version for t in tasks})
+        raise ArenaGenError(f"suite {suite!r} holds no {env} v{version} tasks (it holds "
+                            f"{', '.join(f'v{v}' for v in held) or 'none'})")
+    return SuiteSource(mine)
+
+
+class TaskStreamEnv(gym.Env[str, str]):
+    """One env version's text env that plays a new task at each reset (see the module
+    docstring); ``harness`` applies that harness's env-side protocol (budget, lines shown)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+
+    def __init__(self, env: str, version: int | None = None, *, level: str = "lite",
+                 suite: str | None = None, ladder: bool = False,
+                 harness: str = DEFAULT_HARNESS, render_mode: str | None = None) -> None:
+        if suite is not None and version is None:  # the version the suite holds
+            version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
+        spec = registry.get(env, version)
+        self.spec_ = spec
+        self.source = task_source(env, spec.version, level=level, suite=suite, ladder=ladder)
+        self.harness = check_harness(harness)
+        self.render_mode = render_mode
+        self.action_space = text_space()
+        self.observation_space = text_space()
+        self.seed_: int | None = None
+        self.index = 0
+        self.task: Task | None = None
+        self.game_env: Any = None
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Play the next task of the current seed (task 0 of ``seed`` when one is given;
+        ``options={"index": i}`` plays task ``i`` of the current seed instead)."""
+        super().reset(seed=seed)
+        if seed is not None or self.seed_ is None:
+            self.seed_ = int(seed) if seed is not None else int(
+                self.np_random.integers(SEED_BOUND))
+            self.index = 0
+        if options and "index" in options:
+            self.index = int(options["index"])
+        task = self.source.task(self.seed_, self.index)
+        protocol = protocol_for(self.harness, task) if self.harness != DEFAULT_HARNESS else None
+        self.task, self.game_env = task, self.spec_.make(task, self.render_mode, protocol)
+        obs, info = self.game_env.reset()
+        info.update(task_id=task.id, task_index=self.index, stream_seed=self.seed_,
+                    min_steps=task.certificate.min_steps, budget=self.game_env.budget)
+        self.index += 1
+        return obs, info
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.game_env is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        out: tuple[str, float, bool, bool, dict[str, Any]] = self.game_env.step(action)
+        return out
+
+    def render(self) -> str:
+        return "" if self.game_env is None else str(self.game_env.render())
+
+    @property
+    def success(self) -> bool:
+        """Whether the current task's goal holds now."""
+        return self.game_env is not None and bool(self.game_env.success)
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random, sensible action for the current task (the env's own random policy)."""
+        if self.game_env is None:
+            raise gym.error.ResetNeeded("call reset() before sample_action()")
+        return str(self.game_env.sample_action(rng))
+
+
+def level_id(spec: registry.EnvSpec, level: str) -> str:
+    """The Gymnasium id of an env version at a level: ``arena_gen/TurnOnLights-lite-v3``."""
+    return f"arena_gen/{spec.gym_name}-{level}-v{spec.version}"
+
+
+def make_task_env(*, env: str, version: int, level: str, **kwargs: Any) -> TaskStreamEnv:
+    """Gymnasium's entry point for the level ids (a function: it pickles by reference)."""
+    return TaskStreamEnv(env, version, level=level, **kwargs)
+
+
+def register_vector_envs() -> list[str]:
+    """Register every env version at every level once; return the ids."""
+    ids = []
+    for spec in registry.all_specs():
+        for level in LEVELS:
+            name = level_id(spec, level)
+            if name not in gym.registry:
+                gym.register(id=name, entry_point=make_task_env,  # type: ignore[arg-type]
+                             kwargs={"env": spec.name, "version": spec.version,
+                                     "level": level},
+                             disable_env_checker=True)
+            ids.append(name)
+    return ids
+
+
+def make_vec(env: str, num_envs: int, *, level: str = "lite", version: int | None = None,
+             mode: str = "sync", suite: str | None = None, ladder: bool = False,
+             harness: str = DEFAULT_HARNESS) -> gym.vector.VectorEnv[Any, Any, Any]:
+    """``gymnasium.make_vec`` over ``env``'s id at ``level`` with ``num_envs`` sub-envs, in
+    ``sync`` or ``async`` mode (async without shared memory: observations are text)."""
+    if mode not in ("sync", "async"):
+        raise ArenaGenError(f"mode must be sync or async, got {mode!r}")
+    if suite is not None and version is None:  # the version the suite holds
+        version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
+    spec = registry.get(env, version)
+    if level not in LEVELS:
+        raise ArenaGenError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    register_vector_envs()
+    vector_kwargs = {"shared_memory": False} if mode == "async" else {}
+    extra: dict[str, Any] = {"ladder": ladder, "harness": harness}
+    if suite is not None:
+        extra["suite"] = suite
+    return gym.make_vec(level_id(spec, level), num_envs=num_envs, vectorization_mode=mode,
+                        vector_kwargs=vector_kwargs, **extra)
+
+
+def seeds_for(seed: int, num_envs: int) -> Sequence[int]:
+    """Distinct, reproducible sub-env seeds spawned from one seed (instead of Gymnasium's
+    ``seed + k``, whose streams overlap between runs seeded ``s`` and ``s + 1``)."""
+    children = np.random.SeedSequence(seed).spawn(num_envs)
+    return [int(c.generate_state(1)[0] & SEED_BOUND) for c in children]
+
+
+register_vector_envs()
+
+__all__ = ["StreamSource", "SuiteSource", "TaskStreamEnv", "level_id", "make_task_env",
+           "make_vec", "register_vector_envs", "seeds_for", "task_source"]

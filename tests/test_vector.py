@@ -1,0 +1,149 @@
+"""Gymnasium vector envs over arena-gen (issue #27): a new certified task per reset, seeds
+honoured per sub-env, the same episodes in sync and async mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena_gen.core import registry
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.train import stream
+from arena_gen.train.vector import (
+    SuiteSource,
+    TaskStreamEnv,
+    level_id,
+    make_vec,
+    register_vector_envs,
+    seeds_for,
+)
+
+
+def play(envs: Any, seeds: list[int], steps: int) -> list[tuple[Any, ...]]:
+    """Reset with ``seeds`` and play each sub-env's witness for ``steps`` vector steps (the
+    next step after an episode ends only resets it: Gymnasium's next-step autoreset): every
+    (observations, rewards, terminated, truncated) and the task ids on the way."""
+    obs, info = envs.reset(seed=seeds)
+    out: list[tuple[Any, ...]] = [(tuple(obs), tuple(info["task_id"]))]
+    n = len(seeds)
+    resets, plans, played, ending = [-1] * n, [[""]] * n, [0] * n, [False] * n
+    for _ in range(steps):
+        for k, (index, task) in enumerate(zip(envs.get_attr("index"), envs.get_attr("task"),
+                                              strict=True)):
+            if index != resets[k]:  # a new task since the last step
+                resets[k], plans[k], played[k] = index, list(task.certificate.witness), 0
+        actions = []
+        for k in range(n):
+            actions.append("" if ending[k] or played[k] >= len(plans[k])
+                           else plans[k][played[k]])
+            played[k] += 0 if ending[k] else 1
+        obs, reward, terminated, truncated, info = envs.step(tuple(actions))
+        ending = [bool(a or b) for a, b in zip(terminated, truncated, strict=True)]
+        out.append((tuple(obs), tuple(float(r) for r in reward), tuple(terminated),
+                    tuple(truncated), tuple(envs.get_attr("index"))))
+    envs.close()
+    return out
+
+
+def test_same_seeds_same_stream_episodes_in_sync_and_async() -> None:
+    seeds = [3, 11]
+    sync = play(make_vec("lights", 2, level="lite", mode="sync"), seeds, 12)
+    again = play(make_vec("lights", 2, level="lite", mode="sync"), seeds, 12)
+    asynced = play(make_vec("lights", 2, level="lite", mode="async"), seeds, 12)
+    assert sync == again == asynced
+    assert any(any(step[2]) for step in sync[1:])  # an episode ended: autoreset was exercised
+
+
+def test_a_reset_plays_the_stream_task_of_that_seed_and_index() -> None:
+    env = TaskStreamEnv("lights", level="lite")
+    _, info = env.reset(seed=5)
+    first = next(stream("lights", "lite", 5, count=1))
+    assert env.task is not None and env.task.sha256 == first.sha256
+    assert info["task_id"] == first.id == "lights-stream_lite-5-0000"
+    assert info["min_steps"] == first.certificate.min_steps and info["task_index"] == 0
+    _, info = env.reset()
+    assert info["task_id"] == "lights-stream_lite-5-0001"
+    _, info = env.reset(options={"index": 0})  # a GRPO group replays one task
+    assert info["task_id"] == first.id
+
+
+def test_different_sub_env_seeds_draw_different_tasks() -> None:
+    envs = make_vec("lights", 3, level="lite")
+    _, info = envs.reset(seed=seeds_for(9, 3))
+    ids = list(info["task_id"])
+    worlds = [t.world for t in envs.get_attr("task")]
+    assert len(set(ids)) == 3 and all(worlds[0] != w for w in worlds[1:])
+    _, same = envs.reset(seed=[4, 4, 4])  # one seed for a group: one task for all
+    assert len(set(same["task_id"])) == 1
+    envs.close()
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+def test_suite_tasks_in_sync_and_async(env: str) -> None:
+    """Every env through a released suite's tasks: same seeds, same episodes in both modes."""
+    seeds = [0, 1]
+    sync = play(make_vec(env, 2, suite="lite", mode="sync"), seeds, 6)
+    asynced = play(make_vec(env, 2, suite="lite", mode="async"), seeds, 6)
+    assert sync == asynced
+    assert len(set(sync[0][1])) == 2  # two seeds, two tasks
+
+
+def test_suite_order_is_seeded_and_covers_the_suite_each_round() -> None:
+    env = TaskStreamEnv("lights", suite="lite")
+    n = len(env.source.tasks)  # type: ignore[union-attr]
+    ids = [env.reset(seed=2)[1]["task_id"]] + [env.reset()[1]["task_id"] for _ in range(n - 1)]
+    assert sorted(ids) == sorted(t.id for t in env.source.tasks)  # type: ignore[union-attr]
+    assert env.reset(seed=2)[1]["task_id"] == ids[0]  # a seed restarts its order
+    assert env.reset()[1]["task_id"] == ids[1]
+    others = [TaskStreamEnv("lights", suite="lite").reset(seed=s)[1]["task_id"] for s in (3, 4)]
+    assert others != [ids[0], ids[0]]  # other seeds, other orders
+
+
+def test_gymnasium_make_vec_by_id_and_the_ids() -> None:
+    ids = register_vector_envs()
+    spec = registry.get("lights")
+    assert level_id(spec, "lite") in ids and f"arena_gen/TurnOnLights-lite-v{spec.version}" in ids
+    envs = gymnasium.make_vec(level_id(spec, "lite"), num_envs=2, vectorization_mode="sync")
+    obs, info = envs.reset(seed=[1, 2])
+    assert all(isinstance(o, str) and o for o in obs)
+    assert list(info["task_id"]) == ["lights-stream_lite-1-0000", "lights-stream_lite-2-0000"]
+    envs.close()
+
+
+def test_bad_arguments_are_errors_before_any_episode() -> None:
+    with pytest.raises(ArenaGenError, match="unknown level"):
+        TaskStreamEnv("lights", level="hard")
+    with pytest.raises(ArenaGenError, match="mode must be sync or async"):
+        make_vec("lights", 2, mode="threads")
+    with pytest.raises(ArenaGenError, match="holds no lights v1 tasks"):
+        TaskStreamEnv("lights", 1, suite="lite")
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        TaskStreamEnv("lights", suite="lite").step("0")
+
+
+@given(seed=st.integers(0, 2**31 - 1), rounds=st.integers(0, 5), n=st.integers(1, 12))
+def test_each_round_of_a_suite_source_is_a_seeded_permutation(seed: int, rounds: int,
+                                                              n: int) -> None:
+    source = SuiteSource(tuple(range(n)))  # type: ignore[arg-type]
+    got = [source.task(seed, rounds * n + i) for i in range(n)]
+    assert sorted(got) == list(range(n))  # type: ignore[type-var]
+    assert got == [source.task(seed, rounds * n + i) for i in range(n)]
+
+
+def test_seeds_for_is_reproducible_and_distinct() -> None:
+    assert seeds_for(7, 16) == seeds_for(7, 16)
+    assert len(set(seeds_for(7, 16))) == 16 and set(seeds_for(7, 4)).isdisjoint(seeds_for(8, 4))
+    assert all(0 <= s < 2**31 for s in seeds_for(7, 16))
+
+
+def test_a_harness_protocol_applies_to_every_task() -> None:
+    env = TaskStreamEnv("lights", suite="lite", harness="odyssey")
+    obs, info = env.reset(seed=1)
+    assert info["budget"] == 200 and "Turns left" not in obs  # the paper's lights protocol
+    own = TaskStreamEnv("lights", suite="lite")
+    obs, info = own.reset(seed=1)
+    assert info["budget"] == 50 and "Turns left: 50" in obs
