@@ -20,6 +20,7 @@ from arena_gen.cli import (
     report,
     run,
     score,
+    seal,
     show,
     sign,
     stream,
@@ -39,7 +40,7 @@ def main() -> None:
 
 
 for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
-                overlap):
+                overlap, seal):
     main.add_command(_module.command)
 
 

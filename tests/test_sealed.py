@@ -1,0 +1,238 @@
+"""Sealed evaluation (issue 27): a secret-seeded build, its public copy of commitments, and the
+checks that tie them together. One small sealed suite (a few tasks per env) round-trips: the
+public copy verifies, the private suite runs and scores, a changed world breaks its
+commitment, and the public sampler does not give back a sealed world."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_gen.cli import main
+from arena_gen.core.canon import canonical_json
+from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.seeds import attempt_seed, from_seed_path, stream_seed, task_seed
+from arena_gen.core.suite_io import read_suite, read_task, suite_hash, write_suite
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.seal import (
+    HIDDEN,
+    Secret,
+    commit,
+    commitment_problems,
+    read_public,
+    write_public,
+)
+from arena_gen.train.released import task_fingerprint
+from tests.small_suites import preset_counts
+
+#: A few tasks per env: the lights and energy tasks build in well under a second each.
+COUNTS = {"lights": 2, "trading": 1, "energy": 1, "repo": 1}
+SECRET = b"a test secret, 32 bytes or more.\n"
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The private suite, its public copy, the secret file and the plain build of the same
+    suite and seed (the worlds the public sampler gives for the same ids)."""
+    root = tmp_path_factory.mktemp("sealed")
+    secret_file = root / "secret"
+    secret_file.write_bytes(SECRET)
+    secret = Secret.read(secret_file)
+    built = build_suite("lite", 7, sorted(COUNTS), counts=COUNTS, secret=secret)
+    private = write_suite(root / "private", built.manifest, built.tasks)
+    public = write_public(private, secret, root / "public")
+    plain = build_suite("lite", 7, sorted(COUNTS), counts=COUNTS)
+    return {"root": root, "secret": secret_file, "private": private, "public": public,
+            "plain": plain}
+
+
+def cli(*args: str | Path) -> Result:
+    with preset_counts(COUNTS):  # the small suite is the suite of its seed
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_the_manifest_commits_to_the_secret_and_never_holds_it(sealed: dict[str, Any]) -> None:
+    manifest = json.loads((sealed["private"] / "manifest.json").read_text())
+    secret = Secret(SECRET)
+    assert manifest["sealed"] == {"scheme": "arena-gen-sealed-1", "role": "private",
+                                  "secret_commitment": secret.commitment}
+    for folder in (sealed["private"], sealed["public"]):
+        for file in folder.iterdir():
+            text = file.read_bytes()
+            assert SECRET.strip() not in text and SECRET.hex().encode() not in text
+
+
+def test_the_public_copy_verifies_and_holds_no_hidden_part(sealed: dict[str, Any]) -> None:
+    result = cli("verify", sealed["public"], "--display", "plain")
+    assert result.exit_code == 0, result.output
+    assert "schemas, hashes and ids hold" in result.output
+    public, private = read_public(sealed["public"]), read_suite(sealed["private"])
+    assert {env: len(lines) for env, lines in public.tasks.items()} == COUNTS
+    text = b"".join(f.read_bytes() for f in sealed["public"].iterdir())
+    for task in private.all_tasks():
+        line = next(x for x in public.tasks[task.env] if x["id"] == task.id)
+        assert set(line) == {"schema_version", "id", "env", "env_version", "suite", "seed_path",
+                             "budget", "public", "rubric", "certificate", "commitments",
+                             "sha256"}
+        assert line["public"] == task.public and line["budget"] == task.budget
+        assert line["certificate"]["min_steps"] == task.certificate.min_steps
+        assert set(line["certificate"]) == {"solvable", "method", "min_steps",
+                                            "verifier_version"}
+        for part in HIDDEN:  # each commitment opens with the part and its salt
+            value = getattr(task, part) if part != "certificate" else task.certificate.to_dict()
+            salt = Secret(SECRET).salt(task.id, part)
+            assert line["commitments"][part] == commit(value, salt)
+        assert canonical_json(task.world).encode() not in text
+        assert task.rules_text.encode() not in text
+    assert public.manifest["counts"] == private.manifest["counts"]
+    assert public.manifest["sealed"]["role"] == "public"
+
+
+def test_a_private_suite_verifies_rebuilds_and_holds_its_public_copy(
+        sealed: dict[str, Any]) -> None:
+    result = cli("verify", sealed["private"], "--secret", sealed["secret"], "--public",
+                 sealed["public"], "--rebuild", "--jobs", "1", "--display", "plain")
+    assert result.exit_code == 0, result.output
+    assert "rebuild is byte-identical" in result.output
+    assert "holds its commitments" in result.output
+
+
+def test_a_sealed_suite_needs_its_own_secret(sealed: dict[str, Any], tmp_path: Path) -> None:
+    result = cli("verify", sealed["private"], "--jobs", "1", "--display", "plain")
+    assert result.exit_code == 1 and "pass --secret FILE" in result.output
+    other = tmp_path / "other"
+    other.write_bytes(b"another secret of enough bytes")
+    result = cli("verify", sealed["private"], "--secret", other, "--display", "plain")
+    assert result.exit_code == 1 and "not the one this suite was sealed with" in result.output
+    result = cli("seal", sealed["private"], "--secret", other, "--out", tmp_path / "pub")
+    assert result.exit_code == 1 and "not the one this suite was sealed with" in result.output
+    assert not (tmp_path / "pub").exists()
+    short = tmp_path / "short"
+    short.write_bytes(b"password")
+    result = cli("seal", sealed["private"], "--secret", short, "--out", tmp_path / "pub")
+    assert result.exit_code == 1 and "at least 16 bytes" in result.output
+
+
+def test_the_private_suite_runs_and_scores(sealed: dict[str, Any], tmp_path: Path) -> None:
+    from arena_gen.runner.run import RunConfig, run_suite
+    from arena_gen.scoring.score import score_run
+
+    rundir = run_suite(RunConfig(suite=str(sealed["private"]), agent="oracle",
+                                 out=str(tmp_path / "run")))
+    records = rundir.records()
+    assert len(records) == sum(COUNTS.values()) and all(r["success"] for r in records)
+    summary = score_run(rundir.path)
+    assert summary["overall"]["success_rate"] == 100.0
+
+
+def test_the_public_copy_cannot_be_run_scored_or_shown(sealed: dict[str, Any],
+                                                       tmp_path: Path) -> None:
+    public = sealed["public"]
+    result = cli("run", "--suite", public, "--agent", "oracle", "--out", tmp_path / "run")
+    assert result.exit_code == 1
+    assert "public copy of a sealed suite" in result.output and "private suite" in result.output
+    with pytest.raises(ArenaGenError, match="public copy of a sealed suite"):
+        read_task(public, "lights-lite-7-0000")
+    rundir = tmp_path / "private-run"
+    assert cli("run", "--suite", sealed["private"], "--agent", "oracle", "--env", "lights",
+               "--out", rundir, "--display", "plain").exit_code == 0
+    result = cli("score", rundir, "--suite", public, "--display", "plain")
+    assert result.exit_code == 1 and "public copy of a sealed suite" in result.output
+    result = cli("show", "lights-lite-7-0000", "--suite", public)
+    assert result.exit_code == 1 and "public copy of a sealed suite" in result.output
+
+
+def rewritten(private: Path, out: Path, edit: Any) -> Path:
+    """A copy of the private suite with ``edit(task)`` applied to its first lights task and
+    every hash updated (a hash-consistent forgery)."""
+    suite = read_suite(private)
+    edit(suite.tasks["lights"][0])
+    manifest = dict(suite.manifest)
+    hashes = {t.id: t.sha256 for t in suite.all_tasks()}
+    manifest["tasks"], manifest["suite_sha256"] = dict(sorted(hashes.items())), suite_hash(hashes)
+    return write_suite(out, manifest, suite.tasks)
+
+
+def test_a_changed_world_fails_the_commitment_check(sealed: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    secret = Secret(SECRET)
+    assert commitment_problems(read_suite(sealed["private"]), sealed["public"], secret) == []
+
+    def reorder(task: Any) -> None:  # a lights world's order: no rule reads it
+        task.world["order"] = list(reversed(task.world["order"]))
+
+    forged = rewritten(sealed["private"], tmp_path / "forged", reorder)
+    problems = commitment_problems(read_suite(forged), sealed["public"], secret)
+    assert problems == ["lights-lite-7-0000: the commitment to its world does not open to the "
+                        "private suite's world"]
+    result = cli("verify", forged, "--secret", sealed["secret"], "--public", sealed["public"],
+                 "--jobs", "1", "--display", "plain")
+    assert result.exit_code == 1
+    assert "commitment to its world does not open" in result.output
+
+
+def test_an_edited_public_copy_is_caught(sealed: dict[str, Any], tmp_path: Path) -> None:
+    public = Path(shutil.copytree(sealed["public"], tmp_path / "public"))
+    file = public / "lights.jsonl"
+    file.write_text(file.read_text().replace('"budget":', '"budget":1', 1))
+    result = cli("verify", public, "--display", "plain")
+    assert result.exit_code == 1 and "sha256" in result.output
+
+
+def test_the_public_sampler_does_not_give_back_a_sealed_world(sealed: dict[str, Any]) -> None:
+    private, plain = read_suite(sealed["private"]), sealed["plain"]
+    public = read_public(sealed["public"])
+    plain_tasks = [t for env in sorted(plain.tasks) for t in plain.tasks[env]]
+    # the public copy names the same ids and seed the public sampler builds from ...
+    assert sorted(line["id"] for lines in public.tasks.values() for line in lines) == \
+        sorted(t.id for t in plain_tasks)
+    # ... and every world the public sampler gives from them is another world
+    sealed_prints = {task_fingerprint(t) for t in private.all_tasks()}
+    plain_prints = {task_fingerprint(t) for t in plain_tasks}
+    assert None not in sealed_prints | plain_prints
+    assert len(sealed_prints) == len(plain_tasks)
+    assert sealed_prints.isdisjoint(plain_prints)
+    assert plain.manifest.get("sealed") is None
+
+
+def test_plain_seed_trees_are_unchanged_and_the_sealed_tree_is_apart() -> None:
+    key = Secret(SECRET).tree_key("lite", 7)
+    assert task_seed(7, "lite", 1, 3).entropy == [7, 1, 1, 3]
+    assert task_seed(7, "lite", 1, 3).spawn_key == ()
+    firsts = [attempt_seed(seq, 0).generate_state(4).tolist()
+              for seq in (task_seed(7, "lite", 1, 3), task_seed(7, "lite", 1, 3, key),
+                          stream_seed(7, "lite", 1, 3))]
+    assert len({tuple(x) for x in firsts}) == 3
+    assert (from_seed_path([7, 1, 1, 3, 2], key).generate_state(4).tolist()
+            == attempt_seed(task_seed(7, "lite", 1, 3, key), 2).generate_state(4).tolist())
+    assert (from_seed_path([7, 1, 1, 3, 2]).generate_state(4).tolist()
+            == attempt_seed(np.random.SeedSequence([7, 1, 1, 3]), 2).generate_state(4).tolist())
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.binary(min_size=16, max_size=64), st.integers(0, 63), st.integers(1, 255))
+def test_any_changed_secret_byte_moves_every_derived_value(data: bytes, where: int,
+                                                           xor: int) -> None:
+    where %= len(data)
+    other = bytearray(data)
+    other[where] ^= xor
+    a, b = Secret(data), Secret(bytes(other))
+    assert a.commitment != b.commitment
+    assert a.tree_key("lite", 7) != b.tree_key("lite", 7)
+    assert a.salt("lights-lite-7-0000", "world") != b.salt("lights-lite-7-0000", "world")
+    assert a.tree_key("lite", 7) != a.tree_key("lite", 8) != a.tree_key("challenge", 7)
+    assert a.salt("lights-lite-7-0000", "world") != a.salt("lights-lite-7-0000", "params")
+
+
+def test_a_sealed_build_uses_no_cache(tmp_path: Path) -> None:
+    with pytest.raises(ArenaGenError, match="no build cache"):
+        build_suite("lite", 7, ["lights"], counts={"lights": 1}, secret=Secret(SECRET),
+                    cache=tmp_path / "cache")
