@@ -236,3 +236,19 @@ def test_a_sealed_build_uses_no_cache(tmp_path: Path) -> None:
     with pytest.raises(ArenaGenError, match="no build cache"):
         build_suite("lite", 7, ["lights"], counts={"lights": 1}, secret=Secret(SECRET),
                     cache=tmp_path / "cache")
+
+
+def test_the_public_copy_can_be_signed_and_its_signature_checked(sealed: dict[str, Any],
+                                                                 tmp_path: Path) -> None:
+    from arena_gen.core.signing import generate_key
+
+    public = Path(shutil.copytree(sealed["public"], tmp_path / "public"))
+    generate_key(tmp_path / "key")
+    result = cli("sign", public, "--key", tmp_path / "key")
+    assert result.exit_code == 0, result.output
+    result = cli("verify", public, "--public-key", tmp_path / "key.pub", "--display", "plain")
+    assert result.exit_code == 0, result.output
+    manifest = public / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b'"seed":7', b'"seed":8'))
+    result = cli("verify", public, "--public-key", tmp_path / "key.pub", "--display", "plain")
+    assert result.exit_code == 1 and "signature" in result.output

@@ -60,11 +60,12 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
     with user_errors():
         manifest = read_manifest(suite)[1]
         if (sealed_entry(manifest) or {}).get("role") == PUBLIC:
-            if rebuild or public is not None or public_key is not None or sources:
+            if rebuild or public is not None or secret_file is not None or sources:
                 raise click.UsageError("SUITE is a public copy: it verifies on its own (schemas, "
-                                       "hashes, ids); check it against the private suite with "
-                                       "verify PRIVATE --secret FILE --public PUBLIC")
-            _verify_public(suite, ui)
+                                       "hashes, ids, a signature); check it against the "
+                                       "private suite with verify PRIVATE --secret FILE "
+                                       "--public PUBLIC")
+            _verify_public(suite, ui, public_key, signature_file)
             return
         secret = Secret.read(secret_file) if secret_file is not None else None
         if rebuild:  # before reading and re-proving every task
@@ -122,13 +123,20 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
                if report.signed_by else ""))
 
 
-def _verify_public(suite: str, ui: Any) -> None:
-    """Check a public copy on its own: schemas, canonical bytes, hashes, ids and manifest."""
+def _verify_public(suite: str, ui: Any, public_key: Path | None,
+                   signature_file: Path | None) -> None:
+    """Check a public copy on its own: schemas, canonical bytes, hashes, ids and manifest, and
+    with ``public_key`` its detached signature."""
     from arena_gen.suite.seal import public_problems, read_public
 
     with user_errors():
         problems = public_problems(suite)
         public = read_public(suite)
+        if public_key is not None:
+            from arena_gen.core.signing import check_signature
+
+            signed = check_signature(public.path, public_key, signature_file)
+            problems += [f"signature: {signed}"] if signed is not None else []
     say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
     for problem in problems:
         say(f"FAIL public copy: {problem}")
