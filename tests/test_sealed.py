@@ -252,3 +252,36 @@ def test_the_public_copy_can_be_signed_and_its_signature_checked(sealed: dict[st
     manifest.write_bytes(manifest.read_bytes().replace(b'"seed":7', b'"seed":8'))
     result = cli("verify", public, "--public-key", tmp_path / "key.pub", "--display", "plain")
     assert result.exit_code == 1 and "signature" in result.output
+
+
+def test_build_secret_refuses_a_cache_folder(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET)
+    result = CliRunner().invoke(main, ["build", "--suite", "lite", "--seed", "7", "--secret",
+                                       str(secret), "--cache", str(tmp_path / "cache"),
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "no build cache" in result.output
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.slow
+def test_the_commands_end_to_end(tmp_path: Path) -> None:
+    """build --secret, seal, verify PUBLIC and verify PRIVATE --public, as docs/sealed.md
+    gives them (the lights env of Lite: 30 tasks)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(SECRET)
+    private, public = tmp_path / "private", tmp_path / "public"
+    steps = [["build", "--suite", "lite", "--seed", "7", "--env", "lights", "--secret", secret,
+              "--out", private, "--jobs", "1"],
+             ["seal", private, "--secret", secret, "--out", public],
+             ["verify", public],
+             ["verify", private, "--secret", secret, "--public", public, "--jobs", "1"]]
+    for step in steps:
+        result = CliRunner().invoke(main, [str(a) for a in (*step, "--display", "plain")])
+        assert result.exit_code == 0, (step, result.output)
+    assert "holds its commitments" in result.output
+    built = json.loads((private / "manifest.json").read_text())
+    assert built["sealed"]["role"] == "private" and built["counts"] == {"lights": 30}
+    released = json.loads((Path(__file__).parents[1] / "suites" / "lite" /
+                           "manifest.json").read_text())
+    assert not set(built["tasks"].values()) & set(released["tasks"].values())
