@@ -285,3 +285,14 @@ def test_the_commands_end_to_end(tmp_path: Path) -> None:
     released = json.loads((Path(__file__).parents[1] / "suites" / "lite" /
                            "manifest.json").read_text())
     assert not set(built["tasks"].values()) & set(released["tasks"].values())
+
+
+def test_plain_builds_keep_the_released_bytes() -> None:
+    """Without a secret nothing moved: the first task of every env of the released Lite suite
+    rebuilds to its released sha256 (``verify suites/lite --rebuild`` checks them all)."""
+    released = read_suite("lite")
+    versions = released.manifest["env_versions"]
+    built = build_suite("lite", 7, sorted(versions), counts=dict.fromkeys(versions, 1),
+                        versions=versions)
+    for env in versions:
+        assert built.tasks[env][0].sha256 == released.manifest["tasks"][f"{env}-lite-7-0000"]
