@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena_gen.cli import main
-from arena_gen.core.canon import canonical_json
+from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.seeds import attempt_seed, from_seed_path, stream_seed, task_seed
 from arena_gen.core.suite_io import read_suite, read_task, suite_hash, write_suite
@@ -27,6 +27,7 @@ from arena_gen.suite.seal import (
     Secret,
     commit,
     commitment_problems,
+    public_problems,
     read_public,
     write_public,
 )
@@ -185,6 +186,27 @@ def test_an_edited_public_copy_is_caught(sealed: dict[str, Any], tmp_path: Path)
     file.write_text(file.read_text().replace('"budget":', '"budget":1', 1))
     result = cli("verify", public, "--display", "plain")
     assert result.exit_code == 1 and "sha256" in result.output
+
+
+def test_a_rehashed_public_line_that_names_another_task_is_caught(sealed: dict[str, Any],
+                                                                   tmp_path: Path) -> None:
+    public = Path(shutil.copytree(sealed["public"], tmp_path / "public"))
+    file, manifest_file = public / "lights.jsonl", public / "manifest.json"
+    lines = [json.loads(x) for x in file.read_text().splitlines()]
+    lines[1]["seed_path"][2] = 99  # another env code, every hash updated
+    lines[1]["sha256"] = sha256_of({k: v for k, v in lines[1].items() if k != "sha256"})
+    file.write_text("".join(canonical_json(x) + "\n" for x in lines))
+    manifest = json.loads(manifest_file.read_text())
+    manifest["tasks"][lines[1]["id"]] = lines[1]["sha256"]
+    manifest["suite_sha256"] = suite_hash(manifest["tasks"])
+    manifest_file.write_text(canonical_json(manifest) + "\n")
+    assert public_problems(public) == [
+        "lights-lite-7-0001: seed_path [7, 1, 99, 1, 0] does not name suite lite and env lights"]
+    result = cli("verify", public, "--display", "plain")
+    assert result.exit_code == 1 and "does not name suite lite" in result.output
+    result = cli("verify", sealed["private"], "--secret", sealed["secret"], "--public", public,
+                 "--jobs", "1", "--display", "plain")
+    assert result.exit_code == 1 and "public field seed_path differs" in result.output
 
 
 def test_the_public_sampler_does_not_give_back_a_sealed_world(sealed: dict[str, Any]) -> None:

@@ -88,8 +88,8 @@ class Job:
     #: The worker fills the cache itself (local workers share the cache folder): a task that
     #: finishes while an interrupted build shuts down is then kept, not thrown away.
     worker_stores: bool = False
-    #: A sealed build's seed-tree key (``build --secret``; None: the public tree).
-    tree_key: bytes | None = None
+    #: A sealed build's seed-tree key (``build --secret``; None: the public tree); never shown.
+    tree_key: bytes | None = field(default=None, repr=False)
 
 
 def schedule(jobs: list[Job]) -> list[Job]:

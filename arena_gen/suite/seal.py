@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena_gen.core import registry
 from arena_gen.core.bounded_io import iter_lines, read_bounded
 from arena_gen.core.canon import canonical_bytes, sha256_of
 from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
+from arena_gen.core.seeds import suite_code
 from arena_gen.core.suite_io import (
     ENV_NAME,
     MANIFEST,
@@ -247,18 +249,30 @@ def public_problems(path: str | os.PathLike[str]) -> list[str]:
     problems = []
     for env, lines in sorted(suite.tasks.items()):
         for n, line in enumerate(lines):
-            path_ = line["seed_path"]
-            expected = task_id(env, line["suite"], path_[0], path_[3])
+            seeds = line["seed_path"]
+            expected = task_id(env, line["suite"], seeds[0], seeds[3])
             if line["id"] != expected:
                 problems.append(f"{line['id']}: not the id its seed path gives ({expected})")
-            if path_[3] != n:
-                problems.append(f"{env}.jsonl: line {n + 1} holds index {path_[3]}; lines are "
+            if seeds[3] != n:
+                problems.append(f"{env}.jsonl: line {n + 1} holds index {seeds[3]}; lines are "
                                 f"in index order from 0")
-            if line["suite"] != manifest["suite"] or path_[0] != manifest["seed"]:
+            if line["suite"] != manifest["suite"] or seeds[0] != manifest["seed"]:
                 problems.append(f"{line['id']}: suite or seed differ from the manifest's")
             if line["env_version"] != (manifest.get("env_versions") or {}).get(env):
                 problems.append(f"{line['id']}: env_version differs from the manifest's")
+            elif seeds[1:3] != _codes(line["suite"], env, line["env_version"]):
+                problems.append(f"{line['id']}: seed_path {seeds} does not name suite "
+                                f"{line['suite']} and env {env}")
     return problems
+
+
+def _codes(suite: str, env: str, version: int) -> list[int] | None:
+    """The suite and env codes a seed path of ``suite`` and ``env`` starts with after the seed
+    (None when either is unknown)."""
+    try:
+        return [suite_code(suite), registry.get(env, version).code]
+    except ArenaGenError:
+        return None
 
 
 def commitment_problems(private: Suite, public: str | os.PathLike[str],
