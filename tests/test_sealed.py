@@ -5,6 +5,8 @@ commitment, and the public sampler does not give back a sealed world."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import shutil
 from pathlib import Path
@@ -223,6 +225,19 @@ def test_the_public_sampler_does_not_give_back_a_sealed_world(sealed: dict[str, 
     assert len(sealed_prints) == len(plain_tasks)
     assert sealed_prints.isdisjoint(plain_prints)
     assert plain.manifest.get("sealed") is None
+
+
+def test_the_derivations_are_the_documented_hmacs() -> None:
+    """docs/sealed.md's table: HMAC-SHA256 keyed by the secret over NUL-joined parts."""
+    def mac(*parts: bytes) -> bytes:
+        return hmac.new(SECRET, b"\0".join((b"arena-gen-sealed-1", *parts)), "sha256").digest()
+
+    secret = Secret(SECRET)
+    assert secret.tree_key("lite", 7) == mac(b"seed-tree", b"lite", b"7")
+    assert secret.salt("repo-lite-7-0000", "world") == mac(b"salt", b"repo-lite-7-0000", b"world")
+    assert secret.commitment == mac(b"secret").hex()
+    assert commit({"b": 1, "a": [1.5]}, b"salt") == hashlib.sha256(
+        b'{"a":[1.5],"b":1}salt').hexdigest()
 
 
 def test_plain_seed_trees_are_unchanged_and_the_sealed_tree_is_apart() -> None:
