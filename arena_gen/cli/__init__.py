@@ -21,6 +21,7 @@ from arena_gen.cli import (
     report,
     run,
     score,
+    seal,
     show,
     sign,
     stream,
@@ -40,7 +41,7 @@ def main() -> None:
 
 
 for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
-                overlap, export_sft):
+                overlap, export_sft, seal):
     main.add_command(_module.command)
 
 

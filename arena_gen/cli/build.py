@@ -7,7 +7,7 @@ from typing import cast
 
 import click
 
-from arena_gen.cli.options import display_option, env_list, user_errors
+from arena_gen.cli.options import display_option, env_list, secret_option, user_errors
 
 #: ``--jobs`` for build and verify: unset means every core this process may use.
 jobs_option = click.option(
@@ -39,11 +39,18 @@ jobs_option = click.option(
 @click.option("--allow-uncalibrated", is_flag=True, default=False,
               help="Write the suite even when its baseline ladder misses a calibration target "
                    "of the preset (the manifest records what is missed).")
+@secret_option("Seal the suite: derive its seed tree from this secret file, so its worlds "
+               "cannot be rebuilt from the public ids and seed (the manifest records a "
+               "commitment to the secret, never the secret; no build cache is used).")
 @display_option
 def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int | None,
             cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
-            force: bool, allow_uncalibrated: bool, display: str | None) -> None:
+            force: bool, allow_uncalibrated: bool, secret_file: Path | None,
+            display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
+    if secret_file is not None and cache_dir is not None:
+        raise click.UsageError("--secret builds use no build cache (it would keep the private "
+                               "worlds); drop --cache")
     from arena_gen.core import registry
     from arena_gen.core.errors import ArenaGenError
     from arena_gen.core.parallel import default_jobs
@@ -51,6 +58,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
     from arena_gen.suite.build import Generated, Job, build_suite, uncalibrated
     from arena_gen.suite.cache import BuildCache, default_cache_dir
     from arena_gen.suite.catalog import preset
+    from arena_gen.suite.seal import Secret
     from arena_gen.ui import Reporter, clock
 
     ui = Reporter(display)
@@ -60,7 +68,9 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
         want = {e: int(preset(suite, e)["count"]) for e in env_names}
         out = out or Path("out") / f"{suite}-{seed}"
         check_output_folder(out, force=force)  # before any work: never replace a user's folder
-        cache = None if no_cache else BuildCache(cache_dir or default_cache_dir())
+        secret = Secret.read(secret_file) if secret_file is not None else None
+        cache = (None if no_cache or secret is not None
+                 else BuildCache(cache_dir or default_cache_dir()))
         cost: dict[tuple[str, int], float] = {}
         with ui.work(f"build {suite} seed {seed} ({jobs} jobs)", want, jobs=jobs) as work:
             def on_plan(plan: list[Job]) -> None:
@@ -76,7 +86,8 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
             try:
                 result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
                                      ray_address=ray_address, on_task=on_task,
-                                     on_start=work.started, on_plan=on_plan, cache=cache)
+                                     on_start=work.started, on_plan=on_plan, cache=cache,
+                                     secret=secret)
             except KeyboardInterrupt:
                 if cache is not None:
                     ui.line(f"interrupted after {work.finished_count} of {work.total} tasks "
@@ -114,6 +125,10 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
                  [[rung, *(_rate(row["rungs"].get(rung)) for row in calibration.values())]
                   for rung in rungs])
     ui.line(f"suite sha256 {result.manifest['suite_sha256']}")
+    if secret is not None:
+        ui.line(f"sealed: keep {out} and the secret private; publish the copy `arena-gen seal "
+                f"{out} --secret FILE --out PUBLIC` writes (secret commitment "
+                f"{secret.commitment[:16]}...)")
     hits = sum(g.cached for gens in result.generated.values() for g in gens)
     ui.line(f"built in {result.seconds:.2f} s with {jobs} jobs"
             + (f", {hits} tasks from the cache {cache.root}" if cache is not None and hits else ""))

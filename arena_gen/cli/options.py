@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -14,6 +15,13 @@ from arena_gen.ui import DISPLAYS
 display_option: Callable[[Any], Any] = click.option(
     "--display", type=click.Choice(DISPLAYS), default=None,
     help="Output style (default: rich on a terminal, plain otherwise).")
+
+
+def secret_option(help_text: str, *, required: bool = False) -> Callable[[Any], Any]:
+    """``--secret FILE``: a sealed suite's secret (a file path; its bytes are the secret)."""
+    return click.option("--secret", "secret_file", required=required, default=None,
+                        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                        help=help_text)
 
 
 @contextmanager

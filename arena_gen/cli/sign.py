@@ -19,8 +19,11 @@ def command(suite: str, key: Path) -> None:
     the manifest pins every task's sha256, so this covers the suite. Schemas and hashes are
     checked first; run verify before signing a release."""
     from arena_gen.core.signing import read_signature, sign_suite
+    from arena_gen.core.suite_io import read_manifest
+    from arena_gen.suite.seal import PUBLIC, read_public, sealed_entry
 
     with user_errors():
-        out = sign_suite(suite, key)
+        public = (sealed_entry(read_manifest(suite)[1]) or {}).get("role") == PUBLIC
+        out = sign_suite(suite, key, check=read_public if public else None)
         key_id = read_signature(out)["key_id"]
     click.echo(f"signed {out.parent / 'manifest.json'} with key id {key_id}: wrote {out}")

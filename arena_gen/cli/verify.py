@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena_gen.cli.build import jobs_option
-from arena_gen.cli.options import display_option, user_errors
+from arena_gen.cli.options import display_option, secret_option, user_errors
 
 
 @click.command(name="verify")
@@ -30,11 +31,17 @@ from arena_gen.cli.options import display_option, user_errors
 @click.option("--allow-unpinned", is_flag=True, help="Verify an imported suite of format 1 "
               "(imported before source pins existed; its worlds are pinned to nothing) "
               "instead of refusing it.")
+@secret_option("A sealed suite: the secret it was built with (its tasks re-derive from it).")
+@click.option("--public", "public", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              default=None, help="A sealed suite: also check this public copy (arena-gen seal) "
+              "against it: every line and commitment must be the one the suite gives (needs "
+              "--secret).")
 @jobs_option
 @display_option
 def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
             signature_file: Path | None, sources: tuple[Path, ...], allow_unpinned: bool,
-            jobs: int | None, display: str | None) -> None:
+            secret_file: Path | None, public: Path | None, jobs: int | None,
+            display: str | None) -> None:
     """Re-prove a suite: schemas, hashes, certificates and witness replays (and with
     --signature, that its manifest is signed by the trusted --public-key)."""
     if (signature or signature_file is not None) and public_key is None:
@@ -44,6 +51,7 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
     from arena_gen.core.parallel import default_jobs
     from arena_gen.core.suite_io import read_manifest
     from arena_gen.core.task import Task
+    from arena_gen.suite.seal import PUBLIC, Secret, sealed_entry
     from arena_gen.suite.verify import TaskCheck, check_rebuildable, verify_seconds, verify_suite
     from arena_gen.ui import Reporter
 
@@ -51,6 +59,15 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
     jobs = jobs or default_jobs()
     with user_errors():
         manifest = read_manifest(suite)[1]
+        if (sealed_entry(manifest) or {}).get("role") == PUBLIC:
+            if rebuild or public is not None or secret_file is not None or sources:
+                raise click.UsageError("SUITE is a public copy: it verifies on its own (schemas, "
+                                       "hashes, ids, a signature); check it against the "
+                                       "private suite with verify PRIVATE --secret FILE "
+                                       "--public PUBLIC")
+            _verify_public(suite, ui, public_key, signature_file)
+            return
+        secret = Secret.read(secret_file) if secret_file is not None else None
         if rebuild:  # before reading and re-proving every task
             check_rebuildable(manifest)
         counts = {env: int(n) for env, n in sorted(manifest["counts"].items())}
@@ -73,7 +90,8 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
                                   on_check=on_check, public_key=public_key,
                                   signature_file=signature_file,
                                   sources=list(sources) or None,
-                                  allow_unpinned=allow_unpinned)
+                                  allow_unpinned=allow_unpinned, secret=secret,
+                                  public=public)
     failures = [c for c in report.checks if not c.ok]
     # failures are printed whatever the display (to stderr under --display none)
     say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
@@ -100,5 +118,31 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
                                    + (", signature fails" if report.signature_problem
                                       else ""))
     ui.line("all certificates hold" + (" and the rebuild is byte-identical" if rebuild else "")
+            + (f"; the public copy {public} holds its commitments" if public else "")
             + (f"; the signature verifies against key id {report.signed_by}"
                if report.signed_by else ""))
+
+
+def _verify_public(suite: str, ui: Any, public_key: Path | None,
+                   signature_file: Path | None) -> None:
+    """Check a public copy on its own: schemas, canonical bytes, hashes, ids and manifest, and
+    with ``public_key`` its detached signature."""
+    from arena_gen.suite.seal import public_problems, read_public
+
+    with user_errors():
+        problems = public_problems(suite)
+        public = read_public(suite)
+        if public_key is not None:
+            from arena_gen.core.signing import check_signature
+
+            signed = check_signature(public.path, public_key, signature_file)
+            problems += [f"signature: {signed}"] if signed is not None else []
+    say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
+    for problem in problems:
+        say(f"FAIL public copy: {problem}")
+    ui.table(f"Verified public copy {public.path}", ["env", "tasks"],
+             [[env, len(lines)] for env, lines in sorted(public.tasks.items())])
+    if problems:
+        raise click.ClickException(f"{len(problems)} problem(s) in the public copy")
+    ui.line("the public copy's schemas, hashes and ids hold; its commitments are checked "
+            "against the private suite with verify PRIVATE --secret FILE --public PUBLIC")

@@ -21,7 +21,8 @@ from arena_gen.core.bounded_io import iter_lines, read_bounded
 from arena_gen.core.errors import SchemaError
 from arena_gen.core.paths import schema_dir
 
-KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary", "signature")
+KINDS = ("task", "manifest", "trajectory", "findings", "run", "summary", "signature",
+         "sealed_task")
 
 
 def inline_defs(node: Any, defs: dict[str, Any], inside: tuple[str, ...] = ()) -> Any:
@@ -121,12 +122,14 @@ def validate(
                           json_path=_join(prefix, error.json_path))
 
 
-def validate_task(obj: Any, *, file: str | None = None, line: int | None = None) -> None:
-    """Validate a task envelope, then its env's ``world`` and ``public`` sub-schemas."""
+def validate_task(obj: Any, *, file: str | None = None, line: int | None = None,
+                  kind: str = "task") -> None:
+    """Validate a task envelope (``sealed_task``: a public copy's line), then its env's
+    ``world`` and ``public`` sub-schemas (those it holds)."""
     task_id = obj.get("id") if isinstance(obj, dict) and isinstance(obj.get("id"), str) else None
-    validate(obj, "task", file=file, line=line, task_id=task_id)
+    validate(obj, kind, file=file, line=line, task_id=task_id)
     env = obj["env"]
-    for part in ("world", "public"):
+    for part in ("world", "public") if kind == "task" else ("public",):
         sub = f"envs/{env}.{part}"
         if (schema_dir() / f"{sub}.schema.json").is_file():
             validate(obj[part], sub, file=file, line=line, task_id=task_id, prefix=f"$.{part}")
@@ -134,8 +137,8 @@ def validate_task(obj: Any, *, file: str | None = None, line: int | None = None)
 
 def validate_doc(obj: Any, kind: str, *, file: str | None = None, line: int | None = None) -> None:
     """Validate a document of one of :data:`KINDS`."""
-    if kind == "task":
-        validate_task(obj, file=file, line=line)
+    if kind in ("task", "sealed_task"):
+        validate_task(obj, file=file, line=line, kind=kind)
     else:
         task_id = obj.get("task_id") if isinstance(obj, dict) else None
         validate(obj, kind, file=file, line=line,

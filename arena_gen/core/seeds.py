@@ -3,7 +3,8 @@
 A task's stream is ``SeedSequence([suite_seed, suite_code, env_code, task_index])``. Rejection
 sampling takes attempt ``a`` from the child with spawn key ``(a,)``, and each world component
 (matrix, timeline, noise, ...) from a named child below that attempt. Nothing here uses a global
-RNG, ``seed + i`` or ``hash(str)``: the numbers depend only on the integers recorded in the task.
+RNG, ``seed + i`` or ``hash(str)``: the numbers depend only on the integers recorded in the task
+(and, for a sealed build, on the key its secret gives: :data:`SEALED_NAMESPACE`).
 """
 
 from __future__ import annotations
@@ -26,12 +27,33 @@ def suite_code(suite: str) -> int:
         raise ArenaGenError(f"unknown suite {suite!r}; known: {sorted(SUITE_CODES)}") from None
 
 
-def task_seed(suite_seed: int, suite: str, env_code: int, index: int) -> np.random.SeedSequence:
-    """Return the root SeedSequence of one task of one suite."""
+#: Spawn key at the root of every sealed build's tree (``build --secret``): the 256-bit key
+#: derived from the secret follows it as eight 32-bit words, so a sealed task's streams share
+#: nothing with the public tree of the same numbers (whose keys start with an attempt index).
+SEALED_NAMESPACE = 2**32 - 3
+#: Bytes of a sealed tree's key (an HMAC-SHA256 output, :mod:`arena_gen.suite.seal`).
+TREE_KEY_BYTES = 32
+
+
+def sealed_key_words(tree_key: bytes) -> tuple[int, ...]:
+    """The spawn-key prefix of a sealed tree: its namespace, then the key as eight words."""
+    if not isinstance(tree_key, bytes) or len(tree_key) != TREE_KEY_BYTES:
+        raise ArenaGenError(f"a sealed tree key is {TREE_KEY_BYTES} bytes")
+    return (SEALED_NAMESPACE, *(int.from_bytes(tree_key[i:i + 4], "big")
+                                for i in range(0, TREE_KEY_BYTES, 4)))
+
+
+def task_seed(suite_seed: int, suite: str, env_code: int, index: int,
+              tree_key: bytes | None = None) -> np.random.SeedSequence:
+    """Return the root SeedSequence of one task of one suite: the public tree, or with
+    ``tree_key`` (a sealed build's) a tree nobody without the key can compute."""
     for name, value in (("suite_seed", suite_seed), ("env_code", env_code), ("index", index)):
         if not isinstance(value, (int, np.integer)) or value < 0:
             raise ArenaGenError(f"{name} must be a non-negative integer, got {value!r}")
-    return np.random.SeedSequence([int(suite_seed), suite_code(suite), int(env_code), int(index)])
+    entropy = [int(suite_seed), suite_code(suite), int(env_code), int(index)]
+    if tree_key is None:
+        return np.random.SeedSequence(entropy)
+    return np.random.SeedSequence(entropy, spawn_key=sealed_key_words(tree_key))
 
 
 def child(seq: np.random.SeedSequence, *path: int) -> np.random.SeedSequence:
@@ -97,9 +119,12 @@ def seed_path(suite_seed: int, suite: str, env_code: int, index: int, attempt: i
     return [int(suite_seed), suite_code(suite), int(env_code), int(index), int(attempt)]
 
 
-def from_seed_path(path: Sequence[int]) -> np.random.SeedSequence:
-    """Rebuild the attempt stream from a recorded seed path (used by verify --rebuild)."""
+def from_seed_path(path: Sequence[int], tree_key: bytes | None = None) -> np.random.SeedSequence:
+    """Rebuild the attempt stream from a recorded seed path (used by verify), in the sealed
+    tree of ``tree_key`` when the suite was built with a secret."""
     if len(path) != 5:
         raise ArenaGenError(f"seed_path must have 5 integers, got {list(path)!r}")
-    root = np.random.SeedSequence([int(path[0]), int(path[1]), int(path[2]), int(path[3])])
+    entropy = [int(path[0]), int(path[1]), int(path[2]), int(path[3])]
+    root = (np.random.SeedSequence(entropy) if tree_key is None
+            else np.random.SeedSequence(entropy, spawn_key=sealed_key_words(tree_key)))
     return attempt_seed(root, int(path[4]))

@@ -21,6 +21,7 @@ import base64
 import binascii
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -181,16 +182,22 @@ def _statement(doc: dict[str, Any]) -> bytes:
     return canonical_json({k: v for k, v in doc.items() if k != "signature"}).encode("utf-8")
 
 
-def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str]) -> Path:
+def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str],
+               check: Callable[[Path], object] | None = None) -> Path:
     """Sign the exact bytes of every file of ``folder`` (see :func:`suite_files`); write (or
     replace) ``manifest.json.sig`` beside them and return its path. The suite is read first
-    (schemas, hashes, canonical bytes), so a broken suite is never signed."""
+    (schemas, hashes, canonical bytes; a sealed suite's public copy by ``check``, which must
+    raise on a problem), so a broken suite is never signed."""
     key = load_private_key(key_path)
-    suite = read_suite(folder)
-    root = suite.path
+    if check is None:
+        suite = read_suite(folder)
+        root, manifest = suite.path, suite.manifest
+    else:
+        check(Path(folder))
+        root, manifest = read_manifest(folder)
     raw = _raw_public(key.public_key())
     doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "algorithm": ALGORITHM,
-                           "files": suite_files(root, suite.manifest), "key_id": key_id(raw),
+                           "files": suite_files(root, manifest), "key_id": key_id(raw),
                            "public_key": _b64(raw)}
     doc["signature"] = _b64(key.sign(_statement(doc)))
     out = root / SIGNATURE

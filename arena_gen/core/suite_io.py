@@ -14,10 +14,10 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena_gen.core.bounded_io import iter_lines, max_file_bytes, read_bounded
 from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
@@ -35,6 +35,15 @@ SIGNATURE_TMP = f".{SIGNATURE}.tmp-"
 #: folder, so no dots, slashes or upper case (``../../etc/passwd`` is not an env).
 #: An env name, bounded so that ``<env>.jsonl`` is always a legal file name.
 ENV_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+#: The manifest's ``sealed.role`` of a suite built with a secret, and of its public copy
+#: (:mod:`arena_gen.suite.seal`); the public copy holds commitments, never playable tasks.
+SEALED_PRIVATE, SEALED_PUBLIC = "private", "public"
+
+
+class Line(Protocol):
+    """What a suite file holds one of per line: a task, or a public copy's sealed task."""
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class _Pairs(dict):  # type: ignore[type-arg]
@@ -137,7 +146,7 @@ def _write_text(path: Path, text: str) -> None:
         os.fsync(fh.fileno())
 
 
-def jsonl_text(tasks: list[Task]) -> str:
+def jsonl_text(tasks: Sequence[Line]) -> str:
     """The exact bytes of an ``<env>.jsonl`` file."""
     return "".join(canonical_json(t.to_dict()) + "\n" for t in tasks)
 
@@ -216,7 +225,7 @@ def _sweep_leftovers(out: Path) -> None:
 
 
 def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
-                tasks: dict[str, list[Task]], *, force: bool = False,
+                tasks: Mapping[str, Sequence[Line]], *, force: bool = False,
                 check: Callable[[Path], None] | None = None) -> Path:
     """Write a suite folder atomically: build it beside the target, then rename into place.
 
@@ -265,6 +274,16 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
     except OSError as exc:
         raise SchemaError(f"cannot read: {exc.strerror}", file=str(root / MANIFEST)) from None
     return root, strict_doc(data, "manifest", file=root / MANIFEST)
+
+
+def refuse_public_copy(root: Path, manifest: dict[str, Any]) -> None:
+    """A public copy of a sealed suite has no worlds: nothing can play, score or show it."""
+    sealed = manifest.get("sealed")
+    if isinstance(sealed, dict) and sealed.get("role") == SEALED_PUBLIC:
+        raise ArenaGenError(f"{root} is the public copy of a sealed suite: its worlds, rules "
+                            f"and witnesses are commitments, so it cannot be played or scored; "
+                            f"run, score and show need the private suite (arena-gen verify "
+                            f"checks this copy)")
 
 
 def _check_suite_hash(root: Path, manifest: dict[str, Any]) -> None:
@@ -318,6 +337,7 @@ def read_suite(path: str | os.PathLike[str], *, envs: Collection[str] | None = N
     canonical bytes, its sha256 against itself and the manifest); the other lines of the env
     files read are only counted against the manifest. Such a Suite is ``partial``."""
     root, manifest = read_manifest(path)
+    refuse_public_copy(root, manifest)
     listed: dict[str, str] = manifest["tasks"]
     wanted = None if task_ids is None else set(task_ids) & set(listed)
     needles = [t.encode("utf-8") for t in sorted(wanted or ())]
@@ -368,6 +388,7 @@ def read_task(path: str | os.PathLike[str], task_id: str,
     its id names (``lights-...`` -> ``lights.jsonl``) up to its line; other lines are not
     validated. Pass ``manifest`` when it was already read with :func:`read_manifest`."""
     root, manifest = (resolve_suite(path), manifest) if manifest else read_manifest(path)
+    refuse_public_copy(root, manifest)
     listed: dict[str, str] = manifest["tasks"]
     if task_id not in listed:
         raise ArenaGenError(f"no task {task_id!r} in suite {root}")

@@ -58,13 +58,14 @@ Screen = Callable[[Draft], str | None]
 
 
 def try_attempt(spec: registry.EnvSpec, suite: str, suite_seed: int, index: int, attempt: int,
-                config: dict[str, Any]) -> Attempt:
+                config: dict[str, Any], tree_key: bytes | None = None) -> Attempt:
     """Sample, verify, witness-check and (when calibrated) climb one attempt of a task: the one
     decision ``build`` makes per attempt, which ``verify`` and the cache re-run to pin the
-    attempt index in a seed path."""
+    attempt index in a seed path (``tree_key``: a sealed build's seed tree)."""
+    root = task_seed(suite_seed, suite, spec.code, index, tree_key)
     origin = Origin(id=task_id(spec.name, suite, suite_seed, index), suite=suite,
                     seed_path=seed_path(suite_seed, suite, spec.code, index, attempt),
-                    seq=attempt_seed(task_seed(suite_seed, suite, spec.code, index), attempt))
+                    seq=attempt_seed(root, attempt))
     return decide(spec, origin, config, calibration_for(spec, suite))
 
 
@@ -102,10 +103,12 @@ def decide(spec: registry.EnvSpec, origin: Origin, config: dict[str, Any],
     return Attempt(task, None, seconds)
 
 
-def earlier_attempts(task: Task) -> tuple[str | None, dict[str, int]]:
-    """Re-decide every attempt of ``task``'s stream before the one its seed path names: each
-    must be rejected, or the seed's suite holds that earlier one. Returns the problem (or None)
-    and the rejection kinds counted, as the manifest's build facts record them."""
+def earlier_attempts(task: Task,
+                     tree_key: bytes | None = None) -> tuple[str | None, dict[str, int]]:
+    """Re-decide every attempt of ``task``'s stream (in the sealed tree of ``tree_key`` when
+    given) before the one its seed path names: each must be rejected, or the seed's suite holds
+    that earlier one. Returns the problem (or None) and the rejection kinds counted, as the
+    manifest's build facts record them."""
     spec = registry.for_task(task)
     seed, _, _, index, attempt = (int(v) for v in task.seed_path)
     config = preset(task.suite, task.env, task.env_version)
@@ -116,7 +119,7 @@ def earlier_attempts(task: Task) -> tuple[str | None, dict[str, int]]:
     rejections: Counter[str] = Counter()
     for earlier in range(attempt):
         try:
-            tried = try_attempt(spec, task.suite, seed, index, earlier, config)
+            tried = try_attempt(spec, task.suite, seed, index, earlier, config, tree_key)
         except ArenaGenError as exc:
             return (f"seed_path attempt {attempt}: attempt {earlier} of its stream fails "
                     f"({exc}), so no build reaches attempt {attempt}"), {}

@@ -20,13 +20,14 @@ from typing import Any
 from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.calibration import calibration_for, rung_rates, suite_problems
-from arena_gen.core.errors import GenerationError
+from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.suite_io import suite_hash
 from arena_gen.core.task import Task
 from arena_gen.suite.attempts import reason_kind, task_id, try_attempt
 from arena_gen.suite.cache import BuildCache, code_fingerprint, entry_key, warn_ignored
 from arena_gen.suite.catalog import SUITE_VERSION, preset
+from arena_gen.suite.seal import PRIVATE, Secret
 
 
 def expected_seconds(env: str, suite: str, version: int | None = None) -> float:
@@ -50,16 +51,18 @@ class Generated:
 
 
 def generate_task(env: str, suite: str, suite_seed: int, index: int,
-                  config: dict[str, Any] | None = None, version: int | None = None) -> Generated:
+                  config: dict[str, Any] | None = None, version: int | None = None,
+                  tree_key: bytes | None = None) -> Generated:
     """Generate, verify and replay one task with ``env`` at ``version`` (default: the newest);
-    rejected candidates resample from the task's own stream."""
+    rejected candidates resample from the task's own stream (of the sealed tree of
+    ``tree_key`` when given)."""
     spec = registry.get(env, version)
     config = preset(suite, env, version) if config is None else config
     start = time.perf_counter()
     rejections: Counter[str] = Counter()
     verify_seconds = 0.0
     for attempt in range(int(config.get("max_attempts", 100))):
-        tried = try_attempt(spec, suite, suite_seed, index, attempt, config)
+        tried = try_attempt(spec, suite, suite_seed, index, attempt, config, tree_key)
         verify_seconds += tried.verify_seconds
         if tried.task is None:
             rejections[reason_kind(tried.reason or "")] += 1
@@ -85,6 +88,8 @@ class Job:
     #: The worker fills the cache itself (local workers share the cache folder): a task that
     #: finishes while an interrupted build shuts down is then kept, not thrown away.
     worker_stores: bool = False
+    #: A sealed build's seed-tree key (``build --secret``; None: the public tree); never shown.
+    tree_key: bytes | None = field(default=None, repr=False)
 
 
 def schedule(jobs: list[Job]) -> list[Job]:
@@ -106,7 +111,8 @@ def _job(job: Job) -> Generated:
             return Generated(task=cached.task, attempts=cached.attempts,
                              rejections=cached.rejections, seconds=time.perf_counter() - start,
                              verify_seconds=0.0, cached=True)
-    gen = generate_task(job.env, job.suite, job.suite_seed, job.index, version=job.version)
+    gen = generate_task(job.env, job.suite, job.suite_seed, job.index, version=job.version,
+                        tree_key=job.tree_key)
     gen.cache_problem = problem
     if job.worker_stores and job.cache_dir is not None and job.key is not None:
         BuildCache(job.cache_dir).store(job.key, gen.task, attempts=gen.attempts,
@@ -138,11 +144,18 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
                 on_plan: Callable[[list[Job]], None] | None = None,
                 executor: str = "local", ray_address: str | None = None,
                 versions: dict[str, int] | None = None,
-                cache: BuildCache | str | os.PathLike[str] | None = None) -> BuildResult:
+                cache: BuildCache | str | os.PathLike[str] | None = None,
+                secret: Secret | None = None) -> BuildResult:
     """Generate every task of a suite (each env at ``versions[env]``, default the newest),
     reusing and filling ``cache`` when given; the result depends on neither ``jobs``, executor,
     schedule nor cache. ``on_start(env)`` fires as each task is handed to a worker and
-    ``on_task`` as each finishes (in finishing order); ``on_plan`` sees the schedule first."""
+    ``on_task`` as each finishes (in finishing order); ``on_plan`` sees the schedule first.
+    With ``secret`` the suite is sealed: its seed tree comes from the secret and its manifest
+    records a commitment to it (never a cache: it would keep the private worlds)."""
+    if secret is not None and cache is not None:
+        raise ArenaGenError("a sealed build (--secret) uses no build cache: the cache would keep "
+                            "its private worlds in a shared folder")
+    tree_key = secret.tree_key(suite, suite_seed) if secret is not None else None
     start = time.perf_counter()
     envs = list(envs) if envs else registry.suite_envs(suite)
     version = {env: registry.get(env, (versions or {}).get(env)).version for env in envs}
@@ -160,7 +173,8 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
             todo.append(Job(env, suite, suite_seed, i, version[env], key=key,
                             cache_dir=str(store.root) if store is not None else None,
                             cost=0.0 if hit else expected_seconds(env, suite, version[env]),
-                            worker_stores=executor == "local" and jobs > 1))
+                            worker_stores=executor == "local" and jobs > 1,
+                            tree_key=tree_key))
     keys = {(j.env, j.index): j.key for j in todo}
     todo = schedule(todo)
     if on_plan:
@@ -204,6 +218,8 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
     calibration = suite_calibration(suite, version, tasks)
     if calibration:
         manifest["calibration"] = calibration
+    if secret is not None:
+        manifest["sealed"] = secret.manifest_entry(PRIVATE)
     return BuildResult(manifest=manifest, tasks=tasks, seconds=time.perf_counter() - start,
                        per_env_seconds={env: sum(g.seconds for g in gens)
                                         for env, gens in by_env.items()},

@@ -36,11 +36,13 @@ def _index_of(task_id: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def derived_problem(task: Task, manifest: dict[str, Any] | None = None) -> str | None:
-    """The first fact of ``task`` that its seed path and preset (or, imported, its world and
-    importer) do not give back, then whether its rubric is its game's, or None."""
+def derived_problem(task: Task, manifest: dict[str, Any] | None = None,
+                    tree_key: bytes | None = None) -> str | None:
+    """The first fact of ``task`` that its seed path and preset (in the sealed tree of
+    ``tree_key`` when given; or, imported, its world and importer) do not give back, then
+    whether its rubric is its game's, or None."""
     spec = registry.for_task(task)
-    return _source_problem(task, spec, manifest) or _game_rubric_problem(task, spec)
+    return _source_problem(task, spec, manifest, tree_key) or _game_rubric_problem(task, spec)
 
 
 def _game_rubric_problem(task: Task, spec: EnvSpec) -> str | None:
@@ -52,7 +54,8 @@ def _game_rubric_problem(task: Task, spec: EnvSpec) -> str | None:
                 f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
-def _source_problem(task: Task, spec: EnvSpec, manifest: dict[str, Any] | None) -> str | None:
+def _source_problem(task: Task, spec: EnvSpec, manifest: dict[str, Any] | None,
+                    tree_key: bytes | None = None) -> str | None:
     """The first fact the seed path and preset (or the world and importer) do not give back."""
     if task.suite == IMPORTED:
         return _imported_problem(task, spec, manifest)
@@ -72,7 +75,7 @@ def _source_problem(task: Task, spec: EnvSpec, manifest: dict[str, Any] | None) 
         if recorded is not None and recorded != config:
             return f"manifest presets.{task.env} differ from the {task.suite} preset"
     draft = spec.load("sampler")(preset(task.suite, task.env, task.env_version),
-                                 from_seed_path(path))
+                                 from_seed_path(path, tree_key))
     return _differs(task, draft, "the seed path and preset give")
 
 

@@ -32,6 +32,7 @@ from arena_gen.suite.importer import (
     source_problems,
 )
 from arena_gen.suite.ladder import climb
+from arena_gen.suite.seal import Secret, commitment_problems, public_problems, tree_key_for
 
 
 def verify_seconds(env: str, version: Any, suite: str) -> float:
@@ -114,14 +115,15 @@ def ladder_problem(task: Task, spec: registry.EnvSpec) -> str | None:
     return cal.task_problem(fresh)
 
 
-def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
-    """Re-derive a task from its seed path, re-run the env's verifier and replay its witness;
-    report the first broken fact."""
+def check_task(task: Task, manifest: dict[str, Any] | None = None,
+               tree_key: bytes | None = None) -> TaskCheck:
+    """Re-derive a task from its seed path (in the sealed tree of ``tree_key`` when given),
+    re-run the env's verifier and replay its witness; report the first broken fact."""
     try:
         spec = registry.for_task(task)
     except RegistryError as exc:
         return TaskCheck(task.id, False, str(exc))
-    problem = derived_problem(task, manifest) or seed_problem(task, manifest)
+    problem = derived_problem(task, manifest, tree_key) or seed_problem(task, manifest)
     if problem is not None:
         return TaskCheck(task.id, False, problem)
     try:
@@ -143,7 +145,7 @@ def check_task(task: Task, manifest: dict[str, Any] | None = None) -> TaskCheck:
             return TaskCheck(task.id, False, problem)
         rejections = None
         if task.suite in SUITES:  # pin the attempt index: every earlier attempt is rejected
-            problem, rejections = earlier_attempts(task)
+            problem, rejections = earlier_attempts(task, tree_key)
             if problem is not None:
                 return TaskCheck(task.id, False, problem)
     except VerificationError as exc:
@@ -184,20 +186,26 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
                  public_key: str | os.PathLike[str] | None = None,
                  signature_file: str | os.PathLike[str] | None = None,
                  sources: list[str | os.PathLike[str]] | None = None,
-                 allow_unpinned: bool = False) -> SuiteReport:
+                 allow_unpinned: bool = False, secret: Secret | None = None,
+                 public: str | os.PathLike[str] | None = None) -> SuiteReport:
     """Check a suite folder; raises on schema or hash errors, reports certificate problems
     (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
     ``public_key``, the manifest's detached signature (``signature_file``, else
     ``manifest.json.sig``) must verify against that trusted key. An imported suite's source
     pins are checked against its own files, and with ``sources`` (the released files or
     folders) against those files too; an imported suite of format 1 (no pins) is refused
-    unless ``allow_unpinned``."""
+    unless ``allow_unpinned``. A sealed suite needs its ``secret`` (its tasks re-derive from
+    it); with ``public``, its public copy's lines and commitments must be the ones it gives."""
     signed_by = None
     if public_key is not None:  # an unusable key fails before minutes of re-proving
         from arena_gen.core.signing import public_key_id
 
         signed_by = public_key_id(public_key)
     suite = read_suite(path)
+    tree_key = tree_key_for(suite.manifest, secret, suite.path)  # a wrong secret fails first
+    if public is not None and secret is None:
+        raise ArenaGenError(f"{suite.path}: checking a public copy against it needs --secret "
+                            f"(the salts of its commitments come from the secret)")
     if rebuild:  # an imported suite cannot be rebuilt: say so before minutes of re-proving
         check_rebuildable(suite.manifest)
     unverifiable = format_problems(suite.manifest, allow_unpinned=allow_unpinned)
@@ -205,7 +213,7 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
         raise ArenaGenError(f"{os.path.join(suite.path, 'manifest.json')}: {unverifiable[0]}")
     report = SuiteReport(suite=suite)
     tasks = suite.all_tasks()
-    checker = functools.partial(check_task, manifest=suite.manifest)
+    checker = functools.partial(check_task, manifest=suite.manifest, tree_key=tree_key)
     for check in map_unordered(checker, verify_order(tasks), jobs=jobs,
                                on_submit=on_start):
         report.checks.append(check)
@@ -217,8 +225,12 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
         seed_problems(suite, report.checks) + calibration_problems(suite)
         + (source_problems(suite.manifest, suite.tasks, sources) if sources
            else pin_problems(suite.manifest, suite.tasks)))
+    if public is not None and secret is not None:
+        report.manifest_problems += [f"public copy: {p}" for p in public_problems(public)]
+        report.manifest_problems += [f"public copy: {p}"
+                                     for p in commitment_problems(suite, public, secret)]
     if rebuild:
-        report.rebuild_problems = rebuild_compare(suite, jobs=jobs)
+        report.rebuild_problems = rebuild_compare(suite, jobs=jobs, secret=secret)
     if public_key is not None:
         from arena_gen.core.signing import check_signature
 
@@ -327,20 +339,22 @@ def check_rebuildable(manifest: dict[str, Any]) -> None:
                             f"--rebuild needs one of {', '.join(SUITES)}")
 
 
-def rebuild_compare(suite: Suite, *, jobs: int = 1) -> list[str]:
-    """Regenerate a suite from its recorded seed and list every built file whose bytes differ
-    (the manifest and the env files; a detached signature is not built, so not compared)."""
+def rebuild_compare(suite: Suite, *, jobs: int = 1, secret: Secret | None = None) -> list[str]:
+    """Regenerate a suite from its recorded seed (and a sealed one's ``secret``) and list every
+    built file whose bytes differ (the manifest and the env files; a detached signature is not
+    built, so not compared)."""
     from arena_gen.suite.build import build_suite
 
     manifest = suite.manifest
     check_rebuildable(manifest)
+    tree_key_for(manifest, secret, suite.path)  # a sealed suite rebuilds only from its secret
     envs = sorted(manifest["counts"])
     # counts come from the preset, never from the manifest: a suite with tasks dropped and its
     # counts rewritten is not the suite of its seed
     versions = manifest.get("env_versions") or {}
     counts = {env: catalog.preset_count(manifest["suite"], env, versions.get(env)) for env in envs}
     built = build_suite(manifest["suite"], manifest["seed"], envs, jobs=jobs, counts=counts,
-                        versions=versions)
+                        versions=versions, secret=secret)
     problems = []
     for env in envs:
         fresh = jsonl_text(built.tasks[env]).encode("utf-8")
