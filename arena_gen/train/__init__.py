@@ -1,12 +1,15 @@
-"""Training environments (issue #27): fresh certified task streams and world overlap.
+"""Training environments (issue #27): fresh certified task streams, world overlap and
+certified dense rewards.
 
 :func:`stream` yields tasks certified exactly as a build certifies them, from a seed tree of
 their own, never a world of a released suite; :func:`~.overlap.overlap` compares the worlds
-of any two suites or stream outputs.
+of any two suites or stream outputs; :func:`shaped` turns an env's exact distance to success
+into a potential-based dense reward.
 """
 
 from __future__ import annotations
 
+from arena_gen.train.shaping import ShapedEnv, shaped
 from arena_gen.train.stream import Drawn, Stream, stream
 
-__all__ = ["Drawn", "Stream", "stream"]
+__all__ = ["Drawn", "ShapedEnv", "Stream", "shaped", "stream"]
