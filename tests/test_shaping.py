@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,8 @@ from arena_gen.train.released import released_tasks
 #: The envs whose newest version declares a certified potential.
 SHAPED_ENVS = [name for name in ("lights", "trading", "energy", "repo")
                if registry.get(name).potential is not None]
+#: Witness replays over the default run's time (repo Challenge: a SAT query per new state).
+SLOW: set[tuple[str, str]] = {("repo", "challenge")}
 
 
 @cache
@@ -51,15 +54,28 @@ def play(task: Task, actions: list[str]) -> tuple[ShapedEnv, list[dict[str, Any]
     return env, infos, rewards, seen, plain_seen
 
 
-def test_some_env_is_shaped() -> None:
-    assert "lights" in SHAPED_ENVS
+def test_lights_and_repo_are_shaped() -> None:
+    assert SHAPED_ENVS == ["lights", "repo"]
 
 
-@pytest.mark.parametrize("env_name", SHAPED_ENVS)
+def shaped_tasks(env: str, suite: str) -> list[Task]:
+    """The released tasks of ``env`` in ``suite`` whose own env version has a potential."""
+    return [t for t in tasks(env) if t.suite == suite and
+            registry.for_task(t).potential is not None]
+
+
+#: (env, suite) pairs whose witnesses the default run replays; the slow ones are marked.
+WITNESS_CASES = [pytest.param(env, suite, marks=[pytest.mark.slow] if (env, suite) in SLOW else [])
+                 for env in SHAPED_ENVS for suite in ("lite", "challenge", "odyssey-lite")]
+
+
+@pytest.mark.parametrize(("env_name", "suite"), WITNESS_CASES)
 def test_every_released_witness_keeps_its_return_up_to_the_potential_difference(
-        env_name: str) -> None:
-    checked = 0
-    for task in tasks(env_name):
+        env_name: str, suite: str) -> None:
+    chosen = shaped_tasks(env_name, suite)
+    if suite in ("lite", "challenge"):  # every task of the two built suites has a potential
+        assert len(chosen) == len([t for t in tasks(env_name) if t.suite == suite]) > 0
+    for task in chosen:
         witness = task.certificate.witness
         env, infos, rewards, seen, plain_seen = play(task, witness)
         sparse = sum(i["sparse_reward"] for i in infos[1:])
@@ -73,8 +89,29 @@ def test_every_released_witness_keeps_its_return_up_to_the_potential_difference(
             assert start == -len(witness), task.id       # every turn, +1 shaping every turn
             assert [i["shaping"] for i in infos[1:]] == [1.0] * len(witness), task.id
         assert seen == plain_seen, task.id  # the agent never sees Phi
-        checked += 1
-    assert checked == len(tasks(env_name)) > 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(index=st.integers(0, 10_000), prefix=st.integers(0, 12), seed=st.integers(0, 2**32 - 1),
+       count=st.integers(0, 25))
+@pytest.mark.parametrize("env_name", SHAPED_ENVS)
+def test_random_play_keeps_the_identity_and_no_step_gains_more_than_one(
+        env_name: str, index: int, prefix: int, seed: int, count: int) -> None:
+    """Part of a witness (to reach states near success), then the env's random actions: the
+    telescoping identity holds, and d(s) <= 1 + d(s') caps every shaping term at 1."""
+    pool = shaped_tasks(env_name, "lite")
+    task = pool[index % len(pool)]
+    rng = np.random.default_rng(seed)
+    probe = registry.make_env(task)
+    actions = task.certificate.witness[:prefix] + [probe.sample_action(rng) for _ in range(count)]
+    env, infos, rewards, seen, plain_seen = play(task, actions)
+    potentials = [i["potential"] for i in infos]
+    sparse = sum(i["sparse_reward"] for i in infos[1:])
+    assert sum(rewards) == pytest.approx(sparse + potentials[-1] - potentials[0])
+    assert all(i["shaping"] <= 1.0 for i in infos[1:])
+    assert all(p <= 0.0 and p == int(p) for p in potentials)
+    assert [p == 0.0 for p in potentials] == [i["success"] for i in infos]
+    assert seen == plain_seen
 
 
 def test_lights_potential_at_start_is_minus_the_certified_minimum() -> None:
@@ -127,12 +164,65 @@ def test_the_discount_scales_the_next_potential() -> None:
 
 
 def test_an_env_without_a_potential_is_refused_by_name() -> None:
-    unshaped = [name for name in ("trading", "energy", "repo") if name not in SHAPED_ENVS]
-    for name in unshaped:
+    for name in ("trading", "energy"):
         with pytest.raises(RegistryError, match=name):
             shaped(registry.make_env(tasks(name)[0]))
+    imported = next(t for t in tasks("repo") if t.env_version == 2)  # odyssey-lite: repo v2
+    with pytest.raises(RegistryError, match="'repo' v2"):
+        shaped(registry.make_env(imported))
 
 
 def test_only_a_game_env_can_be_shaped() -> None:
     with pytest.raises(TypeError, match="GameEnv"):
         shaped(gym.make("CartPole-v1"))  # type: ignore[arg-type]
+
+
+def repo_commands(game: Any) -> list[str]:
+    """Every command text that can change a repo v2+ state: each Python, each exact install,
+    each uninstall, and ``python run.py`` (a bare or ranged install picks one exact version)."""
+    from arena_gen.envs.repo.semver import version_text
+
+    r = game.rules
+    return ([f"pip install python=={version_text(py)}" for py in r.pythons] +
+            [f"pip install {r.names[p]}=={r.vname(p, v)}"
+             for p in range(r.n) for v in range(len(r.versions[p]))] +
+            [f"pip uninstall {name}" for name in r.names] + ["python run.py"])
+
+
+def game_bfs(game: Any, start: Any, cap: int) -> int | None:
+    """Turns from ``start`` to success by breadth-first search through the game's own ``act``
+    (no verifier code), or None beyond ``cap``."""
+    commands = repo_commands(game)
+    frontier, seen = [start], {start}
+    for depth in range(cap + 1):
+        if any(game.done(s) for s in frontier):
+            return depth
+        if depth == cap:
+            break
+        after = []
+        for state in frontier:
+            for command in commands:
+                nxt = game.act(state, command)[0]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    after.append(nxt)
+        frontier = after
+    return None
+
+
+def test_repo_potential_off_the_witness_matches_a_search_through_the_game() -> None:
+    """One random command off a witness two turns before its end: minus Phi is the depth at
+    which a breadth-first search through ``RepoGame.act`` first reaches success (checked for
+    every such state within 3 turns of success)."""
+    rng = np.random.default_rng(2027)
+    checked = []
+    for task in shaped_tasks("repo", "lite")[:10]:
+        env = shaped(registry.make_env(task))
+        env.reset()
+        for action in task.certificate.witness[:-2] + [env.base.sample_action(rng)]:
+            env.step(action)
+        if -env.potential <= 3:
+            found = game_bfs(env.base.game, env.base.state, cap=int(-env.potential))
+            assert found == -env.potential, task.id
+            checked.append(found)
+    assert len(checked) >= 5 and set(checked) >= {2, 3}

@@ -64,6 +64,7 @@ V3 = replace(
     verifier=part("verify_v3:verify"),
     planner=part("agents.planner:RepoPlannerAgent"),
     calibration=part("sampler_v3:CALIBRATION"),
+    potential=part("potential:potential"),
     importer=None, imported_draft=None, preview=False,
 )
 
