@@ -1,7 +1,7 @@
 """Certified dense rewards: microseconds per step of the shaped reward against the plain step.
 
     python benchmarks/bench_shaping.py [--steps 20000] [--suite lite,challenge] [--env lights]
-        [--seed 7]
+        [--seed 7] [--quick]
 
 For each env with a certified potential and each suite, every released task is played through
 the plain text env and through ``arena_gen.train.shaped`` of it on the same random actions (the
@@ -9,7 +9,8 @@ env's random agent, seeded; an episode that ends is reset), ``--steps`` steps in
 evenly over the tasks. Printed: microseconds per step of each (the same action texts, so the
 difference is the shaping's cost), and the one-off potential build per world (the first
 ``shaped`` of a world in the process, less the plain env's construction: for lights the
-backward BFS over the 2^N states).
+backward BFS over the 2^N states; for repo the search from the empty configuration).
+``--quick``: 2,000 steps on Lite.
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def main() -> None:
     parser.add_argument("--suite", default="lite,challenge")
     parser.add_argument("--env", default="")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="2,000 steps on Lite")
     args = parser.parse_args()
+    if args.quick:
+        args.steps, args.suite = 2_000, "lite"
 
     from arena_gen.core import registry
     from arena_gen.core.suite_io import read_suite, resolve_suite

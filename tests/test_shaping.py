@@ -59,14 +59,15 @@ def test_lights_and_repo_are_shaped() -> None:
 
 
 def shaped_tasks(env: str, suite: str) -> list[Task]:
-    """The released tasks of ``env`` in ``suite`` whose own env version has a potential."""
+    """The released tasks of ``env`` in ``suite`` (``import``: those of odyssey-lite) whose own
+    env version has a potential."""
     return [t for t in tasks(env) if t.suite == suite and
             registry.for_task(t).potential is not None]
 
 
 #: (env, suite) pairs whose witnesses the default run replays; the slow ones are marked.
 WITNESS_CASES = [pytest.param(env, suite, marks=[pytest.mark.slow] if (env, suite) in SLOW else [])
-                 for env in SHAPED_ENVS for suite in ("lite", "challenge", "odyssey-lite")]
+                 for env in SHAPED_ENVS for suite in ("lite", "challenge", "import")]
 
 
 @pytest.mark.parametrize(("env_name", "suite"), WITNESS_CASES)
@@ -75,6 +76,8 @@ def test_every_released_witness_keeps_its_return_up_to_the_potential_difference(
     chosen = shaped_tasks(env_name, suite)
     if suite in ("lite", "challenge"):  # every task of the two built suites has a potential
         assert len(chosen) == len([t for t in tasks(env_name) if t.suite == suite]) > 0
+    elif not chosen:
+        pytest.skip(f"no {env_name} task of {suite} has a potential (its env version has none)")
     for task in chosen:
         witness = task.certificate.witness
         env, infos, rewards, seen, plain_seen = play(task, witness)

@@ -18,19 +18,25 @@ assumptions, so one incremental solver per world and Python answers every query;
 for 0, 1, 2, ... commands and the first satisfiable bound is exact (idle steps make bounds
 monotone). No state is a dead end: uninstalling every package returns to the empty
 configuration, from which the world is certified solvable, so the search ends by the installed
-count plus the certified minimum. Answers are memoised per (Python, configuration).
+count plus the certified minimum. Answers are memoised per (Python, configuration), and the
+searcher is kept per world (the 16 most recent a process), so re-made envs of one world share it.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from arena_gen.core.canon import sha256_of
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import Game
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoGameV2, RepoV2
 from arena_gen.envs.repo.verify_v2 import Bmc, newest_python
+
+#: Worlds whose searchers (solvers and memo) a process keeps.
+CACHE_WORLDS = 16
 
 
 class RepoDistance:
@@ -84,11 +90,25 @@ class RepoDistance:
         return distance
 
 
+_KEPT: OrderedDict[str, RepoDistance] = OrderedDict()
+
+
+def distance_of(game: RepoGameV2) -> RepoDistance:
+    """The searcher of ``game``'s world: the kept one if the world was seen (same rules, the
+    same distances), else a new one."""
+    key = sha256_of(game.task.world)
+    found = _KEPT.pop(key, None) or RepoDistance(game)
+    _KEPT[key] = found
+    while len(_KEPT) > CACHE_WORLDS:
+        _KEPT.popitem(last=False)
+    return found
+
+
 def potential(game: Game[Any, Any, Any]) -> Callable[[RepoV2], float]:
     """The env's ``potential`` part: Phi of a repo (v3+) game's state."""
     if not isinstance(game, RepoGameV2):
         raise TypeError(f"the repo potential reads the v2 rules, not {type(game).__name__}")
-    distance = RepoDistance(game)
+    distance = distance_of(game)
 
     def phi(state: RepoV2) -> float:
         return -float(distance(state))
