@@ -229,3 +229,14 @@ def test_repo_potential_off_the_witness_matches_a_search_through_the_game() -> N
             assert found == -env.potential, task.id
             checked.append(found)
     assert len(checked) >= 5 and set(checked) >= {2, 3}
+
+
+def test_a_gymnasium_made_env_is_shaped_through_its_wrappers() -> None:
+    import arena_gen  # noqa: F401  (registers the arena_gen/... ids)
+
+    task = next(t for t in tasks("lights") if t.suite == "lite")
+    env = shaped(gym.make(f"arena_gen/TurnOnLights-v{task.env_version}", task=task))
+    _, info = env.reset()
+    assert info["potential"] == -task.certificate.min_steps
+    total = sum(float(env.step(a)[1]) for a in task.certificate.witness)
+    assert total == 1.0 + task.certificate.min_steps
