@@ -213,6 +213,7 @@ def game_bfs(game: Any, start: Any, cap: int) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_repo_potential_off_the_witness_matches_a_search_through_the_game() -> None:
     """One random command off a witness two turns before its end: minus Phi is the depth at
     which a breadth-first search through ``RepoGame.act`` first reaches success (checked for
@@ -229,6 +230,26 @@ def test_repo_potential_off_the_witness_matches_a_search_through_the_game() -> N
             assert found == -env.potential, task.id
             checked.append(found)
     assert len(checked) >= 5 and set(checked) >= {2, 3}
+
+
+def test_repo_potential_with_an_older_python_matches_a_search_through_the_game() -> None:
+    """Two turns before a witness's end, the oldest Python selected instead: keeping it or
+    switching back, whichever is shorter, is what a search through ``act`` finds."""
+    from arena_gen.envs.repo.semver import version_text
+
+    found = []
+    for task in shaped_tasks("repo", "lite")[:6]:
+        env = shaped(registry.make_env(task))
+        env.reset()
+        oldest = version_text(min(env.base.game.rules.pythons))
+        for action in task.certificate.witness[:-2] + [f"pip install python=={oldest}"]:
+            env.step(action)
+        assert env.base.state.python == env.base.game.rules.pythons.index(
+            min(env.base.game.rules.pythons))
+        distance = int(-env.potential)
+        assert game_bfs(env.base.game, env.base.state, cap=distance) == distance, task.id
+        found.append(distance)
+    assert set(found) <= {2, 3} and found
 
 
 def test_a_gymnasium_made_env_is_shaped_through_its_wrappers() -> None:
