@@ -170,9 +170,9 @@ def test_an_env_without_a_potential_is_refused_by_name() -> None:
     for name in ("trading", "energy"):
         with pytest.raises(RegistryError, match=name):
             shaped(registry.make_env(tasks(name)[0]))
-    imported = next(t for t in tasks("repo") if t.env_version == 2)  # odyssey-lite: repo v2
-    with pytest.raises(RegistryError, match="'repo' v2"):
-        shaped(registry.make_env(imported))
+    built = next(t for t in tasks("repo") if t.suite == "lite")
+    with pytest.raises(RegistryError, match="'repo' v1"):  # v1: its own game, no potential
+        shaped(registry.make_env(built), spec=registry.get("repo", 1))
 
 
 def test_only_a_game_env_can_be_shaped() -> None:

@@ -1,4 +1,4 @@
-"""The certified shaping potential of a repo world (v3 and later): minus the exact number of
+"""The certified shaping potential of a repo world (v2 and later): minus the exact number of
 commands from a state to a successful ``python run.py``.
 
 A state is (Python, installed packages, whether ``run.py`` has succeeded); its distance is 0
@@ -105,7 +105,7 @@ def distance_of(game: RepoGameV2) -> RepoDistance:
 
 
 def potential(game: Game[Any, Any, Any]) -> Callable[[RepoV2], float]:
-    """The env's ``potential`` part: Phi of a repo (v3+) game's state."""
+    """The env's ``potential`` part: Phi of a repo (v2+) game's state."""
     if not isinstance(game, RepoGameV2):
         raise TypeError(f"the repo potential reads the v2 rules, not {type(game).__name__}")
     distance = distance_of(game)
