@@ -56,7 +56,7 @@ def main() -> None:
 
     from arena_gen.core import registry
     from arena_gen.core.suite_io import read_suite, resolve_suite
-    from arena_gen.train import shaped
+    from arena_gen.train.shaping import shaped
 
     envs = args.env.split(",") if args.env else [
         s.name for s in registry.specs() if s.potential is not None]

@@ -18,8 +18,8 @@ from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
 from arena_gen.core.task import Task
 from arena_gen.envs.lights.bfs import bfs
-from arena_gen.train import ShapedEnv, shaped
 from arena_gen.train.released import released_tasks
+from arena_gen.train.shaping import ShapedEnv, shaped
 
 #: The envs whose newest version declares a certified potential.
 SHAPED_ENVS = [name for name in ("lights", "trading", "energy", "repo")

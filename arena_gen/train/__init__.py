@@ -3,13 +3,13 @@ certified dense rewards.
 
 :func:`stream` yields tasks certified exactly as a build certifies them, from a seed tree of
 their own, never a world of a released suite; :func:`~.overlap.overlap` compares the worlds
-of any two suites or stream outputs; :func:`shaped` turns an env's exact distance to success
+of any two suites or stream outputs; :func:`.shaping.shaped` (imported from its module, so the
+stream and overlap commands do not load Gymnasium) turns an env's exact distance to success
 into a potential-based dense reward.
 """
 
 from __future__ import annotations
 
-from arena_gen.train.shaping import ShapedEnv, shaped
 from arena_gen.train.stream import Drawn, Stream, stream
 
-__all__ = ["Drawn", "ShapedEnv", "Stream", "shaped", "stream"]
+__all__ = ["Drawn", "Stream", "stream"]
