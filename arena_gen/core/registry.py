@@ -94,6 +94,9 @@ AgentFactory = Callable[[], "Agent"]
 Importer = Callable[[Any], list["Draft"]]
 ImportedDraft = Callable[..., "Draft"]
 ReplayCheck = Callable[["Task", Any], None]
+#: ``potential(game) -> phi``: the shaping potential of one compiled world, ``phi(state)``
+#: (0 at success, lower further from it), built once per world.
+PotentialFactory = Callable[["Game[Any, Any, Any]"], Callable[[Any], float]]
 
 
 def resolve(part: Part[T]) -> T:
@@ -150,6 +153,9 @@ class EnvSpec:
     #: How the env's worlds are fingerprinted up to renaming (a
     #: :class:`~arena_gen.core.fingerprint.WorldShape`): streams skip released worlds by it.
     fingerprint: Part[WorldShape] | None = None
+    #: The certified shaping potential (a :data:`PotentialFactory`): minus the exact distance
+    #: to success from the true state; ``arena_gen.train.shaping`` turns it into a dense reward.
+    potential: Part[PotentialFactory] | None = None
     #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
     env: Part[Callable[..., Any]] | None = None
     #: The fewest steps the released data claims every imported task needs (the import table
@@ -227,7 +233,7 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar", "fingerprint")
+         "odyssey", "grammar", "fingerprint", "potential")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
-"""Training environments (issue #27): fresh certified task streams and world overlap.
+"""Training environments (issue #27): fresh certified task streams, world overlap and
+certified dense rewards.
 
 :func:`stream` yields tasks certified exactly as a build certifies them, from a seed tree of
 their own, never a world of a released suite; :func:`~.overlap.overlap` compares the worlds
-of any two suites or stream outputs.
+of any two suites or stream outputs; :func:`.shaping.shaped` (imported from its module, so the
+stream and overlap commands do not load Gymnasium) turns an env's exact distance to success
+into a potential-based dense reward.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ V1 = EnvSpec(
     released_floor=10,  # the released Lite data claims at least 10 steps for every task
     grammar=part("prompts:GRAMMAR"),
     fingerprint=part("fingerprint:SHAPE"),
+    potential=part("potential:potential"),
     # The reference harness: max_steps 200, every valid step's history kept.
     odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None,
                            prompt=part("odyssey:PROMPT"), reply=part("odyssey:reply")),

@@ -53,6 +53,7 @@ V2 = replace(
     heuristic=part("agents.heuristic_v2:RepoV2HeuristicAgent"),
     importer=part("importer:importer"),
     imported_draft=part("importer:derive"),
+    potential=part("potential:potential"),
     preview=True,  # the reference-faithful game on re-expressed v1 worlds; v3 calibrates it
 )
 

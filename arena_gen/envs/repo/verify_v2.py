@@ -169,9 +169,11 @@ class Result:
 
 
 class Bmc:
-    """The incremental unrolling (see the module docstring)."""
+    """The incremental unrolling (see the module docstring); with ``empty_start`` false layer 0
+    is left free, so one solver answers from many start configurations given as assumptions
+    (:meth:`start_literals`)."""
 
-    def __init__(self, game: RepoGameV2, python: int) -> None:
+    def __init__(self, game: RepoGameV2, python: int, *, empty_start: bool = True) -> None:
         self.game, self.r = game, game.rules
         self.moves = moves(game, python)
         self.goal = success_clauses(game)
@@ -180,8 +182,13 @@ class Bmc:
         self.nclauses = 0
         self.layers = 0
         self._state(0)
-        for p in range(self.r.n):
-            self._add([self.x(0, p, ABSENT)])
+        if empty_start:
+            for p in range(self.r.n):
+                self._add([self.x(0, p, ABSENT)])
+
+    def start_literals(self, installed: tuple[int, ...]) -> list[int]:
+        """Assumptions that put layer 0 at ``installed`` (a value or ABSENT per package)."""
+        return [self.x(0, p, v) for p, v in enumerate(installed)]
 
     def x(self, t: int, p: int, value: int) -> int:
         return self.pool.id(("x", t, p, value))

@@ -1,0 +1,263 @@
+"""Certified dense rewards: along every released witness and on random play, the shaped return
+is the sparse return plus Phi(final) - Phi(initial), Phi is 0 at success and minus the exact
+distance elsewhere (checked against the verifier's own forward search), and a step that brings
+the goal closer is rewarded."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_gen.core import registry
+from arena_gen.core.errors import RegistryError
+from arena_gen.core.task import Task
+from arena_gen.envs.lights.bfs import bfs
+from arena_gen.train.released import released_tasks
+from arena_gen.train.shaping import ShapedEnv, shaped
+
+#: The envs whose newest version declares a certified potential.
+SHAPED_ENVS = [name for name in ("lights", "trading", "energy", "repo")
+               if registry.get(name).potential is not None]
+#: Witness replays over the default run's time (repo Challenge: a SAT query per new state).
+SLOW: set[tuple[str, str]] = {("repo", "challenge")}
+
+
+@cache
+def tasks(env: str) -> list[Task]:
+    """Every released task of ``env`` (lite, challenge, odyssey-lite)."""
+    return released_tasks(env)
+
+
+def play(task: Task, actions: list[str]) -> tuple[ShapedEnv, list[dict[str, Any]], list[float],
+                                                  list[str], list[str]]:
+    """Play ``actions`` in the shaped env and in a plain one side by side: the infos, shaped
+    rewards and observations of the shaped env, and the plain env's observations."""
+    env, plain = shaped(registry.make_env(task)), registry.make_env(task)
+    obs, info = env.reset()
+    plain_obs, _ = plain.reset()
+    infos, rewards, seen, plain_seen = [info], [], [obs], [plain_obs]
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        plain_obs, *_ = plain.step(action)
+        infos.append(info)
+        rewards.append(float(reward))
+        seen.append(obs)
+        plain_seen.append(plain_obs)
+        if terminated or truncated:
+            break
+    return env, infos, rewards, seen, plain_seen
+
+
+def test_lights_and_repo_are_shaped() -> None:
+    assert SHAPED_ENVS == ["lights", "repo"]
+
+
+def shaped_tasks(env: str, suite: str) -> list[Task]:
+    """The released tasks of ``env`` in ``suite`` (``import``: those of odyssey-lite) whose own
+    env version has a potential."""
+    return [t for t in tasks(env) if t.suite == suite and
+            registry.for_task(t).potential is not None]
+
+
+#: (env, suite) pairs whose witnesses the default run replays; the slow ones are marked.
+WITNESS_CASES = [pytest.param(env, suite, marks=[pytest.mark.slow] if (env, suite) in SLOW else [])
+                 for env in SHAPED_ENVS for suite in ("lite", "challenge", "import")]
+
+
+@pytest.mark.parametrize(("env_name", "suite"), WITNESS_CASES)
+def test_every_released_witness_keeps_its_return_up_to_the_potential_difference(
+        env_name: str, suite: str) -> None:
+    chosen = shaped_tasks(env_name, suite)
+    if suite in ("lite", "challenge"):  # every task of the two built suites has a potential
+        assert len(chosen) == len([t for t in tasks(env_name) if t.suite == suite]) > 0
+    elif not chosen:
+        pytest.skip(f"no {env_name} task of {suite} has a potential (its env version has none)")
+    for task in chosen:
+        witness = task.certificate.witness
+        env, infos, rewards, seen, plain_seen = play(task, witness)
+        sparse = sum(i["sparse_reward"] for i in infos[1:])
+        start, final = infos[0]["potential"], infos[-1]["potential"]
+        assert len(rewards) == len(witness), task.id
+        assert infos[-1]["success"] is True, task.id
+        assert final == 0.0, task.id
+        assert sum(rewards) == pytest.approx(sparse + final - start), task.id
+        assert sparse == 1.0, task.id
+        if task.certificate.min_steps == len(witness):  # an optimal witness: one step closer
+            assert start == -len(witness), task.id       # every turn, +1 shaping every turn
+            assert [i["shaping"] for i in infos[1:]] == [1.0] * len(witness), task.id
+        assert seen == plain_seen, task.id  # the agent never sees Phi
+
+
+@settings(max_examples=12, deadline=None)
+@given(index=st.integers(0, 10_000), prefix=st.integers(0, 12), seed=st.integers(0, 2**32 - 1),
+       count=st.integers(0, 25))
+@pytest.mark.parametrize("env_name", SHAPED_ENVS)
+def test_random_play_keeps_the_identity_and_no_step_gains_more_than_one(
+        env_name: str, index: int, prefix: int, seed: int, count: int) -> None:
+    """Part of a witness (to reach states near success), then the env's random actions: the
+    telescoping identity holds, and d(s) <= 1 + d(s') caps every shaping term at 1."""
+    pool = shaped_tasks(env_name, "lite")
+    task = pool[index % len(pool)]
+    rng = np.random.default_rng(seed)
+    probe = registry.make_env(task)
+    actions = task.certificate.witness[:prefix] + [probe.sample_action(rng) for _ in range(count)]
+    env, infos, rewards, seen, plain_seen = play(task, actions)
+    potentials = [i["potential"] for i in infos]
+    sparse = sum(i["sparse_reward"] for i in infos[1:])
+    assert sum(rewards) == pytest.approx(sparse + potentials[-1] - potentials[0])
+    assert all(i["shaping"] <= 1.0 for i in infos[1:])
+    assert all(p <= 0.0 and p == int(p) for p in potentials)
+    assert [p == 0.0 for p in potentials] == [i["success"] for i in infos]
+    assert seen == plain_seen
+
+
+def test_lights_potential_at_start_is_minus_the_certified_minimum() -> None:
+    lights = tasks("lights")
+    assert {t.suite for t in lights} >= {"lite", "challenge"}
+    for task in lights:
+        env = shaped(registry.make_env(task))
+        _, info = env.reset()
+        assert task.certificate.method == "bfs"
+        assert info["potential"] == -task.certificate.min_steps, task.id
+
+
+def exact_distance(task: Task, state: int) -> int | None:
+    """The verifier's forward BFS from ``state``: written apart from the potential's table."""
+    return bfs(task.world, start=state, explore_all=False).min_steps
+
+
+ACTION = st.one_of(st.integers(0, 11).map(str), st.sampled_from(["B3", " 2 ", "x", "", "99"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(index=st.integers(0, 10_000), actions=st.lists(ACTION, max_size=40))
+def test_random_lights_play_keeps_the_identity_and_rewards_progress(
+        index: int, actions: list[str]) -> None:
+    task = tasks("lights")[index % len(tasks("lights"))]
+    env, infos, rewards, seen, plain_seen = play(task, actions)
+    sparse = [i["sparse_reward"] for i in infos[1:]]
+    potentials = [i["potential"] for i in infos]
+    assert sum(rewards) == pytest.approx(sum(sparse) + potentials[-1] - potentials[0])
+    assert seen == plain_seen
+    found = [exact_distance(task, i["state"]) for i in infos]
+    distances = [d for d in found if d is not None]
+    assert len(distances) == len(found)  # a sampled world has no dead end
+    assert potentials == [-d for d in distances]
+    for before, after, info in zip(distances, distances[1:], infos[1:], strict=False):
+        assert info["shaping"] == float(before - after)
+        if after < before:
+            assert info["shaping"] > 0
+    if infos[-1]["success"]:
+        assert potentials[-1] == 0.0
+
+
+def test_the_discount_scales_the_next_potential() -> None:
+    task = tasks("lights")[0]
+    env = shaped(registry.make_env(task), gamma=0.5)
+    _, info = env.reset()
+    start = info["potential"]
+    _, reward, *_, info = env.step(task.certificate.witness[0])
+    assert reward == pytest.approx(info["sparse_reward"] + 0.5 * (start + 1) - start)
+
+
+def test_an_env_without_a_potential_is_refused_by_name() -> None:
+    for name in ("trading", "energy"):
+        with pytest.raises(RegistryError, match=name):
+            shaped(registry.make_env(tasks(name)[0]))
+    built = next(t for t in tasks("repo") if t.suite == "lite")
+    with pytest.raises(RegistryError, match="'repo' v1"):  # v1: its own game, no potential
+        shaped(registry.make_env(built), spec=registry.get("repo", 1))
+
+
+def test_only_a_game_env_can_be_shaped() -> None:
+    with pytest.raises(TypeError, match="GameEnv"):
+        shaped(gym.make("CartPole-v1"))  # type: ignore[arg-type]
+
+
+def repo_commands(game: Any) -> list[str]:
+    """Every command text that can change a repo v2+ state: each Python, each exact install,
+    each uninstall, and ``python run.py`` (a bare or ranged install picks one exact version)."""
+    from arena_gen.envs.repo.semver import version_text
+
+    r = game.rules
+    return ([f"pip install python=={version_text(py)}" for py in r.pythons] +
+            [f"pip install {r.names[p]}=={r.vname(p, v)}"
+             for p in range(r.n) for v in range(len(r.versions[p]))] +
+            [f"pip uninstall {name}" for name in r.names] + ["python run.py"])
+
+
+def game_bfs(game: Any, start: Any, cap: int) -> int | None:
+    """Turns from ``start`` to success by breadth-first search through the game's own ``act``
+    (no verifier code), or None beyond ``cap``."""
+    commands = repo_commands(game)
+    frontier, seen = [start], {start}
+    for depth in range(cap + 1):
+        if any(game.done(s) for s in frontier):
+            return depth
+        if depth == cap:
+            break
+        after = []
+        for state in frontier:
+            for command in commands:
+                nxt = game.act(state, command)[0]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    after.append(nxt)
+        frontier = after
+    return None
+
+
+@pytest.mark.slow
+def test_repo_potential_off_the_witness_matches_a_search_through_the_game() -> None:
+    """One random command off a witness two turns before its end: minus Phi is the depth at
+    which a breadth-first search through ``RepoGame.act`` first reaches success (checked for
+    every such state within 3 turns of success)."""
+    rng = np.random.default_rng(2027)
+    checked = []
+    for task in shaped_tasks("repo", "lite")[:10]:
+        env = shaped(registry.make_env(task))
+        env.reset()
+        for action in task.certificate.witness[:-2] + [env.base.sample_action(rng)]:
+            env.step(action)
+        if -env.potential <= 3:
+            found = game_bfs(env.base.game, env.base.state, cap=int(-env.potential))
+            assert found == -env.potential, task.id
+            checked.append(found)
+    assert len(checked) >= 5 and set(checked) >= {2, 3}
+
+
+def test_repo_potential_with_an_older_python_matches_a_search_through_the_game() -> None:
+    """Two turns before a witness's end, the oldest Python selected instead: keeping it or
+    switching back, whichever is shorter, is what a search through ``act`` finds."""
+    from arena_gen.envs.repo.semver import version_text
+
+    found = []
+    for task in shaped_tasks("repo", "lite")[:6]:
+        env = shaped(registry.make_env(task))
+        env.reset()
+        oldest = version_text(min(env.base.game.rules.pythons))
+        for action in task.certificate.witness[:-2] + [f"pip install python=={oldest}"]:
+            env.step(action)
+        assert env.base.state.python == env.base.game.rules.pythons.index(
+            min(env.base.game.rules.pythons))
+        distance = int(-env.potential)
+        assert game_bfs(env.base.game, env.base.state, cap=distance) == distance, task.id
+        found.append(distance)
+    assert set(found) <= {2, 3} and found
+
+
+def test_a_gymnasium_made_env_is_shaped_through_its_wrappers() -> None:
+    import arena_gen  # noqa: F401  (registers the arena_gen/... ids)
+
+    task = next(t for t in tasks("lights") if t.suite == "lite")
+    env = shaped(gym.make(f"arena_gen/TurnOnLights-v{task.env_version}", task=task))
+    _, info = env.reset()
+    assert info["potential"] == -task.certificate.min_steps
+    total = sum(float(env.step(a)[1]) for a in task.certificate.witness)
+    assert total == 1.0 + task.certificate.min_steps
