@@ -150,6 +150,9 @@ class EnvSpec:
     #: How the env's worlds are fingerprinted up to renaming (a
     #: :class:`~arena_gen.core.fingerprint.WorldShape`): streams skip released worlds by it.
     fingerprint: Part[WorldShape] | None = None
+    #: The curriculum's difficulty levels, easiest first: an ordered mapping ``L1``, ``L2``,
+    #: ... to sampler presets (derived from this version's presets), each a stream level.
+    levels: Part[Mapping[str, Any]] | None = None
     #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
     env: Part[Callable[..., Any]] | None = None
     #: The fewest steps the released data claims every imported task needs (the import table
@@ -227,7 +230,7 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar", "fingerprint")
+         "odyssey", "grammar", "fingerprint", "levels")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,25 @@
+"""Trading v3 curriculum levels: the v3 presets with fewer or more stocks and factors and a
+wider or narrower noise range, easiest first.
+
+Every level is a v3 preset with the knobs that set difficulty replaced: the stock and factor
+ranges (how many prices move, through how many hidden factors) and the noise scale's range
+(how much of a day's move the news does not explain). The acceptance thresholds and the other
+knobs stay the preset's own. L1-L4 keep Lite's 120 days and fees; L3 is Lite itself, L5 is
+Challenge. The measured ladder per level is in ``benchmarks/README.md`` (curricula).
+"""
+
+from __future__ import annotations
+
+from arena_gen.envs.trading.sampler_v3 import PRESETS, TradingPresetV3
+
+_LITE, _CHALLENGE = PRESETS["lite"], PRESETS["challenge"]
+
+#: The levels, easiest first.
+LEVELS: dict[str, TradingPresetV3] = {
+    "L1": _LITE.replace(stocks=(3, 4), factors=(2, 3), noise_hi=0.5),
+    "L2": _LITE.replace(stocks=(4, 6), factors=(3, 4), noise_hi=1.0),
+    "L3": _LITE,
+    "L4": _LITE.replace(stocks=_CHALLENGE.stocks, factors=_CHALLENGE.factors,
+                        cover_grid=_CHALLENGE.cover_grid),
+    "L5": _CHALLENGE,
+}
