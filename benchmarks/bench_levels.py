@@ -16,6 +16,7 @@ not.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -62,11 +63,12 @@ def table(env: str, levels: list[str], results: list[dict[str, Any]]) -> None:
         rate = sum(r["rates"].get("heuristic", 0.0) for r in rows) / len(rows)
         note = "" if previous is None or rate <= previous else "  <- inductive rises"
         previous = rate
-        median = statistics.median(r["min_steps"] for r in rows)
+        minima = [r["min_steps"] for r in rows if r["min_steps"] is not None]
+        median = statistics.median(minima) if minima else "-"  # trading has no exact minimum
         cells = " ".join(f"{_cell([r['rates'][rung] for r in rows]):>12}" for rung in rungs)
         knobs = ", ".join(f"{k}={v}" for k, v in level_knobs(level, env).items()) or "= lite"
         seconds = statistics.mean(r["seconds"] for r in rows)
-        print(f"{level:5} {len(rows):3d} {median:7g} {cells} {seconds:7.2f}  {knobs}{note}")
+        print(f"{level:5} {len(rows):3d} {median!s:>7} {cells} {seconds:7.2f}  {knobs}{note}")
 
 
 def main() -> None:
@@ -76,6 +78,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--env", default="lights,trading,energy,repo")
     parser.add_argument("--level", default=None, help="default: every level of the env")
+    parser.add_argument("--json", default=None,
+                        help="also write the per-task facts to JSON.<env>.json")
     args = parser.parse_args()
 
     from arena_gen.core.parallel import map_unordered
@@ -95,6 +99,9 @@ def main() -> None:
         results = list(map_unordered(measure, jobs, jobs=args.jobs))
         print(f"{env}: {len(results)} tasks in {time.perf_counter() - start:.0f} s wall",
               flush=True)
+        if args.json:
+            with open(f"{args.json}.{env}.json", "w", encoding="utf-8") as out:
+                json.dump(sorted(results, key=lambda r: (r["level"], r["index"])), out)
         table(env, levels, results)
 
 
