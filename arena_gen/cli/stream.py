@@ -12,8 +12,9 @@ from arena_gen.cli.options import display_option, user_errors
 
 @click.command(name="stream")
 @click.argument("env")
-@click.option("--level", type=click.Choice(["lite", "challenge"]), required=True,
-              help="The sampler preset the tasks are drawn with.")
+@click.option("--level", required=True,
+              help="The sampler preset the tasks are drawn with: lite, challenge, or one of the "
+                   "env's curriculum levels L1, L2, ... (easiest first).")
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="The stream seed.")
 @click.option("--count", type=click.IntRange(min=1), required=True, help="Tasks to draw.")
 @click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,

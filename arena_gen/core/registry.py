@@ -156,6 +156,9 @@ class EnvSpec:
     #: The certified shaping potential (a :data:`PotentialFactory`): minus the exact distance
     #: to success from the true state; ``arena_gen.train.shaping`` turns it into a dense reward.
     potential: Part[PotentialFactory] | None = None
+    #: The curriculum's difficulty levels, easiest first: an ordered mapping ``L1``, ``L2``,
+    #: ... to sampler presets (derived from this version's presets), each a stream level.
+    levels: Part[Mapping[str, Any]] | None = None
     #: A text env class other than the generic :class:`~arena_gen.core.game_env.GameEnv`.
     env: Part[Callable[..., Any]] | None = None
     #: The fewest steps the released data claims every imported task needs (the import table
@@ -233,7 +236,7 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar", "fingerprint", "potential")
+         "odyssey", "grammar", "fingerprint", "potential", "levels")
 
 
 @dataclass(frozen=True)

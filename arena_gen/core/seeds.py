@@ -9,6 +9,7 @@ RNG, ``seed + i`` or ``hash(str)``: the numbers depend only on the integers reco
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,10 +76,26 @@ TASK_LEVEL = 2**32 - 1
 STREAM_NAMESPACE = 2**32 - 2
 
 
+#: Code of curriculum level ``L<k>`` is this plus k: above every suite code, so a level's
+#: stream never shares a tree with the ``lite`` or ``challenge`` stream of the same seed.
+LEVEL_CODE_BASE = 16
+LEVEL_NAME = re.compile(r"^L([1-9][0-9]?)$")
+
+
+def level_code(level: str) -> int:
+    """The integer a stream level contributes to its seed tree: a suite's code for the suite
+    presets (``lite``, ``challenge``), ``LEVEL_CODE_BASE + k`` for curriculum level ``L<k>``."""
+    found = LEVEL_NAME.match(level)
+    return LEVEL_CODE_BASE + int(found.group(1)) if found else suite_code(level)
+
+
 def stream_seed(seed: int, level: str, env_code: int, index: int) -> np.random.SeedSequence:
     """Return the root SeedSequence of task ``index`` of a training stream."""
-    root = task_seed(seed, level, env_code, index)
-    return np.random.SeedSequence(entropy=root.entropy, spawn_key=(STREAM_NAMESPACE,))
+    for name, value in (("seed", seed), ("env_code", env_code), ("index", index)):
+        if not isinstance(value, (int, np.integer)) or value < 0:
+            raise ArenaGenError(f"{name} must be a non-negative integer, got {value!r}")
+    entropy = [int(seed), level_code(level), int(env_code), int(index)]
+    return np.random.SeedSequence(entropy=entropy, spawn_key=(STREAM_NAMESPACE,))
 
 
 def task_level_seed(seq: np.random.SeedSequence) -> np.random.SeedSequence:

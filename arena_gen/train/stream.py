@@ -2,7 +2,8 @@
 
 Each task is sampled, verified, accepted and witness-replayed by the build's own decision
 (:func:`arena_gen.suite.attempts.decide`), with the level's preset (a level is a named sampler
-preset: ``lite`` or ``challenge``) and, when asked, the level's baseline ladder. Task ``i`` of
+preset: ``lite``, ``challenge``, or one of the env's curriculum levels ``L1``, ``L2``, ...;
+:mod:`arena_gen.train.levels`) and, when asked, the level's baseline ladder. Task ``i`` of
 a stream is a function of (env, env version, level, seed, i, ladder) alone: its attempts draw
 from :func:`arena_gen.core.seeds.stream_seed`, a seed tree no suite build shares, so tasks can
 be drawn in any order, by any number of workers, and reproduce byte for byte. A candidate
@@ -24,13 +25,14 @@ from arena_gen.core.calibration import calibration_for
 from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.fingerprint import fingerprint
 from arena_gen.core.parallel import map_unordered
-from arena_gen.core.seeds import attempt_seed, stream_seed, suite_code
+from arena_gen.core.seeds import attempt_seed, level_code, stream_seed
 from arena_gen.core.task import Draft, Task
 from arena_gen.suite.attempts import Origin, decide, reason_kind
-from arena_gen.suite.catalog import SUITES, preset
+from arena_gen.suite.catalog import SUITES
+from arena_gen.train.levels import level_preset
 from arena_gen.train.released import released_fingerprints
 
-#: The levels a stream draws from: the named sampler presets.
+#: The suite presets every env has as stream levels (its curriculum levels come on top).
 LEVELS = SUITES
 #: The rejection kind of a candidate whose world is in a released suite.
 RELEASED = "released"
@@ -39,9 +41,10 @@ ROUND = 64
 
 
 def stream_suite(level: str, ladder: bool = False) -> str:
-    """The ``suite`` a stream task records, e.g. ``stream_lite`` (``stream_lite_ladder`` when
-    its ladder was climbed: the ladder can reject, so it is part of what a task is)."""
-    return f"stream_{level}" + ("_ladder" if ladder else "")
+    """The ``suite`` a stream task records, e.g. ``stream_lite`` or ``stream_l3`` (ids are
+    lower case; ``stream_lite_ladder`` when its ladder was climbed: the ladder can reject, so
+    it is part of what a task is)."""
+    return f"stream_{level.lower()}" + ("_ladder" if ladder else "")
 
 
 def stream_task_id(env: str, level: str, seed: int, index: int, ladder: bool = False) -> str:
@@ -81,7 +84,7 @@ def draw(job: StreamJob) -> Drawn:
     """Draw task ``job.index`` of a stream: the first acceptable attempt of its seed tree."""
     start = time.perf_counter()
     spec = registry.get(job.env, job.version)
-    config = preset(job.level, job.env, job.version)
+    config = level_preset(job.level, job.env, job.version)
     cal = calibration_for(spec, job.level) if job.ladder else None
     shape = spec.load("fingerprint") if spec.fingerprint is not None else None
 
@@ -96,7 +99,7 @@ def draw(job: StreamJob) -> Drawn:
     limit = int(config.get("max_attempts", 100))
     for attempt in range(limit):
         origin = Origin(id=task_id, suite=stream_suite(job.level, job.ladder),
-                        seed_path=[job.seed, suite_code(job.level), spec.code, job.index,
+                        seed_path=[job.seed, level_code(job.level), spec.code, job.index,
                                    attempt],
                         seq=attempt_seed(root, attempt))
         tried = decide(spec, origin, config, cal, screen)
@@ -170,8 +173,6 @@ def stream(env: str, level: str, seed: int, *, version: int | None = None, start
     from ``seed``: tasks ``start``, ``start + 1``, ... (``count`` of them, default no end),
     drawn by ``jobs`` workers, never a world of a released suite; ``ladder`` also climbs the
     level's baseline ladder and rejects what its calibration rejects, as a build does."""
-    if level not in LEVELS:
-        raise ArenaGenError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     for name, value in (("seed", seed), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ArenaGenError(f"{name} must be a non-negative integer, got {value!r}")
@@ -179,7 +180,10 @@ def stream(env: str, level: str, seed: int, *, version: int | None = None, start
                               or count < 0):
         raise ArenaGenError(f"count must be a non-negative integer, got {count!r}")
     spec = registry.get(env, version)
-    preset(level, env, spec.version)  # an env without this level fails here, not in a worker
+    level_preset(level, env, spec.version)  # an unknown level fails here, not in a worker
+    if ladder and level not in LEVELS:
+        raise ArenaGenError(f"level {level!r} has no ladder calibration (only "
+                            f"{', '.join(LEVELS)} do): bench_levels.py measures its ladder")
     return Stream(env=env, version=spec.version, level=level, seed=seed, start=start,
                   count=count, jobs=jobs, ladder=ladder, executor=executor,
                   ray_address=ray_address, released=released_fingerprints(env))
@@ -203,7 +207,7 @@ def stream_manifest(stream: Stream, drawn: list[Drawn]) -> dict[str, Any]:
                        "excluded_suites": list(EXCLUDED),
                        "excluded_fingerprints": len(stream.released),
                        "excluded_sha256": released_digest(stream.released)}
-    config = preset(stream.level, stream.env, stream.version)
+    config = level_preset(stream.level, stream.env, stream.version)
     return {
         "schema_version": 1,
         "suite": stream_suite(stream.level, stream.ladder),

@@ -69,6 +69,7 @@ V3 = replace(
     model_free={"persistence": part("agents.changepoint:EnergyPersistencePlanner")},
     calibration=part("sampler_v3:CALIBRATION"),
     ladder_version=2,
+    levels=part("levels_v3:LEVELS"),
 )
 
 SPECS = (V1, V2, V3)

@@ -56,6 +56,7 @@ V3 = replace(
     calibration=part("sampler_v3:CALIBRATION"),
     heuristic=part("agents.version_space:LightsVersionSpaceAgent"),
     model_free={"sweep": part("agents.sweep:LightsSweepAgent")},
+    levels=part("levels_v3:LEVELS"),
 )
 
 SPECS = (V1, V2, V3)

@@ -79,6 +79,7 @@ V4 = replace(
                 "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
     calibration=part("sampler_v4:CALIBRATION"),
     ladder_version=2,
+    levels=part("levels_v4:LEVELS"),
 )
 
 SPECS = (V1, V2, V3, V4)

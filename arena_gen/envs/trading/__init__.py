@@ -85,6 +85,7 @@ V3 = replace(
                                  ("window60-allin", "Window60Agent"))},
     model_free={"hold": part(f"{_V3_AGENTS}:HoldAgent"),
                 "momentum": part(f"{_V3_AGENTS}:MomentumAgent")},
+    levels=part("levels_v3:LEVELS"),
 )
 
 V4 = replace(
@@ -96,6 +97,7 @@ V4 = replace(
     verifier=part("verify_v4:verify"),
     replay_check=part("verify_v4:replay_check"),
     calibration=part("sampler_v4:CALIBRATION"),
+    levels=part("levels_v4:LEVELS"),
 )
 
 SPECS = (V1, V2, V3, V4)
