@@ -147,3 +147,19 @@ def test_a_harness_protocol_applies_to_every_task() -> None:
     own = TaskStreamEnv("lights", suite="lite")
     obs, info = own.reset(seed=1)
     assert info["budget"] == 50 and "Turns left: 50" in obs
+
+
+def test_a_step_where_sub_envs_disagree_on_a_none_info_value_merges() -> None:
+    """Energy's ``last_day`` is None until a day is dispatched: one sub-env dispatching while
+    the other sends a malformed action crashed Gymnasium's info merge (found by
+    bench_env_steps). Absent keys are masked per sub-env instead."""
+    envs = make_vec("energy", 2, suite="lite", mode="sync")
+    try:
+        envs.reset(seed=[0, 1])
+        dispatch = '{"thermal": 0, "wind": 0, "solar": 0, "battery": 0}'
+        _, _, _, _, info = envs.step(("x", dispatch))
+        assert list(info["_last_day"]) == [False, True]
+        _, _, _, _, info = envs.step((dispatch, "x"))
+        assert list(info["_last_day"]) == [True, True]
+    finally:
+        envs.close()

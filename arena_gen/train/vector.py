@@ -87,6 +87,14 @@ def task_source(env: str, version: int, *, level: str = "lite", suite: str | Non
     return SuiteSource(mine)
 
 
+
+def present(info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` without its None values: Gymnasium's vector info merge fails when one sub-env
+    holds None where another holds a dict (energy's ``last_day`` before the first day); an
+    absent key is what its ``_key`` mask reports per sub-env."""
+    return {k: v for k, v in info.items() if v is not None}
+
+
 class TaskStreamEnv(gym.Env[str, str]):
     """One env version's text env that plays a new task at each reset (see the module
     docstring); ``harness`` applies that harness's env-side protocol (budget, lines shown)."""
@@ -128,13 +136,13 @@ class TaskStreamEnv(gym.Env[str, str]):
         info.update(task_id=task.id, task_index=self.index, stream_seed=self.seed_,
                     min_steps=task.certificate.min_steps, budget=self.game_env.budget)
         self.index += 1
-        return obs, info
+        return obs, present(info)
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.game_env is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        out: tuple[str, float, bool, bool, dict[str, Any]] = self.game_env.step(action)
-        return out
+        obs, reward, terminated, truncated, info = self.game_env.step(action)
+        return obs, reward, terminated, truncated, present(info)
 
     def render(self) -> str:
         return "" if self.game_env is None else str(self.game_env.render())
