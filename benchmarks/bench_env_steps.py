@@ -14,7 +14,8 @@ or command. Both sides stop at their own ``done``; ``solved`` counts the episode
 done on the reference side (trading: the last day reached; it has no success check) and
 ``success`` on arena-gen's side.
 
-Rows, one process and one core each, median of ``--repeat`` passes over all 30 tasks of an env:
+Rows, one process and one core each, median of ``--repeat`` passes over all 30 tasks of an env
+(played in turn as often as it takes to reach ``--min-steps`` action texts):
 
 - ``reference``: the reference env class (imported by path from the checkout, never copied)
   built from the source world, then each action text turned into its action the way its own
@@ -267,6 +268,8 @@ def main() -> None:
     parser.add_argument("--envs", default="lights,trading,energy,repo")
     parser.add_argument("--num-envs", type=int, default=8, help="sub-envs of the sync row")
     parser.add_argument("--seed", type=int, default=0, help="seed of the invalid actions")
+    parser.add_argument("--min-steps", type=int, default=3000,
+                        help="replay the 30 episodes until a pass has at least this many texts")
     parser.add_argument("--data", type=Path, default=DATA,
                         help="the released reference data (lights/, trading/, energy/, repo/)")
     parser.add_argument("--quick", action="store_true", help="one repeat (benchmarks/run.py)")
@@ -295,6 +298,7 @@ def main() -> None:
         relative, cls_name = REFERENCE[env]
         cls = getattr(load(root, relative, f"_odyssey_{env}_ref"), cls_name)
         eps = episodes(env, args.data, args.seed, i)
+        eps = eps * max(1, -(-args.min_steps // sum(len(ep.actions) for ep in eps)))
         text_pass(eps[:3])  # warm-up: imports, first compiles
         ref = timed(lambda: reference_pass(env, cls, eps), args.repeat)  # noqa: B023
         txt = timed(lambda: text_pass(eps), args.repeat)  # noqa: B023
