@@ -29,7 +29,8 @@ Rows, one process and one core each, median of ``--repeat`` passes over all 30 t
   sub-env steps as one ``text`` pass (Gymnasium's autoreset step after an episode ends counts
   as a step, as in ``bench_vector.py``).
 
-Each side plays at most the task's turn budget of texts (the reference loop's ``max_steps``).
+Each side plays at most arena-gen's turn budget of texts (the reference loops' default
+``max_steps`` is the same, lights 200, trading and repo 120, except energy: 120 against 132).
 
 Steps/s is steps over wall seconds and over CPU seconds of this process (the cores are shared;
 the 1-minute load average is printed). Ratio = arena-gen / reference (above 1: arena-gen is
@@ -124,7 +125,7 @@ def episodes(env: str, data: Path, seed: int, env_index: int) -> list[Episode]:
         doc = files[name]
         world = doc[index] if isinstance(doc, list) else doc
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, env_index, k])))
-        budget = registry.make_env(task).budget  # the reference loop's max_steps too
+        budget = registry.make_env(task).budget  # both sides stop there
         actions = []
         for step in task.certificate.witness:
             if rng.random() < INVALID_RATE:
