@@ -5,7 +5,8 @@ the fuzzing process per surface and, separately, the peak memory of ``arena-gen 
 ``verify`` on adversarial files (a subprocess each, its max RSS).
 
     python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--env ENV] [--seed 0]
-                                    [--clock wall|cpu] [--quick]
+                                    [--clock wall|cpu] [--quick] [--no-memory]
+                                    [--memory-only] [--memory-row TEXT] [--memory-timeout S]
 
 ``--env energy`` feeds the per-env surfaces (suite task lines, importers) that env's documents
 only, and runs only those surfaces unless ``--surface`` names others.
@@ -265,24 +266,49 @@ def _big_reply_server(size: int) -> str:
     return f"http://{host}:{port}/v1"
 
 
-def peak_memory(folder: Path) -> list[dict[str, Any]]:
+#: Real seconds one memory row may take: its largest input (20 chained 10,000-turn episodes,
+#: every line schema-checked before the plan refuses the duplicates) needs minutes of CPU, and
+#: 600 s of wall time was too little on 2 cores shared with other work.
+MEMORY_TIMEOUT = 1800
+#: The ceiling issue 26 sets for ``score`` and ``verify`` on adversarial inputs.
+MEMORY_LIMIT_MB = 500
+
+
+def peak_memory(folder: Path, only: list[str] | None = None,
+                timeout: float = MEMORY_TIMEOUT) -> list[dict[str, Any]]:
+    """Each adversarial row in a fresh interpreter: its peak RSS, exit, wall and CPU seconds
+    (a row past ``timeout`` is reported as timed out, not raised); rows print as they end."""
     rows = []
     for name, args in adversarial_score_files(folder):
+        if only and not any(part.lower() in name.lower() for part in only):
+            continue
         # VmHWM, not ru_maxrss: Linux carries the forking parent's peak into ru_maxrss
         code = ("import sys\nfrom arena_gen.cli import main\n"
                 "try:\n    main(sys.argv[1:], standalone_mode=True)\nfinally:\n"
                 "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
                 "    print('MAXRSS', hwm[0].split()[1], file=sys.stderr)\n")
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
-                              capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
-        rss = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("MAXRSS")]
-        lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("MAXRSS")]
-        rows.append({"file": name, "exit": proc.returncode, "peak_mb": round(rss[0] / 1024, 1)
-                     if rss else None, "seconds": round(time.perf_counter() - t0, 1),
-                     "traceback": "Traceback" in proc.stderr,
-                     "message": (lines or [""])[-1][:120]})
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
+                                  capture_output=True, text=True, timeout=timeout,
+                                  env={**os.environ,
+                                       "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
+            stderr, exit_code = proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:  # killed: its peak is unknown
+            err = exc.stderr or b""
+            stderr = err.decode(errors="replace") if isinstance(err, bytes) else err
+            stderr, exit_code = stderr + f"\nTIMEOUT after {timeout:.0f} s", -9
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss = [int(x.split()[1]) for x in stderr.splitlines() if x.startswith("MAXRSS")]
+        lines = [x for x in stderr.strip().splitlines() if not x.startswith("MAXRSS")]
+        row = {"file": name, "exit": exit_code,
+               "peak_mb": round(rss[0] / 1024, 1) if rss else None,
+               "seconds": round(time.perf_counter() - t0, 1),
+               "cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
+               "traceback": "Traceback" in stderr, "message": (lines or [""])[-1][:120]}
+        print(f"memory row: {json.dumps(row)}", file=sys.stderr, flush=True)
+        rows.append(row)
     return rows
 
 
@@ -300,6 +326,12 @@ def main() -> None:
                              "real time is a hang too)")
     parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the peak-memory rows (score/verify on adversarial files)")
+    parser.add_argument("--memory-row", action="append", metavar="TEXT",
+                        help="only the memory rows whose name contains TEXT")
+    parser.add_argument("--memory-timeout", type=float, default=MEMORY_TIMEOUT,
+                        help="real seconds per memory row before it is reported as timed out")
     parser.add_argument("--quick", action="store_true", help="300 cases per surface")
     args = parser.parse_args()
     if args.quick:
@@ -316,9 +348,10 @@ def main() -> None:
     for name in names:
         for make in FIXTURES.get(name, ()):
             make()
-    rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
-                        args.clock)
-            for name in names]
+    rows = [] if args.memory_only else [
+        run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
+                    args.clock)
+        for name in names]
     print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'forged':>6} {'tracebk':>7} "
           f"{'hang':>5} {'slowest s':>9} {'seconds':>8} {'peak MB':>8}")
     for r in rows:
@@ -326,16 +359,19 @@ def main() -> None:
               f"{r['forged']:6d} {r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} "
               f"{r['seconds']:8.1f} {r['peak_mb']!s:>8}"
               + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
+    mem: list[dict[str, Any]] = []
     if not args.no_memory:
         with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
-            mem = peak_memory(Path(tmp))
-        print(f"\n{'score (or verify) on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} traceback")
+            mem = peak_memory(Path(tmp), args.memory_row, args.memory_timeout)
+        print(f"\n{'score (or verify) on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} "
+              f"{'CPU s':>7} traceback")
         for m in mem:
             print(f"{m['file']:28} {m['exit']:4d} {m['peak_mb']!s:>8} {m['seconds']:8.1f} "
-                  f"{m['traceback']}  {m['message']}")
+                  f"{m['cpu_s']:7.1f} {m['traceback']}  {m['message']}")
     print(f"\npeak RSS of this process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows)
+    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows) + sum(
+        m["traceback"] or m["peak_mb"] is None or m["peak_mb"] >= MEMORY_LIMIT_MB for m in mem)
     sys.exit(1 if bad else 0)
 
 
