@@ -111,8 +111,9 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
             signal.setitimer(timer, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
             if (case - first + 1) % 1000 == 0:
-                print(f"progress {name}: {case - first + 1} cases {counts}", file=sys.stderr,
-                      flush=True)
+                print(f"progress {name}: {case - first + 1} cases {counts} "
+                      f"{time.perf_counter() - start:.0f} s, peak {peak_rss_mb()} MB",
+                      file=sys.stderr, flush=True)
             took = now() - t0
             slowest = max(slowest, took)
             if took > SLOW_SECONDS:
