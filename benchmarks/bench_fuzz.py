@@ -144,10 +144,19 @@ def peak_rss_mb() -> float | None:
     return round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None
 
 
-def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
+#: A memory row: its name, the CLI arguments, and the environment variables it adds.
+Row = tuple[str, list[str], dict[str, str]]
+#: The per-file cap raised past the adversaries' sizes, so the readers stream them line by
+#: line (under the 16 MiB line cap) instead of refusing them from their size.
+RAISED_FILE_CAP = {"ARENA_GEN_MAX_FILE_BYTES": str(4 << 30)}
+
+
+def adversarial_score_files(folder: Path) -> list[Row]:
     """Run dirs and findings files built to make ``score`` allocate: many turns, huge claimed
     budgets, a 100k-line findings file, deep and wide JSON, one 50 MB line; and the bounded
-    readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite)."""
+    readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite),
+    under the default caps and, where a size refusal would end the row at once, with the file
+    cap raised."""
     from fuzz_surfaces import GOOD_FINDING, write_suite_dir
 
     from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
@@ -159,7 +168,7 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     record = {k: v for k, v in json.loads(trajectories).items() if k != PREV}
     meta = json.loads(run_json)
     meta["suite_path"] = str(suite)
-    out = []
+    out: list[Row] = []
 
     def run_dir(name: str, lines: list[bytes] | None = None,
                 records: list[dict[str, Any]] | None = None) -> None:
@@ -172,14 +181,14 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
             data, head = chain_lines(records, plan_digest(meta))
             (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
             (run / "trajectories.jsonl").write_bytes(data)
-            out.append((name, ["score", str(run), "--display", "none"]))
+            out.append((name, ["score", str(run), "--display", "none"], {}))
             return
         (run / "run.json").write_text(json.dumps({k: v for k, v in meta.items()
                                                   if k != "chain"}))
         with open(run / "trajectories.jsonl", "wb") as fh:
             for line in lines or []:
                 fh.write(line + b"\n")
-        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"]))
+        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"], {}))
 
     turn = record["turns"][0]
     long_episode = {**record, "budget": 10_000, "steps": 10_000,
@@ -196,17 +205,20 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     rubrics = folder / "rubrics.json"
     rubrics.write_bytes(dumps({f"t{i}": ["a", "b"] for i in range(1000)}))
     out.append(("findings, 100k attempts", ["score", "--findings", str(findings), "--rubrics",
-                                            str(rubrics), "--display", "none"]))
+                                            str(rubrics), "--display", "none"], {}))
     # the bounded readers (#26): a sparse 2 GB file, a 1 GB blank line, a run.json padded to
-    # 1 GB, and verify on a sparse 1.5 GB lights.jsonl
+    # 1 GB, and verify on a sparse 1.5 GB lights.jsonl; the first two and the last also with
+    # the file cap raised, so they are streamed past the 16 MiB line cap
     run_dir("sparse 2 GB trajectories", [])
     with open(folder / "sparse 2 GB trajectories" / "trajectories.jsonl", "wb") as fh:
         fh.truncate(2 << 30)
+    out.append(("sparse 2 GB, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
     run_dir("1 GB blank line", [trajectories.rstrip(b"\n")])
     with open(folder / "1 GB blank line" / "trajectories.jsonl", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
         fh.write(b"\n")
+    out.append(("1 GB blank line, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
     run_dir("run.json padded to 1 GB", [trajectories.rstrip(b"\n")])
     with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
         for _ in range(1024):
@@ -215,19 +227,20 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
                                    base["id"], base["sha256"])
     with open(sparse_suite / "lights.jsonl", "wb") as fh:
         fh.truncate(3 << 29)
-    out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
-                                                 "--display", "plain"]))
+    verify = ["verify", str(sparse_suite), "--jobs", "1", "--display", "plain"]
+    out.append(("verify: sparse 1.5 GB jsonl", verify, {}))
+    out.append(("verify: sparse 1.5 GB, cap 4 GiB", verify, RAISED_FILE_CAP))
     # a 400 MB reply to `run --agent llm` (the client stops at its 8 MiB cap; the issue
     # measured 1.27 GB before the cap)
     out.append(("run: 400 MB LLM reply", ["run", "--suite", str(suite), "--agent", "llm",
                                           "--model", "fuzz",
                                           "--base-url", _big_reply_server(400 << 20),
                                           "--retries", "0", "--out", str(folder / "llm-run"),
-                                          "--display", "none"]))
+                                          "--display", "none"], {}))
     big_rubrics = folder / "big-rubrics.json"
     big_rubrics.write_bytes(dumps({f"t{i}": ["a", "b", *["c"] * 48] for i in range(200_000)}))
     out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
-                                        str(big_rubrics), "--display", "none"]))
+                                        str(big_rubrics), "--display", "none"], {}))
     return out
 
 
@@ -280,7 +293,7 @@ def peak_memory(folder: Path, only: list[str] | None = None,
     """Each adversarial row in a fresh interpreter: its peak RSS, exit, wall and CPU seconds
     (a row past ``timeout`` is reported as timed out, not raised); rows print as they end."""
     rows = []
-    for name, args in adversarial_score_files(folder):
+    for name, args, extra in adversarial_score_files(folder):
         if only and not any(part.lower() in name.lower() for part in only):
             continue
         # VmHWM, not ru_maxrss: Linux carries the forking parent's peak into ru_maxrss
@@ -293,7 +306,7 @@ def peak_memory(folder: Path, only: list[str] | None = None,
         try:
             proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
                                   capture_output=True, text=True, timeout=timeout,
-                                  env={**os.environ,
+                                  env={**os.environ, **extra,
                                        "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
             stderr, exit_code = proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as exc:  # killed: its peak is unknown
