@@ -195,6 +195,15 @@ def adversarial_score_files(folder: Path) -> list[Row]:
                     "turns": [dict(turn, turn=i + 1) for i in range(10_000)]}
     run_dir("10k turns x 20 episodes", records=[{**long_episode, "attempt": 0}] * 20)
     run_dir("50 MB raw reply", records=[{**record, "turns": [dict(turn, raw="x" * 50_000_000)]}])
+    # lines of 15 MB (under the 16 MiB line cap), 240 MB and 510 MB in all (under the
+    # 512 MiB file cap): every record is held while the run is scored
+    bulky = {**record, "turns": [dict(turn, raw="x" * (15 << 20)), *record["turns"][1:]]}
+    planned = meta["attempts"]
+    for lines in (16, 34):
+        meta["attempts"] = lines
+        run_dir(f"{lines} lines of 15 MB, planned",
+                records=[{**bulky, "attempt": i} for i in range(lines)])
+    meta["attempts"] = planned
     run_dir("100k torn lines", [b'{"task_id": "' + b"x" * 200] * 100_000)
     run_dir("deep and wide", [b"[" * 100_000 + b"]" * 100_000, dumps([[0] * 1000] * 1000)])
     findings = folder / "findings.jsonl"
