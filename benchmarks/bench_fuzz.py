@@ -222,13 +222,13 @@ def adversarial_score_files(folder: Path) -> list[Row]:
     with open(folder / "sparse 2 GB trajectories" / "trajectories.jsonl", "wb") as fh:
         fh.truncate(2 << 30)
     out.append(("sparse 2 GB, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
-    run_dir("1 GB blank line", [trajectories.rstrip(b"\n")])
+    run_dir("1 GB blank line", [dumps(record)])
     with open(folder / "1 GB blank line" / "trajectories.jsonl", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
         fh.write(b"\n")
     out.append(("1 GB blank line, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
-    run_dir("run.json padded to 1 GB", [trajectories.rstrip(b"\n")])
+    run_dir("run.json padded to 1 GB", [dumps(record)])
     with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
