@@ -5,7 +5,8 @@ the fuzzing process per surface and, separately, the peak memory of ``arena-gen 
 ``verify`` on adversarial files (a subprocess each, its max RSS).
 
     python benchmarks/bench_fuzz.py [--cases 10000] [--surface NAME ...] [--env ENV] [--seed 0]
-                                    [--clock wall|cpu] [--quick]
+                                    [--clock wall|cpu] [--quick] [--no-memory]
+                                    [--memory-only] [--memory-row TEXT] [--memory-timeout S]
 
 ``--env energy`` feeds the per-env surfaces (suite task lines, importers) that env's documents
 only, and runs only those surfaces unless ``--surface`` names others.
@@ -110,8 +111,9 @@ def run_surface(name: str, cases: int, seed: int, first: int, show: int,
             signal.setitimer(timer, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
             if (case - first + 1) % 1000 == 0:
-                print(f"progress {name}: {case - first + 1} cases {counts}", file=sys.stderr,
-                      flush=True)
+                print(f"progress {name}: {case - first + 1} cases {counts} "
+                      f"{time.perf_counter() - start:.0f} s, peak {peak_rss_mb()} MB",
+                      file=sys.stderr, flush=True)
             took = now() - t0
             slowest = max(slowest, took)
             if took > SLOW_SECONDS:
@@ -142,10 +144,19 @@ def peak_rss_mb() -> float | None:
     return round(int(hwm[0].split()[1]) / 1024, 1) if hwm else None
 
 
-def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
+#: A memory row: its name, the CLI arguments, and the environment variables it adds.
+Row = tuple[str, list[str], dict[str, str]]
+#: The per-file cap raised past the adversaries' sizes, so the readers stream them line by
+#: line (under the 16 MiB line cap) instead of refusing them from their size.
+RAISED_FILE_CAP = {"ARENA_GEN_MAX_FILE_BYTES": str(4 << 30)}
+
+
+def adversarial_score_files(folder: Path) -> list[Row]:
     """Run dirs and findings files built to make ``score`` allocate: many turns, huge claimed
     budgets, a 100k-line findings file, deep and wide JSON, one 50 MB line; and the bounded
-    readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite)."""
+    readers' adversaries (sparse, blank-line and padded files; ``verify`` on a sparse suite),
+    under the default caps and, where a size refusal would end the row at once, with the file
+    cap raised."""
     from fuzz_surfaces import GOOD_FINDING, write_suite_dir
 
     from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
@@ -157,7 +168,7 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     record = {k: v for k, v in json.loads(trajectories).items() if k != PREV}
     meta = json.loads(run_json)
     meta["suite_path"] = str(suite)
-    out = []
+    out: list[Row] = []
 
     def run_dir(name: str, lines: list[bytes] | None = None,
                 records: list[dict[str, Any]] | None = None) -> None:
@@ -170,20 +181,29 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
             data, head = chain_lines(records, plan_digest(meta))
             (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
             (run / "trajectories.jsonl").write_bytes(data)
-            out.append((name, ["score", str(run), "--display", "none"]))
+            out.append((name, ["score", str(run), "--display", "none"], {}))
             return
         (run / "run.json").write_text(json.dumps({k: v for k, v in meta.items()
                                                   if k != "chain"}))
         with open(run / "trajectories.jsonl", "wb") as fh:
             for line in lines or []:
                 fh.write(line + b"\n")
-        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"]))
+        out.append((name, ["score", str(run), "--allow-unchained", "--display", "none"], {}))
 
     turn = record["turns"][0]
     long_episode = {**record, "budget": 10_000, "steps": 10_000,
                     "turns": [dict(turn, turn=i + 1) for i in range(10_000)]}
     run_dir("10k turns x 20 episodes", records=[{**long_episode, "attempt": 0}] * 20)
     run_dir("50 MB raw reply", records=[{**record, "turns": [dict(turn, raw="x" * 50_000_000)]}])
+    # lines of 15 MB (under the 16 MiB line cap), 240 MB and 510 MB in all (under the
+    # 512 MiB file cap): every record is held while the run is scored
+    bulky = {**record, "turns": [dict(turn, raw="x" * (15 << 20)), *record["turns"][1:]]}
+    planned = meta["attempts"]
+    for lines in (16, 34):
+        meta["attempts"] = lines
+        run_dir(f"{lines} lines of 15 MB, planned",
+                records=[{**bulky, "attempt": i} for i in range(lines)])
+    meta["attempts"] = planned
     run_dir("100k torn lines", [b'{"task_id": "' + b"x" * 200] * 100_000)
     run_dir("deep and wide", [b"[" * 100_000 + b"]" * 100_000, dumps([[0] * 1000] * 1000)])
     findings = folder / "findings.jsonl"
@@ -194,18 +214,21 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
     rubrics = folder / "rubrics.json"
     rubrics.write_bytes(dumps({f"t{i}": ["a", "b"] for i in range(1000)}))
     out.append(("findings, 100k attempts", ["score", "--findings", str(findings), "--rubrics",
-                                            str(rubrics), "--display", "none"]))
+                                            str(rubrics), "--display", "none"], {}))
     # the bounded readers (#26): a sparse 2 GB file, a 1 GB blank line, a run.json padded to
-    # 1 GB, and verify on a sparse 1.5 GB lights.jsonl
+    # 1 GB, and verify on a sparse 1.5 GB lights.jsonl; the first two and the last also with
+    # the file cap raised, so they are streamed past the 16 MiB line cap
     run_dir("sparse 2 GB trajectories", [])
     with open(folder / "sparse 2 GB trajectories" / "trajectories.jsonl", "wb") as fh:
         fh.truncate(2 << 30)
-    run_dir("1 GB blank line", [trajectories.rstrip(b"\n")])
+    out.append(("sparse 2 GB, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
+    run_dir("1 GB blank line", [dumps(record)])
     with open(folder / "1 GB blank line" / "trajectories.jsonl", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
         fh.write(b"\n")
-    run_dir("run.json padded to 1 GB", [trajectories.rstrip(b"\n")])
+    out.append(("1 GB blank line, cap 4 GiB", out[-1][1], RAISED_FILE_CAP))
+    run_dir("run.json padded to 1 GB", [dumps(record)])
     with open(folder / "run.json padded to 1 GB" / "run.json", "ab") as fh:
         for _ in range(1024):
             fh.write(b" " * (1 << 20))
@@ -213,19 +236,20 @@ def adversarial_score_files(folder: Path) -> list[tuple[str, list[str]]]:
                                    base["id"], base["sha256"])
     with open(sparse_suite / "lights.jsonl", "wb") as fh:
         fh.truncate(3 << 29)
-    out.append(("verify: sparse 1.5 GB jsonl", ["verify", str(sparse_suite), "--jobs", "1",
-                                                 "--display", "plain"]))
+    verify = ["verify", str(sparse_suite), "--jobs", "1", "--display", "plain"]
+    out.append(("verify: sparse 1.5 GB jsonl", verify, {}))
+    out.append(("verify: sparse 1.5 GB, cap 4 GiB", verify, RAISED_FILE_CAP))
     # a 400 MB reply to `run --agent llm` (the client stops at its 8 MiB cap; the issue
     # measured 1.27 GB before the cap)
     out.append(("run: 400 MB LLM reply", ["run", "--suite", str(suite), "--agent", "llm",
                                           "--model", "fuzz",
                                           "--base-url", _big_reply_server(400 << 20),
                                           "--retries", "0", "--out", str(folder / "llm-run"),
-                                          "--display", "none"]))
+                                          "--display", "none"], {}))
     big_rubrics = folder / "big-rubrics.json"
     big_rubrics.write_bytes(dumps({f"t{i}": ["a", "b", *["c"] * 48] for i in range(200_000)}))
     out.append(("rubrics, 200k tasks", ["score", "--findings", str(findings), "--rubrics",
-                                        str(big_rubrics), "--display", "none"]))
+                                        str(big_rubrics), "--display", "none"], {}))
     return out
 
 
@@ -265,24 +289,49 @@ def _big_reply_server(size: int) -> str:
     return f"http://{host}:{port}/v1"
 
 
-def peak_memory(folder: Path) -> list[dict[str, Any]]:
+#: Real seconds one memory row may take: its largest input (20 chained 10,000-turn episodes,
+#: every line schema-checked before the plan refuses the duplicates) needs minutes of CPU, and
+#: 600 s of wall time was too little on 2 cores shared with other work.
+MEMORY_TIMEOUT = 1800
+#: The ceiling issue 26 sets for ``score`` and ``verify`` on adversarial inputs.
+MEMORY_LIMIT_MB = 500
+
+
+def peak_memory(folder: Path, only: list[str] | None = None,
+                timeout: float = MEMORY_TIMEOUT) -> list[dict[str, Any]]:
+    """Each adversarial row in a fresh interpreter: its peak RSS, exit, wall and CPU seconds
+    (a row past ``timeout`` is reported as timed out, not raised); rows print as they end."""
     rows = []
-    for name, args in adversarial_score_files(folder):
+    for name, args, extra in adversarial_score_files(folder):
+        if only and not any(part.lower() in name.lower() for part in only):
+            continue
         # VmHWM, not ru_maxrss: Linux carries the forking parent's peak into ru_maxrss
         code = ("import sys\nfrom arena_gen.cli import main\n"
                 "try:\n    main(sys.argv[1:], standalone_mode=True)\nfinally:\n"
                 "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
                 "    print('MAXRSS', hwm[0].split()[1], file=sys.stderr)\n")
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
-                              capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
-        rss = [int(x.split()[1]) for x in proc.stderr.splitlines() if x.startswith("MAXRSS")]
-        lines = [x for x in proc.stderr.strip().splitlines() if not x.startswith("MAXRSS")]
-        rows.append({"file": name, "exit": proc.returncode, "peak_mb": round(rss[0] / 1024, 1)
-                     if rss else None, "seconds": round(time.perf_counter() - t0, 1),
-                     "traceback": "Traceback" in proc.stderr,
-                     "message": (lines or [""])[-1][:120]})
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code, *args],
+                                  capture_output=True, text=True, timeout=timeout,
+                                  env={**os.environ, **extra,
+                                       "OPENAI_API_KEY": "sk-fuzz-0123456789abcdef"})
+            stderr, exit_code = proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:  # killed: its peak is unknown
+            err = exc.stderr or b""
+            stderr = err.decode(errors="replace") if isinstance(err, bytes) else err
+            stderr, exit_code = stderr + f"\nTIMEOUT after {timeout:.0f} s", -9
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss = [int(x.split()[1]) for x in stderr.splitlines() if x.startswith("MAXRSS")]
+        lines = [x for x in stderr.strip().splitlines() if not x.startswith("MAXRSS")]
+        row = {"file": name, "exit": exit_code,
+               "peak_mb": round(rss[0] / 1024, 1) if rss else None,
+               "seconds": round(time.perf_counter() - t0, 1),
+               "cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
+               "traceback": "Traceback" in stderr, "message": (lines or [""])[-1][:120]}
+        print(f"memory row: {json.dumps(row)}", file=sys.stderr, flush=True)
+        rows.append(row)
     return rows
 
 
@@ -300,6 +349,12 @@ def main() -> None:
                              "real time is a hang too)")
     parser.add_argument("--show", type=int, default=3, help="tracebacks printed per surface")
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the peak-memory rows (score/verify on adversarial files)")
+    parser.add_argument("--memory-row", action="append", metavar="TEXT",
+                        help="only the memory rows whose name contains TEXT")
+    parser.add_argument("--memory-timeout", type=float, default=MEMORY_TIMEOUT,
+                        help="real seconds per memory row before it is reported as timed out")
     parser.add_argument("--quick", action="store_true", help="300 cases per surface")
     args = parser.parse_args()
     if args.quick:
@@ -316,9 +371,10 @@ def main() -> None:
     for name in names:
         for make in FIXTURES.get(name, ()):
             make()
-    rows = [run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
-                        args.clock)
-            for name in names]
+    rows = [] if args.memory_only else [
+        run_surface(name, args.cases, args.seed, args.first_case, args.show, args.env,
+                    args.clock)
+        for name in names]
     print(f"{'surface':36} {'cases':>7} {'ok':>7} {'error':>7} {'forged':>6} {'tracebk':>7} "
           f"{'hang':>5} {'slowest s':>9} {'seconds':>8} {'peak MB':>8}")
     for r in rows:
@@ -326,16 +382,19 @@ def main() -> None:
               f"{r['forged']:6d} {r['traceback']:7d} {r['hang']:5d} {r['slowest_s']:9.3f} "
               f"{r['seconds']:8.1f} {r['peak_mb']!s:>8}"
               + (f"  {r['traceback_kinds']}" if r["traceback_kinds"] else ""))
+    mem: list[dict[str, Any]] = []
     if not args.no_memory:
         with tempfile.TemporaryDirectory(prefix="fuzz-mem-") as tmp:
-            mem = peak_memory(Path(tmp))
-        print(f"\n{'score (or verify) on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} traceback")
+            mem = peak_memory(Path(tmp), args.memory_row, args.memory_timeout)
+        print(f"\n{'score (or verify) on':28} {'exit':>4} {'peak MB':>8} {'seconds':>8} "
+              f"{'CPU s':>7} traceback")
         for m in mem:
             print(f"{m['file']:28} {m['exit']:4d} {m['peak_mb']!s:>8} {m['seconds']:8.1f} "
-                  f"{m['traceback']}  {m['message']}")
+                  f"{m['cpu_s']:7.1f} {m['traceback']}  {m['message']}")
     print(f"\npeak RSS of this process: "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
-    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows)
+    bad = sum(r["traceback"] + r["hang"] + r["forged"] for r in rows) + sum(
+        m["traceback"] or m["peak_mb"] is None or m["peak_mb"] >= MEMORY_LIMIT_MB for m in mem)
     sys.exit(1 if bad else 0)
 
 

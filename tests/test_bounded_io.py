@@ -296,6 +296,37 @@ def test_peak_memory_of_score_and_verify_on_adversarial_inputs(plain: Path, play
     assert mb < 500 and "longer than 16777216 bytes" in out, (mb, out)
 
 
+def test_chained_lines_are_read_one_at_a_time(played: Path, tmp_path: Path) -> None:
+    """score held every raw line of trajectories.jsonl beside its decoded record: 16 lines of
+    15 MB (240 MB, under every cap) took 545 MB. The raw bytes are now dropped line by line, so
+    reading costs about the decoded records alone (here 4 lines of 6 MiB)."""
+    import tracemalloc
+
+    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
+
+    run = copy(played, tmp_path / "big-lines")
+    meta = json.loads((run / "run.json").read_bytes())
+    first = {k: v for k, v in json.loads(
+        (run / "trajectories.jsonl").read_bytes().splitlines()[0]).items() if k != PREV}
+    bulky = [{**first, "attempt": i, "turns": [dict(first["turns"][0], raw="x" * (6 * MiB))]}
+             for i in range(4)]
+    data, head = chain_lines(bulky, plan_digest(meta))
+    (run / "trajectories.jsonl").write_bytes(data)
+    (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+    size = len(data)
+    del data, bulky
+    tracemalloc.start()
+    try:
+        records = RunDir(run).numbered_records()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [r["attempt"] for _, r in records] == [0, 1, 2, 3]
+    # 2.25 x the file before (every raw line and every record), 1.5 x after (the records and
+    # the line being decoded)
+    assert peak < 1.75 * size, (peak / MiB, size / MiB)
+
+
 # -- import bounds -------------------------------------------------------------------------------
 def _trading_source(tmp_path: Path, edit: Callable[[dict[str, object]], None] | None = None,
                     ) -> Path:

@@ -280,9 +280,11 @@ class RunDir:
             warnings.warn(f"skipping a corrupt line: {self.trajectories}:{lineno}: longer than "
                           f"{max_line_bytes()} bytes", stacklevel=4)
 
-        # streamed with the per-line cap; a torn tail (no newline yet) is not a line
-        raws = [(lineno, raw) for lineno, raw in iter_lines(
-            self.trajectories, what=TRAJECTORIES, on_overlong=overlong) if raw.endswith(b"\n")]
+        # streamed with the per-line cap, one line held at a time (holding every raw line
+        # beside its decoded record doubled score's peak); a torn tail (no newline yet) is not
+        # a line
+        raws = ((lineno, raw) for lineno, raw in iter_lines(
+            self.trajectories, what=TRAJECTORIES, on_overlong=overlong) if raw.endswith(b"\n"))
         if chain is None:
             return self._unchained(raws, meta)
         head = expected = plan_digest(meta or {})
@@ -314,7 +316,7 @@ class RunDir:
             del record[PREV]  # a link of the file, not a fact of the episode
             out.append((lineno, record))
         if head not in (chain.get("head"), chain.get("pending")):
-            last = f"line {raws[-1][0]}" if raws else "the plan (no line)"
+            last = f"line {previous}" if previous else "the plan (no line)"
             raise ChainError(f"run.json's chain head is not the digest of the last line "
                              f"({last} of {file}): lines after it were deleted, or the last "
                              f"line or the head was edited", file=str(self.run_json),
@@ -323,7 +325,7 @@ class RunDir:
         self.unchained = False
         return out
 
-    def _unchained(self, raws: list[tuple[int, bytes]], meta: dict[str, Any] | None
+    def _unchained(self, raws: Iterable[tuple[int, bytes]], meta: dict[str, Any] | None
                    ) -> list[tuple[int, dict[str, Any]]]:
         """The lines of a run written before the chain (run.json has no ``chain``)."""
         file = str(self.trajectories)
