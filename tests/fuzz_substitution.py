@@ -341,15 +341,15 @@ def _check_task_memo() -> Callable[..., Any]:
     real = verify.check_task
     memo: dict[str, Any] = _TASK_CHECKS
 
-    def check(task: Any, manifest: dict[str, Any] | None = None) -> Any:
+    def check(task: Any, manifest: dict[str, Any] | None = None, **options: Any) -> Any:
         part = {k: v for k, v in (manifest or {}).items()
                 if k not in ("tasks", "suite_sha256", "counts", "build", "calibration")}
-        try:
-            key = canonical_json([task.to_dict(), part])
+        try:  # options (a sealed suite's tree key) are part of what the check depends on
+            key = canonical_json([task.to_dict(), part, repr(sorted(options.items()))])
         except (ValueError, TypeError):
-            return real(task, manifest)
+            return real(task, manifest, **options)
         if key not in memo:
-            memo[key] = real(task, manifest)
+            memo[key] = real(task, manifest, **options)
         return memo[key]
 
     return check

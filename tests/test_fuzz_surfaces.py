@@ -117,7 +117,7 @@ def test_the_suite_oracle_sees_a_verify_that_does_not_pin_the_attempt(tmp_path: 
     forged = copy.deepcopy(tasks), copy.deepcopy(manifest)
     _sub_reroll(*forged, random.Random(1))  # build stats fixed up too (rng 1: 0.13 < 0.7)
     _write_suite_files(tmp_path / "reroll", *forged, refreeze=True)
-    with mock.patch.object(verify, "earlier_attempts", lambda task: (None, {})), \
+    with mock.patch.object(verify, "earlier_attempts", lambda task, *_: (None, {})), \
             mock.patch.object(verify, "seed_problems", lambda suite, checks: []):
         assert judge_suite(tmp_path / "reroll") == "forged"
     _TASK_CHECKS.clear()
