@@ -42,21 +42,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
+from bench_reference import ENV_VAR, load  # the one by-path loader of reference files
 
-ENV_VAR = "ARENA_GEN_ODYSSEY_CHECKOUT"
 SUITE = "odyssey-lite"
 #: The released reference data, beside the repository as the differential tests expect it.
 DATA = Path(__file__).resolve().parents[2] / "shared" / "reference-data" / "odyssey-arena"
@@ -76,23 +73,6 @@ REFERENCE = {
     "energy": ("EnergyEnv/EnergyEnv_v5.py", "DynamicEnergyGrid"),
     "repo": ("RepoEnv/RepoEnv_v7.py", "ComputerEnvSetupInductionEnvV7_5"),
 }
-
-
-def load(checkout: Path, relative: str, name: str) -> ModuleType:
-    """Import one reference file by path (its folder on sys.path for its sibling imports)."""
-    path = checkout / relative
-    if not path.is_file():
-        raise SystemExit(f"{ENV_VAR}={checkout}: no {relative} there")
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module
 
 
 @dataclass

@@ -40,15 +40,20 @@ REPO_MIX = {9: 6, 10: 9, 11: 9, 12: 6}  # RepoGenerator_v5.py's Lite recipe
 
 
 def load(checkout: Path, relative: str, name: str) -> ModuleType:
-    """Import one reference file by path, under a private module name."""
+    """Import one reference file by path, under a private module name (its folder on sys.path
+    for its sibling imports)."""
     path = checkout / relative
     if not path.is_file():
         raise SystemExit(f"{ENV_VAR}={checkout}: no {relative} there")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     return module
 
 
