@@ -327,6 +327,40 @@ def test_chained_lines_are_read_one_at_a_time(played: Path, tmp_path: Path) -> N
     assert peak < 1.75 * size, (peak / MiB, size / MiB)
 
 
+def test_score_holds_one_line_at_a_time(played: Path, tmp_path: Path) -> None:
+    """score kept every decoded record until the run was judged: 34 planned lines of 15 MB
+    (510 MB, under every default cap) took 593 MB. Each line is now judged as it is read and
+    only its finding and token counts kept, so the peak is about one line's, not the file's
+    (here 32 planned lines of 1 MiB: the traced peak was above the file's size before, and
+    is a few lines' worth now: the raw line, its text and its record)."""
+    import tracemalloc
+
+    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
+    from arena_gen.scoring.score import score_run
+
+    run = copy(played, tmp_path / "bulky-run")
+    meta = json.loads((run / "run.json").read_bytes())
+    first = {k: v for k, v in json.loads(
+        (run / "trajectories.jsonl").read_bytes().splitlines()[0]).items() if k != PREV}
+    meta = {**meta, "tasks": [first["task_id"]], "attempts": 32}
+    bulky = [{**first, "attempt": i,
+              "turns": [dict(first["turns"][0], raw="x" * MiB), *first["turns"][1:]]}
+             for i in range(32)]
+    data, head = chain_lines(bulky, plan_digest(meta))
+    (run / "trajectories.jsonl").write_bytes(data)
+    (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+    size = len(data)
+    del data, bulky
+    tracemalloc.start()
+    try:
+        summary = score_run(run)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert summary["coverage"]["planned"] == summary["coverage"]["scored"] == 32
+    assert peak < 0.4 * size, (peak / MiB, size / MiB)
+
+
 # -- import bounds -------------------------------------------------------------------------------
 def _trading_source(tmp_path: Path, edit: Callable[[dict[str, object]], None] | None = None,
                     ) -> Path:

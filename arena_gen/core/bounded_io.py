@@ -117,9 +117,14 @@ def _too_large(path: str | os.PathLike[str], limit: int, env: str | None) -> Sch
 def _read_capped(path: str | os.PathLike[str], limit: int, env: str | None,
                  what: str) -> bytes:
     with open_regular(path, what) as fh:
-        if os.fstat(fh.fileno()).st_size > limit:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
             raise _too_large(path, limit, env)
-        data = fh.read(limit + 1)
+        # read(n) sets n bytes aside before reading: ask for the size the file has (a small
+        # document then costs its size, not the cap), and for the rest only if it grew
+        data = fh.read(size + 1)
+        if len(data) > size:
+            data += fh.read(limit + 1 - len(data))
     if len(data) > limit:  # grew after the fstat
         raise _too_large(path, limit, env)
     return data

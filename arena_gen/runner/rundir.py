@@ -262,16 +262,23 @@ class RunDir:
         return [record for _, record in self.numbered_records()]
 
     def numbered_records(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every line of :meth:`iter_numbered_records`, read to the end (the chain checked)."""
+        return list(self.iter_numbered_records())
+
+    def iter_numbered_records(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """The complete lines with their line numbers (what errors name), each a valid
         trajectory record (without its ``prev`` link). A chained run's lines must form its
         chain from run.json's plan to its head (or to the ``pending`` head of a write a kill
         interrupted); a break is a
         :class:`ChainError` naming file and line. A run written before the chain
         (:attr:`unchained`) is read as it always was: an undecodable line is skipped with a
-        warning, and the rest is not schema-checked here (``score`` checks it)."""
+        warning, and the rest is not schema-checked here (``score`` checks it).
+        One line is held at a time, so a caller that keeps less than the whole record (``score``)
+        needs memory for one line, not the file; the chain's head is checked after the last line,
+        so a caller must read to the end before trusting what it kept."""
         if not os.path.lexists(self.trajectories):  # a FIFO or device is refused, not skipped
             self._count, self.unchained = 0, False
-            return []
+            return
         meta = self.read_meta() if self.exists() else None
         chain = (meta or {}).get("chain")
         file = str(self.trajectories)
@@ -286,10 +293,10 @@ class RunDir:
         raws = ((lineno, raw) for lineno, raw in iter_lines(
             self.trajectories, what=TRAJECTORIES, on_overlong=overlong) if raw.endswith(b"\n"))
         if chain is None:
-            return self._unchained(raws, meta)
+            yield from self._unchained(raws, meta)
+            return
         head = expected = plan_digest(meta or {})
-        out = []
-        previous = 0
+        count = previous = 0
         for lineno, raw in raws:
             if not raw.strip():
                 raise ChainError("a blank line inside a chained trajectories file (a line was "
@@ -314,22 +321,23 @@ class RunDir:
             head = expected = digest
             previous = lineno
             del record[PREV]  # a link of the file, not a fact of the episode
-            out.append((lineno, record))
+            count += 1
+            yield lineno, record
         if head not in (chain.get("head"), chain.get("pending")):
             last = f"line {previous}" if previous else "the plan (no line)"
             raise ChainError(f"run.json's chain head is not the digest of the last line "
                              f"({last} of {file}): lines after it were deleted, or the last "
                              f"line or the head was edited", file=str(self.run_json),
                              json_path="$.chain.head")
-        self._head, self._genesis, self._count = head, plan_digest(meta or {}), len(out)
+        self._head, self._genesis, self._count = head, plan_digest(meta or {}), count
         self.unchained = False
-        return out
 
     def _unchained(self, raws: Iterable[tuple[int, bytes]], meta: dict[str, Any] | None
-                   ) -> list[tuple[int, dict[str, Any]]]:
-        """The lines of a run written before the chain (run.json has no ``chain``)."""
+                   ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The lines of a run written before the chain (run.json has no ``chain``);
+        :attr:`unchained` is set before the first line is yielded."""
         file = str(self.trajectories)
-        out = []
+        count = 0
         for lineno, raw in raws:
             if not raw.strip():
                 continue
@@ -346,10 +354,11 @@ class RunDir:
                 raise ChainError("a chained line, but run.json records no chain head (its "
                                  "chain was removed, or run.json replaced)", file=file,
                                  line=lineno, task_id=_task_of(record), json_path=f"$.{PREV}")
-            out.append((lineno, record))
-        self.unchained = bool(out) and meta is not None
-        self._count, self._head = len(out), None
-        return out
+            count += 1
+            self.unchained = meta is not None
+            yield lineno, record
+        self.unchained = bool(count) and meta is not None
+        self._count, self._head = count, None
 
     def finished(self) -> set[Key]:
         """Keys whose latest record is a finished episode (not an infra error)."""

@@ -319,49 +319,74 @@ def _agent_names(agent: str, task: Task, cache: dict[tuple[str, str, int], set[s
     return cache[key]
 
 
-def planned_records(meta: dict[str, Any], numbered: Sequence[tuple[int, dict[str, Any]]],
+class PlanCheck:
+    """Admits the lines of a run's plan one at a time (see :func:`planned_records`), keeping per
+    (task, attempt) key only the line number and end reason of the line it admitted."""
+
+    def __init__(self, meta: dict[str, Any], tasks: dict[str, Task], file: str) -> None:
+        plan = [str(t) for t in meta.get("tasks", [])]
+        self.planned = set(plan)
+        for tid in plan:
+            if tid not in tasks:
+                raise PlanError("run.json plans a task the suite does not have", file=file,
+                                task_id=tid, json_path="$.tasks")
+        self.tasks, self.file = tasks, file
+        self.attempts = int(meta.get("attempts", 1))
+        self.agent = str((meta.get("agent") or {}).get("name", ""))
+        self.mode = meta.get("mode")
+        self.names: dict[tuple[str, str, int], set[str]] = {}
+        self.kept: dict[tuple[str, int], tuple[int, Any]] = {}
+
+    def admit(self, lineno: int, rec: dict[str, Any]) -> tuple[str, int]:
+        """The line's key, or a :class:`PlanError` naming file and line when it is not a line of
+        this run; a later line for a key replaces an ``infra_error`` one (its retry)."""
+        tid, attempt = str(rec["task_id"]), int(rec["attempt"])
+
+        def refuse(why: str, path: str) -> PlanError:
+            return PlanError(f"{why}: not a line of this run (refused, not scored)",
+                             file=self.file, line=lineno, task_id=tid, json_path=path)
+
+        if tid not in self.planned:
+            raise refuse("the task is not in the run's plan (run.json tasks)", "$.task_id")
+        task = self.tasks[tid]
+        if not 0 <= attempt < self.attempts:
+            raise refuse(f"attempt {attempt} is outside the run's {self.attempts} attempt(s)",
+                         "$.attempt")
+        if rec.get("env") != task.env:
+            raise refuse(f"env {rec.get('env')!r} is not the task's {task.env!r}", "$.env")
+        if rec.get("agent") not in _agent_names(self.agent, task, self.names):
+            raise refuse(f"agent {rec.get('agent')!r} is not the run's {self.agent!r}",
+                         "$.agent")
+        if rec.get("mode") != self.mode:
+            raise refuse(f"mode {rec.get('mode')!r} is not the run's {self.mode!r}", "$.mode")
+        earlier = self.kept.get((tid, attempt))
+        if earlier is not None and earlier[1] != "infra_error":
+            raise refuse(f"a second line for attempt {attempt} (the first is line "
+                         f"{earlier[0]})", "$.attempt")
+        self.kept[(tid, attempt)] = (lineno, rec.get("end_reason"))
+        return tid, attempt
+
+
+def planned_records(meta: dict[str, Any], numbered: Iterable[tuple[int, dict[str, Any]]],
                     tasks: dict[str, Task], file: str) -> list[tuple[int, dict[str, Any]]]:
     """The lines of the run's plan, one per (task, attempt) key, in file order: a line of a task
     outside run.json's ``tasks`` (or the suite), an attempt index outside ``attempts``, another
     env, agent or mode than the run's, or a second line for a key is refused with a
     :class:`PlanError` naming file and line. The one duplicate a run leaves is kept: an
     ``infra_error`` line followed by its retry (``--resume`` appends, ``finalize`` drops it)."""
-    plan = [str(t) for t in meta.get("tasks", [])]
-    planned = set(plan)
-    for tid in plan:
-        if tid not in tasks:
-            raise PlanError("run.json plans a task the suite does not have", file=file,
-                            task_id=tid, json_path="$.tasks")
-    attempts = int(meta.get("attempts", 1))
-    agent = str((meta.get("agent") or {}).get("name", ""))
-    mode = meta.get("mode")
-    names: dict[tuple[str, str, int], set[str]] = {}
-    kept: dict[tuple[str, int], tuple[int, dict[str, Any]]] = {}
-    for lineno, rec in numbered:
-        tid, attempt = str(rec["task_id"]), int(rec["attempt"])
-
-        def refuse(why: str, path: str, tid: str = tid, lineno: int = lineno) -> PlanError:
-            return PlanError(f"{why}: not a line of this run (refused, not scored)", file=file,
-                             line=lineno, task_id=tid, json_path=path)
-
-        if tid not in planned:
-            raise refuse("the task is not in the run's plan (run.json tasks)", "$.task_id")
-        task = tasks[tid]
-        if not 0 <= attempt < attempts:
-            raise refuse(f"attempt {attempt} is outside the run's {attempts} attempt(s)",
-                         "$.attempt")
-        if rec.get("env") != task.env:
-            raise refuse(f"env {rec.get('env')!r} is not the task's {task.env!r}", "$.env")
-        if rec.get("agent") not in _agent_names(agent, task, names):
-            raise refuse(f"agent {rec.get('agent')!r} is not the run's {agent!r}", "$.agent")
-        if rec.get("mode") != mode:
-            raise refuse(f"mode {rec.get('mode')!r} is not the run's {mode!r}", "$.mode")
-        earlier = kept.get((tid, attempt))
-        if earlier is not None and earlier[1].get("end_reason") != "infra_error":
-            raise refuse(f"a second line for attempt {attempt} (the first is line "
-                         f"{earlier[0]})", "$.attempt")
-        kept[(tid, attempt)] = (lineno, rec)
+    check = PlanCheck(meta, tasks, file)
+    kept = {check.admit(lineno, rec): (lineno, rec) for lineno, rec in numbered}
     return sorted(kept.values(), key=lambda x: x[0])
+
+
+def _usage_only(record: dict[str, Any]) -> dict[str, Any]:
+    """The part of a record :func:`aggregate` reads (each turn's token counts): ``score`` keeps
+    this instead of the record, so its memory does not grow with what the lines carry."""
+    keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    turns = record.get("turns") or []
+    return {"turns": [{"tokens": {k: u[k] for k in keys if k in u}
+                       if isinstance(u := t.get("tokens"), dict) else None}
+                      for t in turns if isinstance(t, dict)]}
 
 
 def coverage_text(summary: dict[str, Any]) -> str:
@@ -404,34 +429,41 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
         raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
     tasks = {t.id: t for t in suite_obj.all_tasks()}
     file = str(rundir.trajectories)
-    numbered = rundir.numbered_records()  # the chain checked, every line schema-valid
-    if rundir.unchained and not allow_unchained:
-        raise ArenaGenError(
-            f"{rundir.run_json}: the run records no trajectory chain (written by an arena-gen "
-            f"before trajectories.jsonl was hash-chained), so a deleted, reordered or inserted "
-            f"line in {file} cannot be detected; pass --allow-unchained to score it anyway "
-            f"(every output then says 'unchained')")
-    if rundir.unchained:  # a chained run's lines were checked as they were read
-        for lineno, rec in numbered:
-            validate_doc(rec, "trajectory", file=file, line=lineno)
-    numbered = planned_records(meta, numbered, tasks, file)
+    plan = PlanCheck(meta, tasks, file)
     harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
-    lines, attempts, seen = [], [], set()
-    for _, rec in numbered:
-        task = tasks[rec["task_id"]]
+    # one line at a time: each is judged as it is read and only its finding and figures are
+    # kept, so score's memory does not grow with the size of the lines; the chain (checked
+    # as the lines are read, its head after the last) refuses the run before anything is
+    # written
+    judged: dict[tuple[str, int], tuple[int, dict[str, Any], Attempt]] = {}
+    for lineno, rec in rundir.iter_numbered_records():
+        if rundir.unchained:  # a chained run's lines were checked as they were read
+            if not allow_unchained:
+                raise ArenaGenError(
+                    f"{rundir.run_json}: the run records no trajectory chain (written by an "
+                    f"arena-gen before trajectories.jsonl was hash-chained), so a deleted, "
+                    f"reordered or inserted line in {file} cannot be detected; pass "
+                    f"--allow-unchained to score it anyway (every output then says "
+                    f"'unchained')")
+            validate_doc(rec, "trajectory", file=file, line=lineno)
+        key = plan.admit(lineno, rec)
+        task = tasks[key[0]]
         line, replay = judge_attempt(task, rec, harness)
-        lines.append(line)
-        seen.add((task.id, int(rec["attempt"])))
         rubric = [r.id for r in task.rubric]
         score = attempt_score(line, rubric)
         kind = "infra_error" if score is None else "played"
-        attempts.append(Attempt(
-            task_id=task.id, env=task.env, level=level_of(task), attempt=int(rec["attempt"]),
+        judged[key] = (lineno, line, Attempt(
+            task_id=task.id, env=task.env, level=level_of(task), attempt=key[1],
             score=0.0 if strict and score is None else score,
             perfect=is_perfect(line["findings"], rubric) and score is not None,
-            record=rec, min_steps=task.certificate.min_steps,
+            record=_usage_only(rec), min_steps=task.certificate.min_steps,
             oracle_profit=task.certificate.facts.get("oracle_profit"),
             fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
+        del rec
+    in_order = sorted(judged.values(), key=lambda x: x[0])
+    lines = [line for _, line, _ in in_order]
+    attempts = [attempt for _, _, attempt in in_order]
+    seen = set(judged)
     expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
     absent = [tasks[tid] for tid, a in expected if (tid, a) not in seen]
     if strict:  # a planned attempt with no line is a failure, not a gap
