@@ -67,6 +67,15 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
                                        "--public PUBLIC")
             _verify_public(suite, ui, public_key, signature_file)
             return
+        from arena_gen.train.stream_check import is_stream
+
+        if is_stream(manifest):
+            if public is not None or secret_file is not None or sources or allow_unpinned:
+                raise click.UsageError("SUITE is a stream folder (arena-gen stream): it is "
+                                       "verified by drawing its tasks again; --sources, "
+                                       "--allow-unpinned, --secret and --public do not apply")
+            _verify_stream(suite, ui, jobs, public_key, signature_file)
+            return
         secret = Secret.read(secret_file) if secret_file is not None else None
         if rebuild:  # before reading and re-proving every task
             check_rebuildable(manifest)
@@ -146,3 +155,42 @@ def _verify_public(suite: str, ui: Any, public_key: Path | None,
         raise click.ClickException(f"{len(problems)} problem(s) in the public copy")
     ui.line("the public copy's schemas, hashes and ids hold; its commitments are checked "
             "against the private suite with verify PRIVATE --secret FILE --public PUBLIC")
+
+
+def _verify_stream(suite: str, ui: Any, jobs: int, public_key: Path | None,
+                   signature_file: Path | None) -> None:
+    """Check a stream folder by drawing its indices again (every line and the manifest must be
+    the bytes the draw writes; ``--rebuild`` adds nothing), and with ``public_key`` its
+    detached signature."""
+    from arena_gen.core.suite_io import read_manifest
+    from arena_gen.core.task import Task
+    from arena_gen.train.stream_check import stream_of, verify_stream
+
+    with user_errors():
+        manifest = read_manifest(suite)[1]
+        env, _ = stream_of(manifest, f"{suite}/manifest.json")
+        count = int(manifest["counts"][env])
+        with ui.work(f"verify stream {Path(suite).name or suite} ({jobs} jobs)", {env: count},
+                     jobs=jobs, reject_word="failed") as work:
+
+            def on_check(task: Task, ok: bool) -> None:
+                work.finished(task.env, rejected=int(not ok))
+
+            report = verify_stream(suite, jobs=jobs, on_check=on_check)
+        signature = None
+        if public_key is not None:
+            from arena_gen.core.signing import check_signature
+
+            signature = check_signature(report.suite.path, public_key, signature_file)
+    problems = report.problems + ([f"signature: {signature}"] if signature else [])
+    say = ui.line if ui.mode != "none" else (lambda text: click.echo(text, err=True))
+    for problem in problems:
+        say(f"FAIL stream: {problem}")
+    ui.table(f"Verified stream {report.suite.path}", ["env", "level", "ladder", "tasks",
+                                                      "drawn again"],
+             [[env, report.level, "yes" if report.ladder else "no", count, report.checked]])
+    if problems:
+        raise click.ClickException(f"{len(problems)} problem(s): the folder is not the stream "
+                                   f"its manifest names")
+    ui.line("every task is the one the stream draws at its index, byte for byte"
+            + (" and the signature verifies" if public_key is not None else ""))

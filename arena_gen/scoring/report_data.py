@@ -135,10 +135,10 @@ def load_run(run_dir: str | Path) -> RunView:
     suite, note = _suite_of(meta) if meta else (None, "no run.json")
     lines = _findings_lines(path)
     latest: dict[tuple[str, int], dict[str, Any]] = {}
-    for rec in rundir.records():
+    for _, rec in rundir.iter_numbered_records():  # one line held at a time
         key = (rec["task_id"], int(rec["attempt"]))
         if key in lines:  # the lines score judged (a line it refused has no findings)
-            latest[key] = rec
+            latest[key] = {"env": rec.get("env"), "end_reason": rec.get("end_reason")}
     view = RunView(run_label(summary, path), path, summary, suite, note, [])
     for key, rec in sorted(latest.items()):
         line = lines[key]
