@@ -300,6 +300,31 @@ def test_a_task_without_a_witness_gets_it_from_the_planner_or_verifier(env_name:
     assert potentials == [0.0] * (len(task.certificate.witness) + 1)
 
 
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_a_short_or_hostile_witness_keeps_phi_defined(env_name: str) -> None:
+    """A certificate witness cut at day 10 with two invalid actions appended (trading: two
+    holds, days 11 and 12; energy: no day passes): the days past its end compare with its last
+    state, so Phi is V(s) - V*(min(day, last day)) with V* recomputed from a plain replay of
+    the cut witness, and 0 at the end."""
+    task = shaped_tasks(env_name, "lite")[2]
+    cut = task.certificate.witness[:10] + ["not json", '{"buy": {"S0": -1}}']
+    short = dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                      witness=cut))
+    plain = registry.make_env(short)
+    cut_infos = [plain.reset()[1]] + [plain.step(action)[4] for action in cut]
+    best = {i["day"]: v for i, v in zip(cut_infos, measures(task, cut_infos), strict=True)}
+    last = max(best)
+    assert last == (12 if env_name == "trading" else 10)
+    env = shaped(registry.make_env(short))
+    infos = [env.reset()[1]]
+    infos += [env.step(action)[4] for action in task.certificate.witness]
+    for info, value in zip(infos[:-1], measures(task, infos), strict=False):
+        assert info["potential"] == pytest.approx(value - best[min(info["day"], last)],
+                                                  abs=1e-9)
+    assert [i["potential"] for i in infos[:11]] == [0.0] * 11
+    assert infos[-1]["success"] and infos[-1]["potential"] == 0.0
+
+
 def test_lights_potential_at_start_is_minus_the_certified_minimum() -> None:
     lights = tasks("lights")
     assert {t.suite for t in lights} >= {"lite", "challenge"}
