@@ -7,9 +7,12 @@ For each env with a certified potential and each suite, every released task is p
 the plain text env and through ``arena_gen.train.shaped`` of it on the same random actions (the
 env's random agent, seeded; an episode that ends is reset), ``--steps`` steps in all, spread
 evenly over the tasks. Printed: microseconds per step of each (the same action texts, so the
-difference is the shaping's cost), and the one-off potential build per world (the first
-``shaped`` of a world in the process, less the plain env's construction: for lights the
-backward BFS over the 2^N states; for repo the search from the empty configuration).
+difference is the shaping's cost, within the noise of shared cores), the microseconds of the
+potential's own calls per step of the shaped run (timed inside it: less noisy than the
+difference), and the one-off potential build per world (the first ``shaped`` of a world in the
+process, less the plain env's construction: for lights the backward BFS over the 2^N states;
+for repo the search from the empty configuration; for trading and energy the hash of the world
+and witness and the witness's replay through the game).
 ``--quick``: 2,000 steps on Lite.
 """
 
@@ -43,6 +46,20 @@ def play(env: Any, actions: list[str]) -> float:
     return time.perf_counter() - start
 
 
+class Timed:
+    """A potential whose calls are timed (seconds summed in ``spent``)."""
+
+    def __init__(self, phi: Any) -> None:
+        self.phi = phi
+        self.spent = 0.0
+
+    def __call__(self, state: Any) -> float:
+        start = time.perf_counter()
+        out = self.phi(state)
+        self.spent += time.perf_counter() - start
+        return float(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20_000)
@@ -65,13 +82,13 @@ def main() -> None:
     print(f"{platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}")
     print(f"\n{'env':8} {'suite':10} {'tasks':>5} {'steps':>6} {'plain us':>9} {'shaped us':>9} "
-          f"{'extra us':>8} {'build ms median':>15} {'build ms max':>12}")
+          f"{'extra us':>8} {'phi us':>7} {'build ms median':>15} {'build ms max':>12}")
     seeds = iter(SeedSequence(args.seed).spawn(10_000))
     for name in envs:
         for suite in args.suite.split(","):
             tasks = read_suite(resolve_suite(suite), envs=[name]).tasks[name]
             per_task = max(1, args.steps // len(tasks))
-            plain_s = shaped_s = 0.0
+            plain_s = shaped_s = phi_s = 0.0
             builds = []
             for task in tasks:
                 plain = registry.make_env(task)
@@ -81,13 +98,15 @@ def main() -> None:
                 start = time.perf_counter()
                 env = shaped(registry.make_env(task))
                 builds.append(time.perf_counter() - start - made)
+                env.phi = timed = Timed(env.phi)
                 actions = actions_for(plain, per_task, next(seeds))
                 plain_s += play(plain, actions)
                 shaped_s += play(env, actions)
+                phi_s += timed.spent
             steps = per_task * len(tasks)
             plain_us, shaped_us = 1e6 * plain_s / steps, 1e6 * shaped_s / steps
             print(f"{name:8} {suite:10} {len(tasks):5d} {steps:6d} {plain_us:9.1f} "
-                  f"{shaped_us:9.1f} {shaped_us - plain_us:8.1f} "
+                  f"{shaped_us:9.1f} {shaped_us - plain_us:8.1f} {1e6 * phi_s / steps:7.1f} "
                   f"{1e3 * statistics.median(builds):15.2f} {1e3 * max(builds):12.2f}",
                   flush=True)
 

@@ -1,10 +1,14 @@
 """Certified dense rewards: along every released witness and on random play, the shaped return
-is the sparse return plus Phi(final) - Phi(initial), Phi is 0 at success and minus the exact
-distance elsewhere (checked against the verifier's own forward search), and a step that brings
-the goal closer is rewarded."""
+is the sparse return plus Phi(final) - Phi(initial). Lights and repo: Phi is 0 at success and
+minus the exact distance elsewhere (checked against the verifier's own forward search), and a
+step that brings the goal closer is rewarded. Trading and energy: Phi is minus the regret against
+the certificate's witness on the same day (recomputed here from the env's info), 0 along the
+witness and at every end, so a terminated episode's shaped return is its sparse return."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from functools import cache
 from typing import Any
 
@@ -24,6 +28,10 @@ from arena_gen.train.shaping import ShapedEnv, shaped
 #: The envs whose newest version declares a certified potential.
 SHAPED_ENVS = [name for name in ("lights", "trading", "energy", "repo")
                if registry.get(name).potential is not None]
+#: Phi is minus the exact distance to success (0 at success).
+DISTANCE_ENVS = ["lights", "repo"]
+#: Phi is minus the regret against the certificate's witness on the same day (0 at every end).
+REGRET_ENVS = ["trading", "energy"]
 #: Witness replays over the default run's time (repo Challenge: a SAT query per new state).
 SLOW: set[tuple[str, str]] = {("repo", "challenge")}
 
@@ -54,8 +62,8 @@ def play(task: Task, actions: list[str]) -> tuple[ShapedEnv, list[dict[str, Any]
     return env, infos, rewards, seen, plain_seen
 
 
-def test_lights_and_repo_are_shaped() -> None:
-    assert SHAPED_ENVS == ["lights", "repo"]
+def test_every_env_is_shaped() -> None:
+    assert SHAPED_ENVS == ["lights", "trading", "energy", "repo"]
 
 
 def shaped_tasks(env: str, suite: str) -> list[Task]:
@@ -87,17 +95,22 @@ def test_every_released_witness_keeps_its_return_up_to_the_potential_difference(
         assert infos[-1]["success"] is True, task.id
         assert final == 0.0, task.id
         assert sum(rewards) == pytest.approx(sparse + final - start), task.id
+        assert seen == plain_seen, task.id  # the agent never sees Phi
+        if env_name in REGRET_ENVS:  # on the witness the regret is 0 every day
+            assert [i["potential"] for i in infos] == [0.0] * len(infos), task.id
+            assert sum(rewards) == sparse, task.id
+            assert sparse == pytest.approx(witness_sparse(task), abs=0.01), task.id
+            continue
         assert sparse == 1.0, task.id
         if task.certificate.min_steps == len(witness):  # an optimal witness: one step closer
             assert start == -len(witness), task.id       # every turn, +1 shaping every turn
             assert [i["shaping"] for i in infos[1:]] == [1.0] * len(witness), task.id
-        assert seen == plain_seen, task.id  # the agent never sees Phi
 
 
 @settings(max_examples=12, deadline=None)
 @given(index=st.integers(0, 10_000), prefix=st.integers(0, 12), seed=st.integers(0, 2**32 - 1),
        count=st.integers(0, 25))
-@pytest.mark.parametrize("env_name", SHAPED_ENVS)
+@pytest.mark.parametrize("env_name", DISTANCE_ENVS)
 def test_random_play_keeps_the_identity_and_no_step_gains_more_than_one(
         env_name: str, index: int, prefix: int, seed: int, count: int) -> None:
     """Part of a witness (to reach states near success), then the env's random actions: the
@@ -115,6 +128,201 @@ def test_random_play_keeps_the_identity_and_no_step_gains_more_than_one(
     assert all(p <= 0.0 and p == int(p) for p in potentials)
     assert [p == 0.0 for p in potentials] == [i["success"] for i in infos]
     assert seen == plain_seen
+
+
+def witness_sparse(task: Task) -> float:
+    """The sparse return of a regret env's witness by its certificate: the planner's profit in
+    money (trading), the success reward (energy)."""
+    if task.env == "trading":
+        return float(task.certificate.facts["planner_final_value"]) - float(
+            task.world["initial_cash"])
+    return 1.0
+
+
+def measures(task: Task, infos: list[dict[str, Any]]) -> list[float]:
+    """V of each info of an episode, recomputed from the env's own info (not the potential's
+    code): trading the total value; energy the banked stability and carbon margins in days,
+    summed from the daily records of the days that advanced."""
+    if task.env == "trading":
+        return [float(i["total_value"]) for i in infos]
+    world = task.world
+    horizon = int(world["horizon"])
+    mean_demand = sum(world["demand"][:horizon]) / horizon
+    target_s, target_c = float(world["target_stability"]), float(world["target_carbon"])
+    out, stab, supply, thermal, day = [], 0.0, 0.0, 0.0, 0
+    for info in infos:
+        if info["day"] > day:
+            record = info["last_day"]
+            stab += record["stability"]
+            supply += record["supply"]
+            thermal += record["actual"]["thermal"]
+            day = info["day"]
+        out.append(stab - target_s * day + (target_c * supply - thermal) / mean_demand)
+    return out
+
+
+def ended(info: dict[str, Any]) -> bool:
+    """Whether an info's state ends the episode by the rules (horizon, or energy's collapse)."""
+    return bool(info["day"] >= info["horizon"] or info.get("collapsed", False))
+
+
+def witness_measures(task: Task) -> dict[int, float]:
+    """V of the witness's last state on each day (played through a plain env)."""
+    return _witness_measures(task.env, task.id)
+
+
+@cache
+def _witness_measures(env_name: str, task_id: str) -> dict[int, float]:
+    task = next(t for t in tasks(env_name) if t.id == task_id)
+    env = registry.make_env(task)
+    _, info = env.reset()
+    infos = [info]
+    for action in task.certificate.witness:
+        infos.append(env.step(action)[4])
+    return {i["day"]: v for i, v in zip(infos, measures(task, infos), strict=True)}
+
+
+REGRET_ACTION = {
+    "trading": st.one_of(st.just("{}"), st.just("not json"), st.just('{"buy": {"S0": -1}}'),
+                         st.builds(lambda side, stock, qty: f'{{"{side}": {{"S{stock}": {qty}}}}}',
+                                   st.sampled_from(["buy", "sell"]), st.integers(0, 4),
+                                   st.integers(0, 3000))),
+    "energy": st.one_of(st.just(""), st.just('{"Thermal": 1}'), st.just("[1, 2]"),
+                        st.builds(lambda t, w, s, b: json.dumps({"thermal": t, "wind": w,
+                                                                 "solar": s, "battery": b}),
+                                  *(st.floats(0, 400),) * 3, st.floats(-100, 100))),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(index=st.integers(0, 10_000), prefix=st.integers(0, 130), data=st.data())
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_random_play_potential_is_minus_the_regret_against_the_witness(
+        env_name: str, index: int, prefix: int, data: st.DataObject) -> None:
+    """Part of a witness, then random and invalid actions: Phi is V(s) - V*(day) recomputed
+    from the env's info, 0 at the start and at every end, the identity holds, an invalid
+    energy action (no day passes) shapes 0, and a terminated episode's return is its sparse
+    return."""
+    pool = shaped_tasks(env_name, "lite")
+    task = pool[index % len(pool)]
+    actions = (task.certificate.witness[:prefix] +
+               data.draw(st.lists(REGRET_ACTION[env_name], max_size=25)))
+    env, infos, rewards, seen, plain_seen = play(task, actions)
+    potentials = [i["potential"] for i in infos]
+    sparse = sum(i["sparse_reward"] for i in infos[1:])
+    best = witness_measures(task)
+    expected = [0.0 if ended(i) else v - best[i["day"]]
+                for i, v in zip(infos, measures(task, infos), strict=True)]
+    assert potentials == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    assert potentials[0] == 0.0
+    assert [p == 0.0 for p in potentials[:prefix + 1]] == [True] * min(prefix + 1, len(infos))
+    assert sum(rewards) == pytest.approx(sparse + potentials[-1] - potentials[0])
+    assert seen == plain_seen
+    for info in infos[1:]:
+        if env_name == "energy" and not info["valid"]:
+            assert info["shaping"] == 0.0
+    if ended(infos[-1]):
+        assert potentials[-1] == 0.0
+        assert sum(rewards) == pytest.approx(sparse, abs=1e-6 * max(1.0, abs(sparse)))
+
+
+def worse_actions(task: Task) -> list[str]:
+    """A policy worse than the witness: trading holds cash all along; energy plays the
+    witness with 10 % more thermal (more carbon, over the budget the witness keeps to)."""
+    if task.env == "trading":
+        return ["{}"] * len(task.certificate.witness)
+    out = []
+    for action in task.certificate.witness:
+        command = json.loads(action)
+        command["thermal"] *= 1.1
+        out.append(json.dumps(command))
+    return out
+
+
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_a_worse_policy_falls_behind_the_witness(env_name: str) -> None:
+    """Every released Lite and Challenge task: holding cash (trading) ends the day before the
+    horizon behind the planner, 10 % more thermal (energy) is behind the witness on every day
+    before its end (it breaks the budget and collapses); both fail, and Phi returns to 0 at the
+    end, so the shaped return is the sparse one."""
+    chosen = shaped_tasks(env_name, "lite") + shaped_tasks(env_name, "challenge")
+    assert len(chosen) == 40
+    for task in chosen:
+        env = shaped(registry.make_env(task))
+        infos, rewards = [env.reset()[1]], []
+        for action in worse_actions(task):
+            _, reward, terminated, truncated, info = env.step(action)
+            infos.append(info)
+            rewards.append(float(reward))
+            if terminated or truncated:
+                break
+        potentials = [i["potential"] for i in infos]
+        sparse = sum(i["sparse_reward"] for i in infos[1:])
+        assert infos[-1]["success"] is False and ended(infos[-1]), task.id
+        assert potentials[0] == potentials[-1] == 0.0, task.id
+        assert sum(rewards) == pytest.approx(sparse, abs=1e-6), task.id
+        if env_name == "trading":
+            assert sparse == 0.0 and potentials[-2] < 0, task.id
+        else:
+            assert infos[-1]["collapsed"] is True, task.id
+            assert all(p < 0 for p in potentials[1:-1]) and len(potentials) > 2, task.id
+
+
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_a_discounted_regret_return_is_the_discounted_sparse_return(env_name: str) -> None:
+    """Phi is 0 at the start and at the end, so with any gamma a terminated episode's shaped
+    discounted return equals its sparse discounted return."""
+    task = shaped_tasks(env_name, "lite")[0]
+    for actions in (task.certificate.witness, worse_actions(task)):
+        env = shaped(registry.make_env(task), gamma=0.9)
+        env.reset()
+        shaped_return = sparse_return = 0.0
+        for turn, action in enumerate(actions):
+            _, reward, terminated, truncated, info = env.step(action)
+            shaped_return += 0.9 ** turn * float(reward)
+            sparse_return += 0.9 ** turn * info["sparse_reward"]
+            if terminated or truncated:
+                break
+        assert terminated and info["potential"] == 0.0
+        assert shaped_return == pytest.approx(sparse_return, abs=1e-6 * max(1.0, sparse_return))
+
+
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_a_task_without_a_witness_gets_it_from_the_planner_or_verifier(env_name: str) -> None:
+    """With the certificate's witness blanked, the potential plays the planner (trading) or
+    runs the verifier (energy) for it: the same actions, so Phi is still 0 along them."""
+    task = shaped_tasks(env_name, "lite")[1]
+    bare = dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                     witness=[]))
+    env = shaped(registry.make_env(bare))
+    potentials = [env.reset()[1]["potential"]]
+    potentials += [env.step(action)[4]["potential"] for action in task.certificate.witness]
+    assert potentials == [0.0] * (len(task.certificate.witness) + 1)
+
+
+@pytest.mark.parametrize("env_name", REGRET_ENVS)
+def test_a_short_or_hostile_witness_keeps_phi_defined(env_name: str) -> None:
+    """A certificate witness cut at day 10 with two invalid actions appended (trading: two
+    holds, days 11 and 12; energy: no day passes): the days past its end compare with its last
+    state, so Phi is V(s) - V*(min(day, last day)) with V* recomputed from a plain replay of
+    the cut witness, and 0 at the end."""
+    task = shaped_tasks(env_name, "lite")[2]
+    cut = task.certificate.witness[:10] + ["not json", '{"buy": {"S0": -1}}']
+    short = dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                      witness=cut))
+    plain = registry.make_env(short)
+    cut_infos = [plain.reset()[1]] + [plain.step(action)[4] for action in cut]
+    best = {i["day"]: v for i, v in zip(cut_infos, measures(task, cut_infos), strict=True)}
+    last = max(best)
+    assert last == (12 if env_name == "trading" else 10)
+    env = shaped(registry.make_env(short))
+    infos = [env.reset()[1]]
+    infos += [env.step(action)[4] for action in task.certificate.witness]
+    for info, value in zip(infos[:-1], measures(task, infos), strict=False):
+        assert info["potential"] == pytest.approx(value - best[min(info["day"], last)],
+                                                  abs=1e-9)
+    assert [i["potential"] for i in infos[:11]] == [0.0] * 11
+    assert infos[-1]["success"] and infos[-1]["potential"] == 0.0
 
 
 def test_lights_potential_at_start_is_minus_the_certified_minimum() -> None:
@@ -167,9 +375,14 @@ def test_the_discount_scales_the_next_potential() -> None:
 
 
 def test_an_env_without_a_potential_is_refused_by_name() -> None:
-    for name in ("trading", "energy"):
-        with pytest.raises(RegistryError, match=name):
-            shaped(registry.make_env(tasks(name)[0]))
+    for name, version in (("trading", 1), ("energy", 1)):  # odyssey-lite's imported tasks
+        imported = next(t for t in tasks(name) if t.suite == "import")
+        assert imported.env_version == version
+        with pytest.raises(RegistryError, match=f"'{name}' v{version}"):
+            shaped(registry.make_env(imported))
+    built = next(t for t in tasks("trading") if t.suite == "lite")
+    with pytest.raises(RegistryError, match="'trading' v2"):  # v2's witness: the oracle
+        shaped(registry.make_env(built), spec=registry.get("trading", 2))
     built = next(t for t in tasks("repo") if t.suite == "lite")
     with pytest.raises(RegistryError, match="'repo' v1"):  # v1: its own game, no potential
         shaped(registry.make_env(built), spec=registry.get("repo", 1))

@@ -23,6 +23,7 @@ from arena_gen.core.agent import TaskView  # noqa: E402
 from arena_gen.core.episode import run_episode  # noqa: E402
 from arena_gen.core.registry import make_env  # noqa: E402
 from arena_gen.train import stream  # noqa: E402
+from arena_gen.train.shaping import shaped  # noqa: E402
 from arena_gen.train.verifiers_env import arena_task, load_environment  # noqa: E402
 
 KEY = "ARENA_GEN_TEST_KEY"
@@ -92,3 +93,27 @@ def test_the_episode_matches_the_llm_agent_run() -> None:
     with FakeOpenAI([job]) as server:
         episode = play(env, task, server)
     assert record["success"] and episode.traces[0].metrics["arena_gen_steps"] == record["steps"]
+
+
+@pytest.mark.parametrize("env_name", ["lights", "energy"])
+def test_a_dense_episode_writes_the_shaped_turn_rewards(env_name: str) -> None:
+    """reward="dense": the judge's reward is unchanged, and the per-turn rewards are the
+    shaped env's on the same actions (lights: +1 a turn on a minimal witness and the success;
+    energy: 0 shaping along the witness, so only the final success)."""
+    env = load_environment(env=env_name, suite="lite", reward="dense")
+    (task,) = list(env.taskset.take(1))
+    job = arena_task(task.data.info)
+    with FakeOpenAI([job]) as server:
+        episode = play(env, task, server)
+    assert episode.ok, episode.errors
+    (trace,) = episode.traces
+    assert trace.rewards["arena_gen_success"].score == 1.0
+    turn_rewards = trace.info["arena_gen_turn_rewards"]
+    expected = shaped(make_env(job))
+    expected.reset()
+    assert turn_rewards == [float(expected.step(a)[1]) for a in job.certificate.witness]
+    assert trace.metrics["arena_gen_shaped_return"] == pytest.approx(sum(turn_rewards))
+    if env_name == "lights" and job.certificate.min_steps == len(job.certificate.witness):
+        assert turn_rewards == [1.0] * (len(turn_rewards) - 1) + [2.0]
+    if env_name == "energy":
+        assert turn_rewards == [0.0] * (len(turn_rewards) - 1) + [1.0]

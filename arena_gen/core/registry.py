@@ -95,7 +95,8 @@ Importer = Callable[[Any], list["Draft"]]
 ImportedDraft = Callable[..., "Draft"]
 ReplayCheck = Callable[["Task", Any], None]
 #: ``potential(game) -> phi``: the shaping potential of one compiled world, ``phi(state)``
-#: (0 at success, lower further from it), built once per world.
+#: (minus a distance to success, or minus the regret against the certificate's witness: see
+#: ``arena_gen.train.shaping``), built once per world.
 PotentialFactory = Callable[["Game[Any, Any, Any]"], Callable[[Any], float]]
 
 
@@ -154,7 +155,9 @@ class EnvSpec:
     #: :class:`~arena_gen.core.fingerprint.WorldShape`): streams skip released worlds by it.
     fingerprint: Part[WorldShape] | None = None
     #: The certified shaping potential (a :data:`PotentialFactory`): minus the exact distance
-    #: to success from the true state; ``arena_gen.train.shaping`` turns it into a dense reward.
+    #: to success from the true state (lights, repo) or minus the regret against the
+    #: certificate's witness (trading, energy); ``arena_gen.train.shaping`` turns it into a
+    #: dense reward.
     potential: Part[PotentialFactory] | None = None
     #: The curriculum's difficulty levels, easiest first: an ordered mapping ``L1``, ``L2``,
     #: ... to sampler presets (derived from this version's presets), each a stream level.

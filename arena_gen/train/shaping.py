@@ -1,12 +1,14 @@
-"""Certified dense rewards: potential-based shaping from the env's exact distance to success.
+"""Certified dense rewards: potential-based shaping from the env's certificate machinery.
 
 :func:`shaped` wraps a text env so each step's reward is the env's own reward plus
 ``F(s, s') = gamma * Phi(s') - Phi(s)`` (Ng, Harada and Russell 1999), with ``gamma = 1`` by
 default: on the undiscounted episodic return the shaping terms telescope, so an episode's shaped
 return is its sparse return plus ``Phi(final) - Phi(initial)`` and the optimal policies are the
 sparse reward's. ``Phi`` is the env spec's ``potential`` part, read from the TRUE state the game
-holds (minus the exact distance to success, 0 at success): the agent's observation is the
-wrapped env's, unchanged; ``info`` carries ``potential``, ``shaping`` and ``sparse_reward``.
+holds (lights, repo: minus the exact distance to success, 0 at success; trading, energy: minus
+the regret against the certificate's witness on the same day, 0 at the start and at every end,
+see :mod:`arena_gen.core.witness_regret`): the agent's observation is the wrapped env's,
+unchanged; ``info`` carries ``potential``, ``shaping`` and ``sparse_reward``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,12 @@ empty action, the env's malformed-action feedback, one turn spent), and the next
 the next user turn until the episode ends. The rubric is arena-gen's judge: the actions are
 replayed through the task's game (:func:`~arena_gen.scoring.judge.replay_trajectory`) and the
 reward ``arena_gen_success`` is 1 when the replay succeeds; metrics record the rubric items met,
-the steps and the certified minimum.
+the steps and the certified minimum. With ``reward="dense"`` the episode is played through
+:func:`~arena_gen.train.shaping.shaped` (the certified potential-based shaping, every env): the
+reward stays the judge's, and the per-turn shaped rewards are written to the trace's ``info``
+(``arena_gen_turn_rewards``, one per turn; their sum is the metric ``arena_gen_shaped_return``)
+for a trainer that assigns per-turn credit (``verifiers`` 0.4 has no per-turn reward of its
+own: its per-token advantages are the trainer's to assign).
 
 The model is called by this module's harness, in-process (``verifiers`` lets a harness run its
 loop in-process as long as every model call goes through the rollout's interception endpoint):
@@ -34,6 +39,7 @@ from arena_gen.core.suite_io import read_suite, resolve_suite
 from arena_gen.core.task import Task
 from arena_gen.scoring.judge import replay_trajectory
 from arena_gen.train.released import released_fingerprints
+from arena_gen.train.shaping import shaped
 from arena_gen.train.stream import StreamJob, draw, stream, stream_task_id
 
 #: This module's taskset (and harness and env) id for ``verifiers``.
@@ -49,6 +55,8 @@ class ArenaGenConfig(vf.TasksetConfig):  # type: ignore[misc]
     seed: int = 0
     suite: str | None = None
     version: int | None = None
+    #: "dense": per-turn certified shaped rewards in the trace's info (the module docstring).
+    reward: Literal["sparse", "dense"] = "sparse"
 
 
 class ArenaGenData(vf.TaskData):  # type: ignore[misc]
@@ -79,7 +87,9 @@ class ArenaGenTaskset(vf.Taskset[ArenaGenTask, ArenaGenConfig]):  # type: ignore
 
     def load(self) -> Iterator[ArenaGenTask]:
         cfg = self.config
-        mode = {"mode": cfg.mode}
+        mode: dict[str, Any] = {"mode": cfg.mode}
+        if cfg.reward == "dense":
+            mode["reward"] = "dense"
         if cfg.suite is not None:
             tasks = read_suite(resolve_suite(cfg.suite), envs=[cfg.env]).tasks.get(cfg.env, [])
             for task in tasks:
@@ -138,42 +148,50 @@ class ArenaGenEnv(vf.Env[ArenaGenEnvConfig]):  # type: ignore[misc]
     async def run(self, task: Any, agents: Any) -> None:
         info = dict(task.data.info)
         job = arena_task(info)
-        env = registry.make_env(job)
+        base = registry.make_env(job)
+        dense = info.get("reward") == "dense"
+        env = shaped(base) if dense else base
         observation, _ = env.reset()
         intro = str(job.public.get("intro", ""))
         rules = job.rules_text if info.get("mode") == "with-rules" else None
         first = build_messages(env=job.env, public=job.public, rules_text=rules, history=[],
-                               observation=observation, window=None, budget=env.budget)
+                               observation=observation, window=None, budget=base.budget)
         turns: list[dict[str, Any]] = []
+        rewards: list[float] = []
         async with agents.player.interaction(task) as interaction:
             segment = await interaction.turn(first[1]["content"])
             while not segment.terminated:
                 answer, _ = split_reasoning(segment.last_reply or "")
                 action = extract_action(answer) or ""
-                observation, _, terminated, truncated, facts = env.step(action)
+                observation, reward, terminated, truncated, facts = env.step(action)
                 turns.append({"action": action, "valid": bool(facts["valid"])})
+                rewards.append(float(reward))
                 if terminated or truncated:
                     break
                 segment = await interaction.turn(
-                    observation_text(observation, intro, env.turn + 1, env.budget))
-        record = {"turns": turns, "steps": len(turns), "success": bool(env.success),
-                  "budget": env.budget}
-        findings, _, replay = replay_trajectory(job, record, env.budget)
+                    observation_text(observation, intro, base.turn + 1, base.budget))
+        record = {"turns": turns, "steps": len(turns), "success": bool(base.success),
+                  "budget": base.budget}
+        findings, _, replay = replay_trajectory(job, record, base.budget)
         trace = interaction.trace
         trace.record_reward("arena_gen_success", 1.0 if replay.success else 0.0, 1.0)
         met = sum(f.get("status") == "met" for f in findings)
         trace.record_metric("arena_gen_items_met", met / len(findings) if findings else 0.0)
         trace.record_metric("arena_gen_steps", float(replay.steps))
         trace.record_metric("arena_gen_min_steps", float(job.certificate.min_steps or 0))
+        if dense:
+            trace.info["arena_gen_turn_rewards"] = rewards
+            trace.record_metric("arena_gen_shaped_return", sum(rewards))
 
 
 def load_environment(env: str = "lights", level: str = "lite", mode: str = "inductive", *,
                      seed: int = 0, suite: str | None = None, version: int | None = None,
-                     **env_config: Any) -> Any:
+                     reward: str = "sparse", **env_config: Any) -> Any:
     """The ``verifiers`` env of ``env``'s tasks at ``level`` (stream from ``seed``, or
-    ``suite``'s tasks) shown in ``mode``; ``env_config`` goes to ``verifiers``' env config."""
+    ``suite``'s tasks) shown in ``mode``, with the ``reward="dense"`` per-turn shaped rewards
+    if asked; ``env_config`` goes to ``verifiers``' env config."""
     taskset = {"id": TASKSET_ID, "env": env, "level": level, "mode": mode, "seed": seed,
-               "suite": suite, "version": version}
+               "suite": suite, "version": version, "reward": reward}
     config = vf.resolve_env_config({**env_config, "taskset": taskset})
     return vf.load_environment(config)
 

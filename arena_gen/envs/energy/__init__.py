@@ -56,6 +56,8 @@ V2 = replace(
     baselines={"period_greedy": part("agents.heuristic:EnergyHeuristicAgent")},
     calibration=part("sampler_v2:CALIBRATION"),
     importer=None, imported_draft=None,
+    # Minus the regret in margin-days against the verifier's witness.
+    potential=part("potential:potential"),
 )
 
 V3 = replace(

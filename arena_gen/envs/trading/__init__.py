@@ -86,6 +86,8 @@ V3 = replace(
     model_free={"hold": part(f"{_V3_AGENTS}:HoldAgent"),
                 "momentum": part(f"{_V3_AGENTS}:MomentumAgent")},
     levels=part("levels_v3:LEVELS"),
+    # Minus the regret in money against the W-known planner (the certificate's witness).
+    potential=part("potential:potential"),
 )
 
 V4 = replace(

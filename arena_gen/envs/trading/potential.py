@@ -1,0 +1,44 @@
+"""The shaping potential of a trading world (v3 and later): minus the regret in money against
+the with-rules planner on the same day.
+
+``V(s)`` is the book's total value marked at its day's prices (the env's own ``value``, the
+measure whose daily change is the env's reward), and ``V*(t)`` the value of the W-known
+planner's book at day ``t``: the planner's actions are the v3/v4 certificate's witness (what
+the verifier replays). So ``Phi(s) = V(s) - V*(day(s))``, 0 along the witness, at the start
+and at the horizon (the episode's end: see :mod:`arena_gen.core.witness_regret`); each day
+before the last the shaping adds the book's gain minus the planner's gain that day. Every
+action, an invalid one too, spends a day, so a state's day is its turn. A task without a
+certificate (a draft) plays the planner to get the witness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arena_gen.core.game import Game
+from arena_gen.core.witness_regret import certificate_witness, regret_potential
+from arena_gen.envs.trading import verify_v3, verify_v4
+from arena_gen.envs.trading.game_v1 import Book
+from arena_gen.envs.trading.game_v3 import TradingGameV3
+from arena_gen.envs.trading.game_v4 import TradingGameV4
+
+
+def planner_witness(game: TradingGameV3) -> list[str]:
+    """The W-known planner's actions on ``game``'s task: the certificate's witness, or the
+    planner played as the verifier of the game's version plays it."""
+    found = certificate_witness(game.task)
+    if found is not None:
+        return found
+    play = verify_v4.play_planner if isinstance(game, TradingGameV4) else verify_v3.play_planner
+    return play(game.task)[0]
+
+
+def potential(game: Game[Any, Any, Any]) -> Callable[[Book], float]:
+    """The env's ``potential`` part: Phi of a trading (v3+) game's book."""
+    if not isinstance(game, TradingGameV3):
+        raise TypeError(f"the trading potential reads the v3 planner witness, not "
+                        f"{type(game).__name__}'s")
+    return regret_potential(game, measure="trading-value", value=game.value,
+                            day=lambda book: book.day, horizon=game.horizon,
+                            witness=lambda: planner_witness(game))
