@@ -1,0 +1,184 @@
+"""The step path's speed-ups return what the generic code returned: ``Facts.to_dict`` equals
+``dataclasses.asdict`` (value and type, every nested value) for every env's facts, the text
+env's ``info`` equals the one built from ``game.success`` and ``asdict``, the text spaces equal
+a fresh ``Text`` space, and a cached compiled repo world equals a fresh compile and is
+read-only."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import string
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena_gen.core import registry
+from arena_gen.core.game import Facts
+from arena_gen.core.game_env import MAX_TEXT, text_space
+from arena_gen.core.suite_io import read_suite
+from arena_gen.envs.repo import game_v2
+from arena_gen.envs.repo.game_v2 import ReadOnlyDict, Rules, compile_rules
+
+SUITES = Path(__file__).resolve().parent.parent / "suites"
+#: The released suites hold every Facts class (odyssey-lite: v1/v2 games, lite: v3/v4 games).
+PLAYED = [(suite, env) for suite in ("odyssey-lite", "lite")
+          for env in ("lights", "trading", "energy", "repo")]
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal with the same type at every level (``==`` alone takes 1 for 1.0 and True)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b) or (a != a and b != b)  # NaN equals itself here
+
+
+def old_info(env: Any, valid: bool) -> dict[str, Any]:
+    """The text env's ``info`` as it was built before the fast path."""
+    facts = env.game.facts(env.state)
+    info = {"valid": valid, "turn": env.turn, "turns_left": env.budget - env.turn,
+            "success": env.game.success(env.state)}
+    info.update(dataclasses.asdict(facts))
+    return info
+
+
+@pytest.mark.parametrize(("suite", "env_name"), PLAYED)
+def test_played_facts_and_info_match_asdict(suite: str, env_name: str) -> None:
+    """Every step of witness and random plays: ``to_dict`` is ``asdict`` (types included), a
+    copy (changing it leaves the facts as they were), and ``info`` is the old ``info``."""
+    tasks = read_suite(SUITES / suite, envs=[env_name]).tasks[env_name][:4]
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([27, len(suite)])))
+    steps = 0
+    for task in tasks:
+        for plan in ("witness", "random"):
+            env = registry.make_env(task)
+            _, info = env.reset()
+            assert same(info, old_info(env, True))
+            texts = list(task.certificate.witness) if plan == "witness" else []
+            for turn in range(min(env.budget, 40)):
+                text = texts[turn] if turn < len(texts) else env.sample_action(rng)
+                _, _, terminated, truncated, info = env.step(text)
+                facts = env.game.facts(env.state)
+                fast, slow = facts.to_dict(), dataclasses.asdict(facts)
+                assert same(fast, slow), (task.id, turn)
+                assert same(info, {**old_info(env, info["valid"]),
+                                   "feedback": info["feedback"]}), (task.id, turn)
+                for value in fast.values():
+                    if isinstance(value, (dict, list)):
+                        value.clear()
+                assert same(facts.to_dict(), slow)
+                steps += 1
+                if terminated or truncated:
+                    break
+    assert steps >= 40
+
+
+@dataclass(frozen=True)
+class Inner:
+    """A nested dataclass value (asdict turns it into a dict)."""
+
+    label: str
+    values: list[float]
+
+
+@dataclass(frozen=True)
+class MixedFacts(Facts):
+    """Facts holding every kind of value the fast path treats differently."""
+
+    number: int
+    ratio: float
+    flag: bool
+    name: str | None
+    table: dict[str, Any]
+    items: list[Any]
+    pair: tuple[Any, ...]
+    inner: Inner
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=4) | st.integers(), inner, max_size=4),
+    max_leaves=12)
+
+
+@given(number=st.integers(), ratio=st.floats(), flag=st.booleans(),
+       name=st.none() | st.text(max_size=5),
+       table=st.dictionaries(st.text(max_size=4), JSONISH, max_size=4),
+       items=st.lists(JSONISH, max_size=4), pair=st.tuples(JSONISH, JSONISH),
+       label=st.text(max_size=4), values=st.lists(st.floats(), max_size=3))
+def test_to_dict_equals_asdict_on_any_values(number: int, ratio: float, flag: bool,
+                                             name: str | None, table: dict[str, Any],
+                                             items: list[Any], pair: tuple[Any, ...],
+                                             label: str, values: list[float]) -> None:
+    facts = MixedFacts(number, ratio, flag, name, table, items, pair, Inner(label, values))
+    fast = facts.to_dict()
+    assert same(fast, dataclasses.asdict(facts))
+    assert fast["table"] is not table and fast["items"] is not items
+
+
+def test_text_spaces_equal_a_fresh_space_and_seed_apart() -> None:
+    """Copies of one prototype: equal to a space built afresh, each with its own generator."""
+    fresh = spaces.Text(max_length=MAX_TEXT, charset=string.printable + "…→←·–—×")
+    a, b = text_space(), text_space()
+    assert a == fresh and b == fresh and a is not b
+    a.seed(3)
+    b.seed(3)
+    first = a.sample()
+    assert b.sample() == first
+    fresh.seed(3)
+    assert fresh.sample() == first
+    a.seed(4)
+    assert b.sample() != a.sample()  # seeding one leaves the other's generator alone
+
+
+def _repo_worlds() -> list[dict[str, Any]]:
+    tasks = read_suite(SUITES / "odyssey-lite", envs=["repo"]).tasks["repo"][:3]
+    return [t.world for t in tasks]
+
+
+def _fields(rules: Rules) -> dict[str, Any]:
+    return {k: v for k, v in vars(rules).items() if k != "_frozen"}
+
+
+def test_compiled_repo_world_is_shared_equal_and_read_only() -> None:
+    worlds = _repo_worlds()
+    game_v2._COMPILED.clear()
+    first = compile_rules(worlds[0])
+    assert compile_rules(pickle.loads(pickle.dumps(worlds[0]))) is first  # equal world: shared
+    assert compile_rules(worlds[1]) is not first
+    fresh = Rules(worlds[0])
+    assert _fields(first).keys() == _fields(fresh).keys()
+    assert all(same(v, _fields(fresh)[k]) or v == _fields(fresh)[k]
+               for k, v in _fields(first).items())
+    with pytest.raises(AttributeError):
+        first.names = ()
+    with pytest.raises(TypeError):
+        first.calls[first.script_paths[0]] = ()  # type: ignore[index]
+    assert isinstance(first.index, ReadOnlyDict)
+    copied = pickle.loads(pickle.dumps(first))
+    assert copied.index == first.index and copied.api == first.api
+
+
+def test_compiled_repo_worlds_differ_by_order_and_stay_bounded() -> None:
+    """Key order is part of the key (it fixes the package order when no ``package_order`` is
+    given); at most ``CACHE_WORLDS`` compiled worlds are kept."""
+    world = dict(_repo_worlds()[0])
+    world.pop("package_order", None)
+    flipped = {**world, "packages": dict(reversed(list(world["packages"].items())))}
+    a, b = compile_rules(world), compile_rules(flipped)
+    assert a is not b and a.names == tuple(reversed(b.names))
+    game_v2._COMPILED.clear()
+    for n in range(game_v2.CACHE_WORLDS + 5):
+        compile_rules({**world, "scripts_note": n})
+    assert len(game_v2._COMPILED) == game_v2.CACHE_WORLDS
