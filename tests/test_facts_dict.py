@@ -6,7 +6,9 @@ read-only."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 import pickle
 import string
 from dataclasses import dataclass
@@ -19,12 +21,14 @@ from gymnasium import spaces
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_gen.core import registry
-from arena_gen.core.game import Facts
+from arena_gen.core import compiled, registry
+from arena_gen.core.game import Facts, WorldView
 from arena_gen.core.game_env import MAX_TEXT, text_space
 from arena_gen.core.suite_io import read_suite
-from arena_gen.envs.repo import game_v2
-from arena_gen.envs.repo.game_v2 import ReadOnlyDict, Rules, compile_rules
+from arena_gen.envs.energy import game_v1 as energy_game
+from arena_gen.envs.lights.game_v1 import LightsGame
+from arena_gen.envs.lights.game_v1 import Rules as LightsRules
+from arena_gen.envs.repo.game_v2 import ReadOnlyDict, RepoGameV2, Rules
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 #: The released suites hold every Facts class (odyssey-lite: v1/v2 games, lite: v3/v4 games).
@@ -142,43 +146,76 @@ def test_text_spaces_equal_a_fresh_space_and_seed_apart() -> None:
     assert b.sample() != a.sample()  # seeding one leaves the other's generator alone
 
 
-def _repo_worlds() -> list[dict[str, Any]]:
-    tasks = read_suite(SUITES / "odyssey-lite", envs=["repo"]).tasks["repo"][:3]
-    return [t.world for t in tasks]
+def _worlds(env: str) -> list[dict[str, Any]]:
+    return [t.world for t in read_suite(SUITES / "odyssey-lite", envs=[env]).tasks[env][:3]]
 
 
-def _fields(rules: Rules) -> dict[str, Any]:
-    return {k: v for k, v in vars(rules).items() if k != "_frozen"}
+def _fields(rules: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(rules).items() if k not in ("_frozen", "_can")}
 
 
 def test_compiled_repo_world_is_shared_equal_and_read_only() -> None:
-    worlds = _repo_worlds()
-    game_v2._COMPILED.clear()
-    first = compile_rules(worlds[0])
-    assert compile_rules(pickle.loads(pickle.dumps(worlds[0]))) is first  # equal world: shared
-    assert compile_rules(worlds[1]) is not first
+    worlds = _worlds("repo")
+    compiled.forget()
+    first = RepoGameV2(WorldView(worlds[0])).rules
+    again = RepoGameV2(WorldView(pickle.loads(pickle.dumps(worlds[0])))).rules
+    assert again is first  # an equal world (another object): the same compiled rules
+    assert RepoGameV2(WorldView(worlds[1])).rules is not first
     fresh = Rules(worlds[0])
     assert _fields(first).keys() == _fields(fresh).keys()
-    assert all(same(v, _fields(fresh)[k]) or v == _fields(fresh)[k]
-               for k, v in _fields(first).items())
+    assert all(same(v, _fields(fresh)[k]) for k, v in _fields(first).items())
     with pytest.raises(AttributeError):
         first.names = ()
     with pytest.raises(TypeError):
         first.calls[first.script_paths[0]] = ()  # type: ignore[index]
     assert isinstance(first.index, ReadOnlyDict)
     copied = pickle.loads(pickle.dumps(first))
-    assert copied.index == first.index and copied.api == first.api
+    assert same(copied.index, first.index) and copied.api == first.api
 
 
-def test_compiled_repo_worlds_differ_by_order_and_stay_bounded() -> None:
+def test_compiled_lights_world_is_shared_equal_and_read_only() -> None:
+    world = copy.deepcopy(_worlds("lights")[0])
+    compiled.forget()
+    first = LightsGame(WorldView(world)).rules
+    assert LightsGame(WorldView(pickle.loads(pickle.dumps(world)))).rules is first
+    fresh = LightsRules(world)
+    assert same(_fields(first), _fields(fresh))
+    assert [first.step(s, b) for s in range(64) for b in range(first.n)] == \
+        [fresh.step(s, b) for s in range(64) for b in range(fresh.n)]
+    with pytest.raises(AttributeError):
+        first.goal = 0
+    world["conditions"][0] = {"const": False}  # the caller's world: the kept copy is apart
+    assert same(first.conditions, fresh.conditions)
+
+
+def test_compiled_worlds_differ_by_order_and_stay_bounded() -> None:
     """Key order is part of the key (it fixes the package order when no ``package_order`` is
     given); at most ``CACHE_WORLDS`` compiled worlds are kept."""
-    world = dict(_repo_worlds()[0])
+    world = dict(_worlds("repo")[0])
     world.pop("package_order", None)
     flipped = {**world, "packages": dict(reversed(list(world["packages"].items())))}
-    a, b = compile_rules(world), compile_rules(flipped)
+    a, b = compiled.compiled(Rules, world), compiled.compiled(Rules, flipped)
     assert a is not b and a.names == tuple(reversed(b.names))
-    game_v2._COMPILED.clear()
-    for n in range(game_v2.CACHE_WORLDS + 5):
-        compile_rules({**world, "scripts_note": n})
-    assert len(game_v2._COMPILED) == game_v2.CACHE_WORLDS
+    compiled.forget()
+    for n in range(compiled.CACHE_WORLDS + 5):
+        compiled.compiled(Rules, {**world, "note": n})
+    assert len(compiled._KEPT) == compiled.CACHE_WORLDS
+    assert compiled.compiled(Rules, {**world, "note": 4}) is not compiled.compiled(
+        Rules, {**world, "note": 4.0})  # 4 and 4.0 are equal but not the same world
+
+
+@given(st.one_of(st.text(max_size=12), st.sampled_from([
+    "\ufeff{}", '{"thermal": NaN}', '{"wind": -Infinity}', "{", "[1, 2]", '{"a": 1} x',
+    '{"thermal": 1e999}', '  {"solar": 80}  '])))
+def test_energy_decoder_equals_json_loads(text: str) -> None:
+    """The energy parse's kept decoder: the same value, or the same error and message, as
+    ``json.loads(text, parse_constant=...)`` (the byte-order mark included)."""
+    def outcome(decode: Any) -> tuple[str, Any]:
+        try:
+            return "ok", decode(text)
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+
+    ours = outcome(energy_game._decode)
+    theirs = outcome(lambda t: json.loads(t, parse_constant=energy_game._reject_constant))
+    assert same(ours, theirs)

@@ -32,14 +32,13 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 
 from __future__ import annotations
 
-import marshal
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from arena_gen.core.compiled import compiled
 from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.repo.common import (
@@ -213,7 +212,7 @@ class Rules:
     """A world compiled to index form: every version-dependent rule as an index set.
 
     Read-only once built (tuples, frozen sets and read-only mappings; attributes cannot be
-    rebound), so games of the same world share one (:func:`compile_rules`)."""
+    rebound), so games of equal worlds share one (:mod:`arena_gen.core.compiled`)."""
 
     names: tuple[str, ...]
     index: Mapping[str, int]
@@ -339,28 +338,6 @@ class Rules:
         return version_text(self.versions[p][v])
 
 
-#: Compiled worlds kept per process, most recently used first out last: an env re-made for a
-#: world it has played (a suite's task at every reset of a vector env) skips the compile.
-CACHE_WORLDS = 64
-_COMPILED: OrderedDict[bytes, Rules] = OrderedDict()
-
-
-def compile_rules(world: dict[str, Any]) -> Rules:
-    """``world``'s :class:`Rules`, shared by the games of equal worlds: keyed by the world's
-    ``marshal`` bytes (types and key order kept, and key order fixes the package and script
-    order; equal bytes load as equal worlds; a third of ``json.dumps``'s time), a world that
-    ``marshal`` cannot write is compiled afresh."""
-    try:
-        key = marshal.dumps(world)
-    except ValueError:
-        return Rules(world)
-    found = _COMPILED.pop(key, None) or Rules(world)
-    _COMPILED[key] = found
-    while len(_COMPILED) > CACHE_WORLDS:
-        _COMPILED.popitem(last=False)
-    return found
-
-
 # -- state, outcomes, facts ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class RepoV2:
@@ -453,7 +430,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
-        self.rules = compile_rules(task.world)
+        self.rules = compiled(Rules, task.world)  # one compile per world a process
 
     # -- Game API --------------------------------------------------------------------------------
     def parse(self, text: str) -> Command:
