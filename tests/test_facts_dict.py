@@ -219,3 +219,19 @@ def test_energy_decoder_equals_json_loads(text: str) -> None:
     ours = outcome(energy_game._decode)
     theirs = outcome(lambda t: json.loads(t, parse_constant=energy_game._reject_constant))
     assert same(ours, theirs)
+
+
+def test_energy_state_copy_is_dataclasses_replace() -> None:
+    """The energy step's state copy: equal to ``dataclasses.replace(state, prev=dict(...))``,
+    same type, its own ``prev``, the day record shared as ``replace`` shares it."""
+    task = read_suite(SUITES / "odyssey-lite", envs=["energy"]).tasks["energy"][0]
+    env = registry.make_env(task)
+    env.reset()
+    for text in list(task.certificate.witness)[:20]:
+        env.step(text)
+        state = env.state
+        ours = state.copy()
+        theirs = dataclasses.replace(state, prev=dict(state.prev))
+        assert ours == theirs and type(ours) is type(theirs)
+        assert ours.prev is not state.prev and ours.last is state.last
+        assert same(vars(ours), vars(theirs))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -138,6 +138,15 @@ class GridState:
     streak: int = 0
     collapsed: bool = False
     last: DayRecord | None = field(default=None)
+
+    def copy(self) -> GridState:
+        """A copy owning its ``prev`` dict (what a day rebinds or reads): the state
+        ``dataclasses.replace(self, prev=dict(self.prev))`` returns, without its per-field work
+        (a twelfth of a dispatch step)."""
+        after = object.__new__(type(self))
+        after.__dict__.update(self.__dict__)
+        after.prev = dict(self.prev)
+        return after
 
     @property
     def stability(self) -> float:
@@ -311,7 +320,7 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         return self.rules.start()
 
     def step(self, state: GridState, action: dict[str, float]) -> tuple[GridState, Event]:
-        after = replace(state, prev=dict(state.prev))
+        after = state.copy()
         rec = self.rules.step(after, action)
         done = self.rules.over(after)
         win = done and self.success(after)
