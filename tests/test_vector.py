@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,8 +17,10 @@ from arena_gen.train import stream
 from arena_gen.train.vector import (
     SuiteSource,
     TaskStreamEnv,
+    TextSyncVectorEnv,
     level_id,
     make_vec,
+    merge_info,
     register_vector_envs,
     seeds_for,
 )
@@ -132,6 +135,8 @@ def test_each_round_of_a_suite_source_is_a_seeded_permutation(seed: int, rounds:
     got = [source.task(seed, rounds * n + i) for i in range(n)]
     assert sorted(got) == list(range(n))  # type: ignore[type-var]
     assert got == [source.task(seed, rounds * n + i) for i in range(n)]
+    drawn = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, rounds])))
+    assert got == [int(i) for i in drawn.permutation(n)]  # the kept order is the drawn one
 
 
 def test_seeds_for_is_reproducible_and_distinct() -> None:
@@ -163,3 +168,72 @@ def test_a_step_where_sub_envs_disagree_on_a_none_info_value_merges() -> None:
         assert list(info["_last_day"]) == [True, True]
     finally:
         envs.close()
+
+
+class _Merger:
+    """What both info merges read of a vector env: its size (and Gymnasium's recursion)."""
+
+    num_envs = 3
+    _add_info = gymnasium.vector.VectorEnv._add_info
+
+
+def same_infos(a: Any, b: Any) -> bool:
+    """Equal merged infos: the same keys in the same order, arrays of the same dtype, shape
+    and values (object arrays compared element by element), nested dicts alike."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(
+            same_infos(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape and \
+            all(same_infos(x, y) for x, y in zip(a.tolist(), b.tolist(), strict=True))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+INFO_SCALARS = (st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=True)
+                | st.text(max_size=3) | st.sampled_from([np.float32(1.5), np.int64(3)]))
+INFO_KEYS = st.sampled_from(["a", "b", "c", "final_obs"])
+INFO_VALUES = INFO_SCALARS | st.dictionaries(
+    INFO_KEYS, INFO_SCALARS | st.dictionaries(INFO_KEYS, INFO_SCALARS, max_size=2), max_size=3)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.dictionaries(
+    st.sampled_from(["valid", "turn", "last_day", "x", "_x", "final_obs"]), INFO_VALUES,
+    max_size=5)), max_size=6))
+def test_the_cheaper_info_merge_is_gymnasiums(steps: list[tuple[int, dict[str, Any]]]) -> None:
+    """:func:`merge_info` builds what the installed Gymnasium's ``_add_info`` builds, for any
+    sequence of sub-env infos (scalars of each kind, None, nested dicts, keys that disagree),
+    and fails where it fails (a key holding a dict in one sub-env and a scalar in another)."""
+    def run(merge: Any) -> Any:
+        infos: dict[str, Any] = {}
+        try:
+            for env_num, info in steps:
+                infos = merge(_Merger(), infos, info, env_num)
+        except Exception as exc:  # compared: the same failure on both sides
+            return type(exc)
+        return infos
+
+    ours, theirs = run(merge_info), run(gymnasium.vector.VectorEnv._add_info)
+    assert ours is theirs if isinstance(theirs, type) else same_infos(ours, theirs)
+
+
+@pytest.mark.parametrize("env", ["energy", "repo"])
+def test_vector_env_infos_equal_gymnasiums_own_vector_env(env: str) -> None:
+    """The sync vector env make_vec returns (the cheaper merge) steps to the same infos as
+    Gymnasium's own class on the same seeds and actions."""
+    ours = make_vec(env, 2, suite="lite", mode="sync")
+    theirs = make_vec(env, 2, suite="lite", mode="sync")
+    theirs.__class__ = gymnasium.vector.SyncVectorEnv
+    assert type(ours) is TextSyncVectorEnv
+    try:
+        rng = np.random.Generator(np.random.PCG64(7))
+        _, a = ours.reset(seed=[4, 5])
+        _, b = theirs.reset(seed=[4, 5])
+        assert same_infos(a, b)
+        for _ in range(25):
+            actions = tuple(ours.call("sample_action", rng))
+            a = ours.step(actions)[4]
+            b = theirs.step(actions)[4]
+            assert same_infos(a, b)
+    finally:
+        ours.close()
+        theirs.close()

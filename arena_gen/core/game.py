@@ -72,12 +72,50 @@ class Event:
 
 
 @dataclass(frozen=True)
+class _Box:
+    """One value to copy with ``dataclasses.asdict``'s own rules (the fast path's fallback)."""
+
+    value: Any
+
+
+_ATOMIC = frozenset({int, float, str, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """``value`` copied as ``dataclasses.asdict`` copies a field: atoms as they are, plain dicts
+    and lists rebuilt, anything else (tuples, dataclasses, other types) by ``asdict`` itself."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    atomic = _ATOMIC  # the comprehensions test atoms inline: a call per value costs more
+    if kind is dict:
+        return {k if type(k) in atomic else _plain(k): v if type(v) in atomic else _plain(v)
+                for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in atomic else _plain(v) for v in value]
+    return dataclasses.asdict(_Box(value))["value"]
+
+
+@dataclass(frozen=True)
 class Facts:
     """Typed facts about a state; subclasses add fields (every one listed in the env docs)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready form written into ``info`` and trajectories."""
-        return dataclasses.asdict(self)
+        """The JSON-ready form written into ``info`` and trajectories: equal to
+        ``dataclasses.asdict(self)`` without its generic deep copy of every value (it runs on
+        every env step; ``tests/test_facts_dict.py`` pins the equality for every env)."""
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
+        out = {}
+        for name in names:
+            value = getattr(self, name)
+            out[name] = value if type(value) in _ATOMIC else _plain(value)
+        return out
+
+
+#: Field names per Facts class, in declaration order (``asdict``'s order), read once.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -147,7 +185,11 @@ class Game(ABC, Generic[StateT, ActionT, FactsT]):
 
     def success(self, state: StateT) -> bool:
         """The one definition of success: every rubric check is met."""
-        return all(c.met is True for c in self.checks(self.facts(state)))
+        return self.met(self.facts(state))
+
+    def met(self, facts: FactsT) -> bool:
+        """Success read from facts already built (the text env builds them once a step)."""
+        return all(c.met is True for c in self.checks(facts))
 
     @abstractmethod
     def render(self, state: StateT) -> str:

@@ -11,6 +11,7 @@ turns-left and feedback lines of observations; it never touches the rules.
 
 from __future__ import annotations
 
+import copy
 import string
 from typing import Any
 
@@ -24,9 +25,15 @@ from arena_gen.core.protocol import Protocol, protocol_budget
 MAX_TEXT = 100_000
 
 
+#: Built once: a ``Text`` space's constructor indexes its charset, a fifth of a short episode.
+_TEXT_SPACE = spaces.Text(max_length=MAX_TEXT, charset=string.printable + "…→←·–—×")
+
+
 def text_space() -> spaces.Text:
-    """The action and observation space of every text env (one owner: the vector env reuses it)."""
-    return spaces.Text(max_length=MAX_TEXT, charset=string.printable + "…→←·–—×")
+    """The action and observation space of every text env (one owner: the vector env reuses it):
+    a shallow copy of one prototype, so each space has its own random generator (unseeded, as a
+    new space) and shares only the read-only charset tables."""
+    return copy.copy(_TEXT_SPACE)
 
 
 class GameEnv(gym.Env[str, str]):
@@ -100,8 +107,9 @@ class GameEnv(gym.Env[str, str]):
         return self._last_obs
 
     def _info(self, *, valid: bool) -> dict[str, Any]:
+        facts = self.game.facts(self.state)  # once: success reads the same facts
         info: dict[str, Any] = {"valid": valid, "turn": self.turn,
                                 "turns_left": self.budget - self.turn,
-                                "success": self.success}
-        info.update(self.game.facts(self.state).to_dict())
+                                "success": self.game.met(facts)}
+        info.update(facts.to_dict())
         return info

@@ -18,6 +18,7 @@ mode alike. A first ``reset()`` without a seed draws one from Gymnasium's own un
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,8 +65,15 @@ class SuiteSource:
     def task(self, seed: int, index: int) -> Task:
         """Task ``index`` of ``seed``: position ``index % n`` of round ``index // n``'s order."""
         rounds, at = divmod(index, len(self.tasks))
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, rounds])))
-        return self.tasks[int(rng.permutation(len(self.tasks))[at])]
+        return self.tasks[suite_order(seed, rounds, len(self.tasks))[at]]
+
+
+@functools.lru_cache(maxsize=256)
+def suite_order(seed: int, rounds: int, size: int) -> tuple[int, ...]:
+    """Round ``rounds``'s order of a suite of ``size`` tasks under ``seed`` (kept: every reset
+    of a round reads it, and seeding a generator costs more than a short episode's step)."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, rounds])))
+    return tuple(int(i) for i in rng.permutation(size))
 
 
 TaskSource = StreamSource | SuiteSource
@@ -93,6 +101,53 @@ def present(info: dict[str, Any]) -> dict[str, Any]:
     holds None where another holds a dict (energy's ``last_day`` before the first day); an
     absent key is what its ``_key`` mask reports per sub-env."""
     return {k: v for k, v in info.items() if v is not None}
+
+
+def merge_info(self: gym.vector.VectorEnv[Any, Any, Any], vector_infos: dict[str, Any],
+               env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
+    """Gymnasium's ``VectorEnv._add_info`` (the same arrays, masks and key order;
+    ``tests/test_vector.py`` compares them), without the mask array it allocates for every key
+    of every sub-env step whether or not the mask exists (a text env's info has 10-40 keys)."""
+    num = self.num_envs
+    for key, value in env_info.items():
+        if key == "final_obs":
+            array = vector_infos.get("final_obs")
+            if array is None:
+                array = np.full(num, fill_value=None, dtype=object)
+            array[env_num] = value
+        elif isinstance(value, dict):
+            array = merge_info(self, vector_infos.get(key, {}), value, env_num)
+        else:
+            if key in vector_infos:
+                array = vector_infos[key]
+            else:
+                kind = type(value)
+                if kind is int or kind is float or kind is bool or issubclass(kind, np.number):
+                    array = np.zeros(num, dtype=kind)
+                elif isinstance(value, np.ndarray):
+                    array = np.zeros((num, *value.shape), dtype=value.dtype)
+                else:
+                    array = np.full(num, fill_value=None, dtype=object)
+            array[env_num] = value
+        mask_key = f"_{key}"
+        mask = vector_infos.get(mask_key)
+        if mask is None:
+            mask = np.zeros(num, dtype=np.bool_)
+        mask[env_num] = True
+        vector_infos[key], vector_infos[mask_key] = array, mask
+    return vector_infos
+
+
+class TextSyncVectorEnv(gym.vector.SyncVectorEnv):
+    """Gymnasium's sync vector env with the cheaper info merge (:func:`merge_info`)."""
+
+    _add_info = merge_info
+
+
+class TextAsyncVectorEnv(gym.vector.AsyncVectorEnv):
+    """Gymnasium's async vector env with the cheaper info merge (:func:`merge_info`)."""
+
+    _add_info = merge_info
 
 
 class TaskStreamEnv(gym.Env[str, str]):
@@ -201,8 +256,15 @@ def make_vec(env: str, num_envs: int, *, level: str = "lite", version: int | Non
     extra: dict[str, Any] = {"ladder": ladder, "harness": harness}
     if suite is not None:
         extra["suite"] = suite
-    return gym.make_vec(level_id(spec, level), num_envs=num_envs, vectorization_mode=mode,
+    envs = gym.make_vec(level_id(spec, level), num_envs=num_envs, vectorization_mode=mode,
                         vector_kwargs=vector_kwargs, **extra)
+    # make_vec builds Gymnasium's own class; the subclass (no state of its own) only changes
+    # how infos merge
+    faster = {gym.vector.SyncVectorEnv: TextSyncVectorEnv,
+              gym.vector.AsyncVectorEnv: TextAsyncVectorEnv}.get(type(envs))
+    if faster is not None:
+        envs.__class__ = faster
+    return envs
 
 
 def seeds_for(seed: int, num_envs: int) -> Sequence[int]:

@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from arena_gen.core.compiled import compiled
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.lights.formula import (
+    Formula,
     FormulaError,
     bit_columns,
     check,
@@ -47,17 +49,24 @@ def parse_action(action: str, n: int) -> int:
 
 
 class Rules:
-    """The compiled transition function of one world, shared by env, verifiers and judge."""
+    """The compiled transition function of one world, shared by env, verifiers and judge;
+    read-only once built (games of equal worlds share one: :mod:`arena_gen.core.compiled`)."""
 
     def __init__(self, world: dict[str, Any]) -> None:
         self.n = int(world["n"])
-        self.conditions = world["conditions"]
+        self.conditions: tuple[Formula, ...] = tuple(world["conditions"])
         if len(self.conditions) != self.n:
             raise FormulaError(f"{self.n} bulbs but {len(self.conditions)} conditions")
         for cond in self.conditions:
             check(cond, self.n)
-        self._can = [compile_bits(c) for c in self.conditions]
+        self._can = tuple(compile_bits(c) for c in self.conditions)
         self.goal = (1 << self.n) - 1
+        self._frozen = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"compiled lights rules are read-only (setting {name!r})")
+        object.__setattr__(self, name, value)
 
     def enabled(self, state: int, bulb: int) -> bool:
         """Whether ``bulb`` may flip in ``state``."""
@@ -131,7 +140,7 @@ class LightsGame(Game[int, int, LightsFacts]):
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
-        self.rules = Rules(task.world)
+        self.rules = compiled(Rules, task.world)  # one compile per world a process
         self.n = self.rules.n
 
     def parse(self, text: str) -> int:

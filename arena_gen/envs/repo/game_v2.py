@@ -34,10 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from arena_gen.core.compiled import compiled
 from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.repo.common import (
@@ -189,34 +190,81 @@ class InstallPlan:
 ANY_PYTHON_MINORS = 31
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class ReadOnlyDict(dict[K, V]):
+    """A dict that refuses changes (equal to, and as JSON-ready as, the dict it copies; it
+    pickles and copies as that dict)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("compiled repo rules are read-only")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (dict(self),)
+
+
 class Rules:
-    """A world compiled to index form: every version-dependent rule as an index set."""
+    """A world compiled to index form: every version-dependent rule as an index set.
+
+    Read-only once built (tuples, frozen sets and read-only mappings; attributes cannot be
+    rebound), so games of equal worlds share one (:mod:`arena_gen.core.compiled`)."""
+
+    names: tuple[str, ...]
+    index: Mapping[str, int]
+    priority: tuple[str, ...]
+    versions: tuple[tuple[Version, ...], ...]
+    pythons: tuple[Version, ...]
+    vindex: tuple[Mapping[Version, int], ...]
+    plans: tuple[tuple[InstallPlan, ...], ...]
+    api: Mapping[tuple[int, int], Mapping[str, Mapping[str, frozenset[str]]]]
+    needs: Mapping[tuple[int, int], tuple[Call, ...]]
+    script_paths: tuple[str, ...]
+    entrypoints: tuple[str, ...]
+    calls: Mapping[str, tuple[Call, ...]]
+    touched: Mapping[str, frozenset[int]]
+    consistency: tuple[tuple[str, int, tuple[int, ...], str], ...]
+    hidden: tuple[tuple[tuple[tuple[int, frozenset[int]], ...], tuple[str, ...], str], ...]
 
     def __init__(self, world: dict[str, Any]) -> None:
+        self._build(world)
+        self._frozen = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"compiled repo rules are read-only (setting {name!r})")
+        object.__setattr__(self, name, value)
+
+    def _build(self, world: dict[str, Any]) -> None:
+        """Compile ``world`` (the read-only containers are built last, from the work ones)."""
         pk = world["packages"]
         # canonical JSON sorts keys, so the released order lives in a list
-        self.names: list[str] = list(world.get("package_order") or pk)
-        self.index = {n: i for i, n in enumerate(self.names)}
+        self.names = tuple(world.get("package_order") or pk)
+        self.index = ReadOnlyDict({n: i for i, n in enumerate(self.names)})
         self.n = len(self.names)
-        self.priority = [pk[n]["priority"] for n in self.names]
-        self.versions: list[list[Version]] = [[read_version(v) for v in pk[n]["versions"]]
-                                              for n in self.names]
-        self.pythons: list[Version] = [read_version(v) for v in world["python_versions"]]
+        self.priority = tuple(pk[n]["priority"] for n in self.names)
+        self.versions = tuple(tuple(read_version(v) for v in pk[n]["versions"])
+                              for n in self.names)
+        pythons = [read_version(v) for v in world["python_versions"]]
         #: An empty ``python_versions`` accepts any Python, as the released env does: every
         #: 3.x up to 3.30 and each version a Requires-Python bound names are offered, fixed
         #: here (the rules never change during play, so every reset plays the same game).
-        self.any_python = not self.pythons
+        self.any_python = not pythons
         if self.any_python:
-            self.pythons = sorted({(3, minor) for minor in range(ANY_PYTHON_MINORS)}
-                                  | {read_version(py[1])
-                                     for table in world.get("version_requires_python",
-                                                            {}).values()
-                                     for py in table.values() if py})
-        self.vindex = [{v: i for i, v in enumerate(vs)} for vs in self.versions]
-        self.plans: list[list[InstallPlan]] = [
-            [self._plan(world, p, v) for v in range(len(self.versions[p]))]
-            for p in range(self.n)]
-        self.api: dict[tuple[int, int], dict[str, dict[str, frozenset[str]]]] = {}
+            pythons = sorted({(3, minor) for minor in range(ANY_PYTHON_MINORS)}
+                             | {read_version(py[1])
+                                for table in world.get("version_requires_python", {}).values()
+                                for py in table.values() if py})
+        self.pythons = tuple(pythons)
+        self.vindex = tuple(ReadOnlyDict({v: i for i, v in enumerate(vs)})
+                            for vs in self.versions)
+        self.plans = tuple(tuple(self._plan(world, p, v) for v in range(len(self.versions[p])))
+                           for p in range(self.n))
+        api: dict[tuple[int, int], Mapping[str, Mapping[str, frozenset[str]]]] = {}
         for name, by_ver in (world.get("api_surface") or {}).items():
             for vs, entry in by_ver.items():
                 key = (self.index[name], self.vindex[self.index[name]][read_version(vs)])
@@ -226,36 +274,41 @@ class Rules:
                         for s in syms:
                             mods[m][s] = frozenset(entry.get("signatures", {}).get(f"{m}:{s}",
                                                                                    []))
-                self.api[key] = mods
-        self.needs: dict[tuple[int, int], list[Call]] = {}  # checked in package, version order
+                api[key] = ReadOnlyDict({m: ReadOnlyDict(syms)
+                                             for m, syms in mods.items()})
+        self.api = ReadOnlyDict(api)
         wanted = {(self.index[name], self.vindex[self.index[name]][read_version(vs)]): reqs
                   for name, by_ver in (world.get("symbol_requires") or {}).items()
                   for vs, reqs in by_ver.items()}
-        for key in sorted(wanted):
-            self.needs[key] = [self._call(r) for r in wanted[key]]
-        self.script_paths: list[str] = list(world["scripts"])
-        self.entrypoints: list[str] = list(world["entrypoints"])
-        self.calls: dict[str, list[Call]] = {}
-        self.touched: dict[str, set[int]] = {}
+        # checked in package, version order
+        self.needs = ReadOnlyDict({key: tuple(self._call(r) for r in wanted[key])
+                                       for key in sorted(wanted)})
+        self.script_paths = tuple(world["scripts"])
+        self.entrypoints = tuple(world["entrypoints"])
+        calls: dict[str, tuple[Call, ...]] = {}
+        touched: dict[str, frozenset[int]] = {}
         for path, entry in world["scripts"].items():
-            self.calls[path] = [self._call(c) for c in entry.get("calls", [])]
-            self.touched[path] = {self.index[x] for x in entry.get("imports", [])} | \
-                {c.provider for c in self.calls[path]}
-        self.consistency: list[tuple[str, int, list[int], str]] = [
-            (r["type"], self.index[r["anchor"]], [self.index[m] for m in r["packages"]],
+            calls[path] = tuple(self._call(c) for c in entry.get("calls", []))
+            touched[path] = frozenset({self.index[x] for x in entry.get("imports", [])}
+                                      | {c.provider for c in calls[path]})
+        self.calls, self.touched = ReadOnlyDict(calls), ReadOnlyDict(touched)
+        self.consistency = tuple(
+            (r["type"], self.index[r["anchor"]], tuple(self.index[m] for m in r["packages"]),
              r.get("error", "RuntimeError: consistency check failed."))
-            for r in world.get("consistency_rules", [])]
-        self.hidden: list[tuple[list[tuple[int, frozenset[int]]], list[str], str]] = []
+            for r in world.get("consistency_rules", []))
+        hidden = []
         for r in world.get("hidden_rules", []):
-            when = [(self.index[name], self._allowed(self.index[name], cl))
-                    for name, cl in r.get("when", []) if cl]
+            when = tuple((self.index[name], self._allowed(self.index[name], cl))
+                         for name, cl in r.get("when", []) if cl)
             if not when:
                 continue
             scope = r.get("scope") or ["run.py"]
-            self.hidden.append((when, [scope] if isinstance(scope, str) else list(scope),
-                                r.get("error", "RuntimeError: the project failed.")))
+            hidden.append((when, (scope,) if isinstance(scope, str) else tuple(scope),
+                           r.get("error", "RuntimeError: the project failed.")))
+        self.hidden = tuple(hidden)
 
     def _allowed(self, p: int, clauses: list[list[str]]) -> frozenset[int]:
+        """The indices of package ``p``'s versions that satisfy every clause."""
         cl = [(op, read_version(t)) for op, t in clauses]
         return frozenset(i for i, v in enumerate(self.versions[p]) if satisfies(v, cl))
 
@@ -377,7 +430,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
-        self.rules = Rules(task.world)
+        self.rules = compiled(Rules, task.world)  # one compile per world a process
 
     # -- Game API --------------------------------------------------------------------------------
     def parse(self, text: str) -> Command:

@@ -18,6 +18,7 @@ Worlds store ranges as text (``>=1.0,<2.0``) or as ``[op, "M.m"]`` pairs;
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 Version = tuple[int, int]
 Clause = tuple[str, Version]
@@ -97,7 +98,7 @@ def spec_text(clauses: list[Clause] | tuple[Clause, ...]) -> str:
     return ",".join(f"{op}{version_text(v)}" for op, v in clauses)
 
 
-def normalise(clauses: list[Clause], available: list[Version]) -> list[Clause]:
+def normalise(clauses: list[Clause], available: Sequence[Version]) -> list[Clause]:
     """A request reduced as released: equalities win (all equal and available, else none);
     otherwise the first-listed tightest lower and upper bounds; [] when nothing matches."""
     equal = [t for op, t in clauses if op == "=="]
