@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.calibration import Calibration
 from arena_gen.core.canon import canonical_bytes
 from arena_gen.core.episode import Episode
 from arena_gen.core.errors import ArenaGenError
@@ -24,8 +25,10 @@ from arena_gen.core.seeds import level_code, stream_seed, suite_code, task_seed
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.suite.catalog import preset
+from arena_gen.suite.ladder import climb
 from arena_gen.train import Curriculum, stream
 from arena_gen.train.levels import curriculum_levels, level_knobs, level_preset, stream_levels
+from arena_gen.train.stream import StreamJob, draw
 
 ENVS = ("lights", "trading", "energy", "repo")
 #: A scripted agent's success probability per level: it falls with the level and straddles
@@ -86,6 +89,23 @@ def test_the_easiest_level_streams_certified_reproducible_tasks(env: str) -> Non
     assert check_witness(task).success
     again = next(stream(env, "L1", 5, count=1))
     assert canonical_bytes(again.to_dict()) == canonical_bytes(task.to_dict())
+
+
+def test_an_ablation_draws_on_the_levels_tree_and_plays_only_the_rungs_asked() -> None:
+    """``draw``'s preset override and ``climb``'s rung filter (what ``bench_levels.py --set
+    --rungs`` uses): the level's own preset draws the stream's task, a changed knob draws
+    from the same tree under the new knob, and the rungs played are the full ladder's."""
+    job = StreamJob("lights", registry.get("lights").version, "L1", 5, 0, False, frozenset())
+    task = draw(job).task
+    same = draw(job, level_preset("L1", "lights")).task
+    assert canonical_bytes(same.to_dict()) == canonical_bytes(task.to_dict())
+    longer = draw(job, {**level_preset("L1", "lights"), "min_len": 8}).task
+    assert longer.seed_path[:4] == task.seed_path[:4] and longer.params["min_len"] == 8
+    assert (longer.certificate.min_steps or 0) >= 8
+    full = climb(task, Calibration())
+    part = climb(task, Calibration(), {"heuristic", "planner"})
+    assert list(part) == ["heuristic", "planner"] and len(full) > 2
+    assert part == {rung: full[rung] for rung in part}
 
 
 def test_lights_levels_get_harder_by_their_knobs() -> None:
