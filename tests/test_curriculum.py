@@ -66,7 +66,11 @@ def test_a_level_names_only_what_it_changes() -> None:
     assert level_knobs("L1", "lights") == {"n_values": [5, 6], "n_weights": [1, 1],
                                            "min_len": 6}
     assert level_knobs("L3", "trading") == {}  # Trading's L3 is Lite itself
-    assert level_preset("L5", "repo") == preset("challenge", "repo")
+    # Repo's L4-L5 are the suite presets with more high-priority packages (side effects).
+    assert level_knobs("L4", "repo") == {"p_high": 0.7}
+    assert level_preset("L5", "repo") == {**preset("challenge", "repo"), "p_high": 0.7}
+    assert level_knobs("L5", "energy") == {**level_knobs("challenge", "energy"), "shifts": 3,
+                                           "min_regime": 80}
 
 
 def test_level_codes_keep_the_suite_presets_and_give_levels_their_own_trees() -> None:
