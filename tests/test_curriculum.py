@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.calibration import Calibration
 from arena_gen.core.canon import canonical_bytes
 from arena_gen.core.episode import Episode
 from arena_gen.core.errors import ArenaGenError
@@ -24,8 +25,10 @@ from arena_gen.core.seeds import level_code, stream_seed, suite_code, task_seed
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.suite.catalog import preset
+from arena_gen.suite.ladder import climb
 from arena_gen.train import Curriculum, stream
 from arena_gen.train.levels import curriculum_levels, level_knobs, level_preset, stream_levels
+from arena_gen.train.stream import StreamJob, draw
 
 ENVS = ("lights", "trading", "energy", "repo")
 #: A scripted agent's success probability per level: it falls with the level and straddles
@@ -63,7 +66,11 @@ def test_a_level_names_only_what_it_changes() -> None:
     assert level_knobs("L1", "lights") == {"n_values": [5, 6], "n_weights": [1, 1],
                                            "min_len": 6}
     assert level_knobs("L3", "trading") == {}  # Trading's L3 is Lite itself
-    assert level_preset("L5", "repo") == preset("challenge", "repo")
+    # Repo's L4-L5 are the suite presets with more high-priority packages (side effects).
+    assert level_knobs("L4", "repo") == {"p_high": 0.7}
+    assert level_preset("L5", "repo") == {**preset("challenge", "repo"), "p_high": 0.7}
+    assert level_knobs("L5", "energy") == {**level_knobs("challenge", "energy"), "shifts": 3,
+                                           "min_regime": 80}
 
 
 def test_level_codes_keep_the_suite_presets_and_give_levels_their_own_trees() -> None:
@@ -86,6 +93,23 @@ def test_the_easiest_level_streams_certified_reproducible_tasks(env: str) -> Non
     assert check_witness(task).success
     again = next(stream(env, "L1", 5, count=1))
     assert canonical_bytes(again.to_dict()) == canonical_bytes(task.to_dict())
+
+
+def test_an_ablation_draws_on_the_levels_tree_and_plays_only_the_rungs_asked() -> None:
+    """``draw``'s preset override and ``climb``'s rung filter (what ``bench_levels.py --set
+    --rungs`` uses): the level's own preset draws the stream's task, a changed knob draws
+    from the same tree under the new knob, and the rungs played are the full ladder's."""
+    job = StreamJob("lights", registry.get("lights").version, "L1", 5, 0, False, frozenset())
+    task = draw(job).task
+    same = draw(job, level_preset("L1", "lights")).task
+    assert canonical_bytes(same.to_dict()) == canonical_bytes(task.to_dict())
+    longer = draw(job, {**level_preset("L1", "lights"), "min_len": 8}).task
+    assert longer.seed_path[:4] == task.seed_path[:4] and longer.params["min_len"] == 8
+    assert (longer.certificate.min_steps or 0) >= 8
+    full = climb(task, Calibration())
+    part = climb(task, Calibration(), {"heuristic", "planner"})
+    assert list(part) == ["heuristic", "planner"] and len(full) > 2
+    assert part == {rung: full[rung] for rung in part}
 
 
 def test_lights_levels_get_harder_by_their_knobs() -> None:

@@ -9,6 +9,7 @@ defines one, its headline value (e.g. trading's profit rate).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from arena_gen.agents.random_agent import RandomAgent
@@ -65,11 +66,14 @@ def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
     return out
 
 
-def climb(task: Task, cal: Calibration) -> dict[str, Any]:
-    """Play every rung of the ladder on ``task``; deterministic for a task and calibration."""
+def climb(task: Task, cal: Calibration, only: Collection[str] | None = None) -> dict[str, Any]:
+    """Play every rung of the ladder on ``task`` (or the rungs named in ``only``, so an
+    ablation pays for the rungs it compares); deterministic for a task and calibration."""
     spec = registry.for_task(task)
     ladder: dict[str, Any] = {}
     for rung, factory, mode, attempts, kind in _rungs(spec, cal):
+        if only is not None and rung not in only:
+            continue
         results = [_attempt(task, factory(), mode, a) for a in range(attempts)]
         ladder[rung] = {
             "mode": mode,

@@ -80,11 +80,14 @@ class Drawn:
     seconds: float
 
 
-def draw(job: StreamJob) -> Drawn:
-    """Draw task ``job.index`` of a stream: the first acceptable attempt of its seed tree."""
+def draw(job: StreamJob, config: dict[str, Any] | None = None) -> Drawn:
+    """Draw task ``job.index`` of a stream: the first acceptable attempt of its seed tree.
+    ``config`` replaces the level's preset (an ablation of a level's knobs on the level's own
+    seed tree, ``benchmarks/bench_levels.py --set``); a stream never passes it."""
     start = time.perf_counter()
     spec = registry.get(job.env, job.version)
-    config = level_preset(job.level, job.env, job.version)
+    if config is None:
+        config = level_preset(job.level, job.env, job.version)
     cal = calibration_for(spec, job.level) if job.ladder else None
     shape = spec.load("fingerprint") if spec.fingerprint is not None else None
 
