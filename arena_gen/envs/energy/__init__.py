@@ -36,6 +36,9 @@ V1 = EnvSpec(
     daily=True,
     grammar=part("prompts:GRAMMAR"),
     fingerprint=part("fingerprint:SHAPE"),
+    # Minus the regret in margin-days against the certificate's witness (v1: the whole-horizon
+    # LP's dispatch; v2 and later: the receding-horizon verifier's).
+    potential=part("potential:potential"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
     # a 40-step history.
     odyssey=OdysseyProfile(steps=120, show_feedback=False, window=40,
@@ -56,8 +59,6 @@ V2 = replace(
     baselines={"period_greedy": part("agents.heuristic:EnergyHeuristicAgent")},
     calibration=part("sampler_v2:CALIBRATION"),
     importer=None, imported_draft=None,
-    # Minus the regret in margin-days against the verifier's witness.
-    potential=part("potential:potential"),
 )
 
 V3 = replace(

@@ -1,5 +1,6 @@
-"""The shaping potential of an energy world (v2 and later): minus the regret in margin-days
-against the verifier's witness on the same day.
+"""The shaping potential of an energy world: minus the regret in margin-days against the
+certificate's witness on the same day (v1, the odyssey-lite tasks: the whole-horizon LP's
+dispatch; v2 and later: the receding-horizon verifier's).
 
 The verdict is over the whole horizon: average stability above its target and thermal share
 below its target (and no collapse). ``V`` banks both margins day by day, in days::
@@ -45,16 +46,17 @@ def margin_days(game: EnergyGame) -> Callable[[GridState], float]:
 
 
 def verifier_witness(game: EnergyGame) -> list[str]:
-    """The certificate's witness, or the v2 verifier's for a task without one."""
+    """The certificate's witness, or for a task without one its own version's verifier's."""
     found = certificate_witness(game.task)
     if found is not None:
         return found
-    from arena_gen.envs.energy.verify_v2 import verify
-    return list(verify(game.task).witness)
+    from arena_gen.core import registry
+
+    return list(registry.for_task(game.task).load("verifier")(game.task).witness)
 
 
 def potential(game: Game[Any, Any, Any]) -> Callable[[GridState], float]:
-    """The env's ``potential`` part: Phi of an energy (v2+) game's state."""
+    """The env's ``potential`` part: Phi of an energy game's state."""
     if not isinstance(game, EnergyGame):
         raise TypeError(f"the energy potential reads the energy rules, not "
                         f"{type(game).__name__}")

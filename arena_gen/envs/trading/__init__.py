@@ -42,6 +42,9 @@ V1 = EnvSpec(
             for s in ("optimal", "conservative", "progressive", "correlation", "rolling",
                       "ridge")},
     daily=True,
+    # Minus the regret in money against the certificate's witness (v1: the perfect-foresight
+    # oracle's trades; v3 and later: the W-known planner's).
+    potential=part("potential:potential"),
     grammar=part("prompts:GRAMMAR"),
     fingerprint=part("fingerprint:SHAPE"),
     # The reference harness: max_steps 120 (never below the horizon), the state alone shown,
@@ -86,8 +89,6 @@ V3 = replace(
     model_free={"hold": part(f"{_V3_AGENTS}:HoldAgent"),
                 "momentum": part(f"{_V3_AGENTS}:MomentumAgent")},
     levels=part("levels_v3:LEVELS"),
-    # Minus the regret in money against the W-known planner (the certificate's witness).
-    potential=part("potential:potential"),
 )
 
 V4 = replace(

@@ -1,5 +1,6 @@
-"""The shaping potential of a trading world (v3 and later): minus the regret in money against
-the with-rules planner on the same day.
+"""The shaping potential of a trading world: minus the regret in money against the
+certificate's witness on the same day (v3 and later: the with-rules planner; the v1 tasks of
+odyssey-lite: the perfect-foresight oracle, so their regret is against hindsight).
 
 ``V(s)`` is the book's total value marked at its day's prices (the env's own ``value``, the
 measure whose daily change is the env's reward), and ``V*(t)`` the value of the W-known
@@ -19,25 +20,29 @@ from typing import Any
 from arena_gen.core.game import Game
 from arena_gen.core.witness_regret import certificate_witness, regret_potential
 from arena_gen.envs.trading import verify_v3, verify_v4
-from arena_gen.envs.trading.game_v1 import Book
+from arena_gen.envs.trading.game_v1 import Book, TradingGame
 from arena_gen.envs.trading.game_v3 import TradingGameV3
 from arena_gen.envs.trading.game_v4 import TradingGameV4
 
 
-def planner_witness(game: TradingGameV3) -> list[str]:
-    """The W-known planner's actions on ``game``'s task: the certificate's witness, or the
-    planner played as the verifier of the game's version plays it."""
+def planner_witness(game: TradingGame) -> list[str]:
+    """The certificate's witness (v3 and later: the W-known planner's actions; v1 and v2: the
+    perfect-foresight oracle's), or for a task without one the planner played as the verifier
+    of the game's version plays it (v3 and later; a v1/v2 draft has no witness to compare)."""
     found = certificate_witness(game.task)
     if found is not None:
         return found
+    if not isinstance(game, TradingGameV3):
+        raise ValueError("a v1/v2 trading task without a certificate "
+                         "witness has no regret potential")
     play = verify_v4.play_planner if isinstance(game, TradingGameV4) else verify_v3.play_planner
     return play(game.task)[0]
 
 
 def potential(game: Game[Any, Any, Any]) -> Callable[[Book], float]:
-    """The env's ``potential`` part: Phi of a trading (v3+) game's book."""
-    if not isinstance(game, TradingGameV3):
-        raise TypeError(f"the trading potential reads the v3 planner witness, not "
+    """The env's ``potential`` part: Phi of a trading game's book."""
+    if not isinstance(game, TradingGame):
+        raise TypeError(f"the trading potential reads a trading book, not "
                         f"{type(game).__name__}'s")
     return regret_potential(game, measure="trading-value", value=game.value,
                             day=lambda book: book.day, horizon=game.horizon,
