@@ -66,6 +66,13 @@ def test_a_level_names_only_what_it_changes() -> None:
     assert level_knobs("L1", "lights") == {"n_values": [5, 6], "n_weights": [1, 1],
                                            "min_len": 6}
     assert level_knobs("L3", "trading") == {}  # Trading's L3 is Lite itself
+    # Trading v4's L4: Challenge's stocks and factors over Lite's days at a factor scale
+    # between the presets'; its L5: Challenge with 240 days. v3's levels stay v3's.
+    assert level_knobs("L4", "trading") == {"stocks": [10, 16], "factors": [6, 10],
+                                            "cover_grid": False, "w_max": 1.2}
+    assert level_preset("L5", "trading") == {**preset("challenge", "trading"), "horizon": 240}
+    assert level_knobs("L4", "trading", 3) == {**level_knobs("L4", "trading"), "w_max": 0.5}
+    assert level_preset("L5", "trading", 3) == preset("challenge", "trading", 3)
     # Repo's L4-L5 are the suite presets with more high-priority packages (side effects).
     assert level_knobs("L4", "repo") == {"p_high": 0.7}
     assert level_preset("L5", "repo") == {**preset("challenge", "repo"), "p_high": 0.7}
