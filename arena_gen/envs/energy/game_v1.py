@@ -62,12 +62,15 @@ def parse_action(action: str) -> dict[str, float]:
     if not isinstance(data, dict):
         raise ValueError("the action must be a JSON object with keys thermal, wind, solar, "
                          "battery")
-    unknown = [k for k in data if k not in SOURCES]
-    if unknown:
+    if not data.keys() <= _KEYS:
+        unknown = [k for k in data if k not in SOURCES]
         raise ValueError(f"unknown key {str(unknown[0])[:30]!r}; allowed keys: "
                          f"{', '.join(SOURCES)}")
-    out = {k: 0.0 for k in SOURCES}
+    out = dict(_NO_COMMAND)
     for key, value in data.items():
+        if type(value) is float and math.isfinite(value):  # the common case, as below
+            out[key] = value
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{key} must be a number, got {json.dumps(value)[:30]}")
         try:
@@ -78,6 +81,11 @@ def parse_action(action: str) -> dict[str, float]:
             raise ValueError(f"{key} must be a finite number")
         out[key] = number
     return out
+
+
+_KEYS = frozenset(SOURCES)
+#: Every command 0 (a missing key), in ``SOURCES`` order.
+_NO_COMMAND = {k: 0.0 for k in SOURCES}
 
 
 def _reject_constant(name: str) -> float:
@@ -191,31 +199,42 @@ class Rules:
 
     def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
         """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
+        # Unrolled over the sources (a third of a dispatch step was the comprehensions): the
+        # same operations on the same operands in the same order, so the same floats.
         t = state.day
         cap = self.capacity
-        rated = {k: min(max(float(cmd.get(k, 0.0)), 0.0), cap[k]) for k in GENERATORS}
-        rated["battery"] = min(max(float(cmd.get("battery", 0.0)), -cap["battery"]),
-                               cap["battery"])
-        actual = {k: rated[k] * self.eff[k][t] for k in GENERATORS}
-        if rated["battery"] >= 0:
-            flow = min(rated["battery"], state.stored)
+        get = cmd.get
+        thermal = min(max(float(get("thermal", 0.0)), 0.0), cap["thermal"])
+        wind = min(max(float(get("wind", 0.0)), 0.0), cap["wind"])
+        solar = min(max(float(get("solar", 0.0)), 0.0), cap["solar"])
+        battery = min(max(float(get("battery", 0.0)), -cap["battery"]), cap["battery"])
+        rated = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
+        eff = self.eff
+        a_thermal = thermal * eff["thermal"][t]
+        a_wind = wind * eff["wind"][t]
+        a_solar = solar * eff["solar"][t]
+        if battery >= 0:
+            flow = min(battery, state.stored)
         else:
-            flow = -min(-rated["battery"], cap["battery"] - state.stored)
-        actual["battery"] = flow
+            flow = -min(-battery, cap["battery"] - state.stored)
+        actual = {"thermal": a_thermal, "wind": a_wind, "solar": a_solar, "battery": flow}
         state.stored -= flow
-        supply = max(1e-6, actual["thermal"] + actual["wind"] + actual["solar"] + flow)
+        supply = max(1e-6, a_thermal + a_wind + a_solar + flow)
         demand, budget = self.demand[t], self.budget[t]
-        cost = sum(rated[k] * self.prices[k] for k in GENERATORS) + abs(flow) * self.prices[
-            "battery"]
+        prices = self.prices
+        cost = sum((thermal * prices["thermal"], wind * prices["wind"],
+                    solar * prices["solar"])) + abs(flow) * prices["battery"]
         demand_violated = supply < demand
         budget_violated = cost > budget
-        ramp = sum(abs(rated[k] - state.prev[k]) for k in SOURCES)
+        prev = state.prev
+        ramp = sum((abs(thermal - prev["thermal"]), abs(wind - prev["wind"]),
+                    abs(solar - prev["solar"]), abs(battery - prev["battery"])))
         stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
         stability -= 0.5 * budget_violated + 0.5 * demand_violated
         stability = min(max(stability, 0.0), 1.0)
         state.prev = dict(rated)
         state.stability_sum += stability
-        state.cum_thermal += actual["thermal"]
+        state.cum_thermal += a_thermal
         state.cum_supply += supply
         state.day = t + 1
         state.streak = state.streak + 1 if (demand_violated or budget_violated) else 0
@@ -249,6 +268,22 @@ class EnergyFacts(Facts):
     stored: float
     violation_streak: int
     last_day: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``Facts.to_dict`` (``dataclasses.asdict``) written out for these fields: the text env
+        calls it every step; a ``last_day`` not shaped as :meth:`DayRecord.to_dict` makes it
+        takes the generic path."""
+        last = self.last_day
+        if last is not None:
+            if type(last) is not dict or type(last.get("rated")) is not dict or type(
+                    last.get("actual")) is not dict:
+                return super().to_dict()
+            last = {**last, "rated": dict(last["rated"]), "actual": dict(last["actual"])}
+        return {"day": self.day, "horizon": self.horizon, "collapsed": self.collapsed,
+                "survived": self.survived, "stability": self.stability,
+                "thermal_share": self.thermal_share, "target_stability": self.target_stability,
+                "target_carbon": self.target_carbon, "stored": self.stored,
+                "violation_streak": self.violation_streak, "last_day": last}
 
 
 class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
@@ -361,7 +396,19 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
                                    "target."),
         ]
 
+    @staticmethod
+    def _verdicts(facts: EnergyFacts) -> tuple[bool, bool, bool]:
+        """Whether ``survived``, ``stable`` and ``low_carbon`` are met: what :meth:`checks`
+        reports and :meth:`met` reads without formatting the evidence."""
+        survived = facts.survived
+        return (survived, survived and facts.stability > facts.target_stability,
+                survived and facts.thermal_share < facts.target_carbon)
+
+    def met(self, facts: EnergyFacts) -> bool:
+        return all(v is True for v in self._verdicts(facts))
+
     def checks(self, facts: EnergyFacts) -> list[Check]:
+        survived, stable, low_carbon = self._verdicts(facts)
         day, horizon = facts.day, facts.horizon
         if facts.collapsed:
             end = f"grid collapsed after day {day - 1} (3 consecutive violation days)"
@@ -372,10 +419,10 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         partial = "" if facts.survived else f"; horizon not reached ({end})"
         t_stab, t_carb = facts.target_stability, facts.target_carbon
         return [
-            Check(SURVIVED, facts.survived, end),
-            Check(STABLE, facts.survived and facts.stability > t_stab,
+            Check(SURVIVED, survived, end),
+            Check(STABLE, stable,
                   f"average stability {facts.stability:.4f} vs target > {t_stab:.4f}{partial}"),
-            Check(LOW_CARBON, facts.survived and facts.thermal_share < t_carb,
+            Check(LOW_CARBON, low_carbon,
                   f"thermal share {facts.thermal_share:.4f} vs target < {t_carb:.4f}{partial}"),
         ]
 
