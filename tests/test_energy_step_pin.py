@@ -85,3 +85,21 @@ def test_info_is_the_callers_own() -> None:
             info["last_day"]["actual"].clear()
             info["last_day"]["cost"] = -1.0
         info["stability"] = -1.0
+
+
+def test_render_of_a_state_changed_in_place_is_fresh() -> None:
+    """The reused last text never outlives a change: a state stepped in place by the rules, or
+    with a field set by hand, renders as a fresh game renders it."""
+    task = read_suite(SUITES / "lite", envs=["energy"]).tasks["energy"][0]
+    game, fresh = registry.make_env(task).game, registry.make_env(task).game
+    state = game.initial()
+    first = game.render(state)
+    assert game.render(state) == first == fresh.render(state)
+    for text in list(task.certificate.witness)[:3]:
+        game.rules.step(state, game.parse(text))
+        fresh_text = registry.make_env(task).game.render(state)
+        assert game.render(state) == fresh_text != first
+    state.stored = state.stored + 1.0
+    state.streak = 1000
+    assert game.render(state) == registry.make_env(task).game.render(state)
+    assert "consecutive violation days 1000" in game.render(state)
