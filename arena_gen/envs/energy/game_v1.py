@@ -426,7 +426,8 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
                 survived and facts.thermal_share < facts.target_carbon)
 
     def met(self, facts: EnergyFacts) -> bool:
-        return all(v is True for v in self._verdicts(facts))
+        survived, stable, low_carbon = self._verdicts(facts)
+        return survived is True and stable is True and low_carbon is True  # Game.met's test
 
     def checks(self, facts: EnergyFacts) -> list[Check]:
         survived, stable, low_carbon = self._verdicts(facts)
