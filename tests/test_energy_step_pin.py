@@ -5,6 +5,7 @@ handed out is the caller's own (changing it changes no later step)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite
+from arena_gen.envs.energy.game_v1 import EnergyFacts
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 #: Texts the parser rejects (each a different reason) or reads oddly but validly.
@@ -103,3 +105,20 @@ def test_render_of_a_state_changed_in_place_is_fresh() -> None:
     state.streak = 1000
     assert game.render(state) == registry.make_env(task).game.render(state)
     assert "consecutive violation days 1000" in game.render(state)
+
+
+def test_facts_equal_the_constructors() -> None:
+    """``facts`` builds what ``EnergyFacts(...)`` builds: the same fields in the same order,
+    equal values of the same types, still frozen."""
+    task = read_suite(SUITES / "odyssey-lite", envs=["energy"]).tasks["energy"][1]
+    env = registry.make_env(task)
+    env.reset()
+    for text in ["", *list(task.certificate.witness)[:5]]:
+        env.step(text)
+        facts = env.game.facts(env.state)
+        built = EnergyFacts(**{f.name: getattr(facts, f.name) for f in dataclasses.fields(facts)})
+        assert list(vars(facts)) == list(vars(built))
+        assert facts == built and type(facts) is EnergyFacts
+        assert [type(v) for v in vars(facts).values()] == [type(v) for v in vars(built).values()]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            facts.day = 0  # type: ignore[misc]

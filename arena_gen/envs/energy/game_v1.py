@@ -398,13 +398,18 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def facts(self, state: GridState) -> EnergyFacts:
         r = self.rules
-        return EnergyFacts(
+        # The object ``EnergyFacts(day=..., ...)`` builds (no defaults, no ``__post_init__``),
+        # without the frozen ``__init__``'s ``object.__setattr__`` per field (a twentieth of a
+        # text step); ``tests/test_energy_step_pin.py`` compares it with the constructor's.
+        facts = object.__new__(EnergyFacts)
+        facts.__dict__.update(
             day=state.day, horizon=r.horizon, collapsed=state.collapsed,
             survived=state.day >= r.horizon and not state.collapsed,
             stability=state.stability, thermal_share=state.thermal_share,
             target_stability=r.target_stability, target_carbon=r.target_carbon,
             stored=state.stored, violation_streak=state.streak,
             last_day=state.last.to_dict() if state.last else None)
+        return facts
 
     @classmethod
     def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
