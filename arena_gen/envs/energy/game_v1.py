@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,12 +63,15 @@ def parse_action(action: str) -> dict[str, float]:
     if not isinstance(data, dict):
         raise ValueError("the action must be a JSON object with keys thermal, wind, solar, "
                          "battery")
-    unknown = [k for k in data if k not in SOURCES]
-    if unknown:
+    if not data.keys() <= _KEYS:
+        unknown = [k for k in data if k not in SOURCES]
         raise ValueError(f"unknown key {str(unknown[0])[:30]!r}; allowed keys: "
                          f"{', '.join(SOURCES)}")
-    out = {k: 0.0 for k in SOURCES}
+    out = dict(_NO_COMMAND)
     for key, value in data.items():
+        if type(value) is float and math.isfinite(value):  # the common case, as below
+            out[key] = value
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{key} must be a number, got {json.dumps(value)[:30]}")
         try:
@@ -78,6 +82,11 @@ def parse_action(action: str) -> dict[str, float]:
             raise ValueError(f"{key} must be a finite number")
         out[key] = number
     return out
+
+
+_KEYS = frozenset(SOURCES)
+#: Every command 0 (a missing key), in ``SOURCES`` order.
+_NO_COMMAND = {k: 0.0 for k in SOURCES}
 
 
 def _reject_constant(name: str) -> float:
@@ -191,31 +200,42 @@ class Rules:
 
     def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
         """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
+        # Unrolled over the sources (a third of a dispatch step was the comprehensions): the
+        # same operations on the same operands in the same order, so the same floats.
         t = state.day
         cap = self.capacity
-        rated = {k: min(max(float(cmd.get(k, 0.0)), 0.0), cap[k]) for k in GENERATORS}
-        rated["battery"] = min(max(float(cmd.get("battery", 0.0)), -cap["battery"]),
-                               cap["battery"])
-        actual = {k: rated[k] * self.eff[k][t] for k in GENERATORS}
-        if rated["battery"] >= 0:
-            flow = min(rated["battery"], state.stored)
+        get = cmd.get
+        thermal = min(max(float(get("thermal", 0.0)), 0.0), cap["thermal"])
+        wind = min(max(float(get("wind", 0.0)), 0.0), cap["wind"])
+        solar = min(max(float(get("solar", 0.0)), 0.0), cap["solar"])
+        battery = min(max(float(get("battery", 0.0)), -cap["battery"]), cap["battery"])
+        rated = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
+        eff = self.eff
+        a_thermal = thermal * eff["thermal"][t]
+        a_wind = wind * eff["wind"][t]
+        a_solar = solar * eff["solar"][t]
+        if battery >= 0:
+            flow = min(battery, state.stored)
         else:
-            flow = -min(-rated["battery"], cap["battery"] - state.stored)
-        actual["battery"] = flow
+            flow = -min(-battery, cap["battery"] - state.stored)
+        actual = {"thermal": a_thermal, "wind": a_wind, "solar": a_solar, "battery": flow}
         state.stored -= flow
-        supply = max(1e-6, actual["thermal"] + actual["wind"] + actual["solar"] + flow)
+        supply = max(1e-6, a_thermal + a_wind + a_solar + flow)
         demand, budget = self.demand[t], self.budget[t]
-        cost = sum(rated[k] * self.prices[k] for k in GENERATORS) + abs(flow) * self.prices[
-            "battery"]
+        prices = self.prices
+        cost = sum((thermal * prices["thermal"], wind * prices["wind"],
+                    solar * prices["solar"])) + abs(flow) * prices["battery"]
         demand_violated = supply < demand
         budget_violated = cost > budget
-        ramp = sum(abs(rated[k] - state.prev[k]) for k in SOURCES)
+        prev = state.prev
+        ramp = sum((abs(thermal - prev["thermal"]), abs(wind - prev["wind"]),
+                    abs(solar - prev["solar"]), abs(battery - prev["battery"])))
         stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
         stability -= 0.5 * budget_violated + 0.5 * demand_violated
         stability = min(max(stability, 0.0), 1.0)
         state.prev = dict(rated)
         state.stability_sum += stability
-        state.cum_thermal += actual["thermal"]
+        state.cum_thermal += a_thermal
         state.cum_supply += supply
         state.day = t + 1
         state.streak = state.streak + 1 if (demand_violated or budget_violated) else 0
@@ -234,6 +254,19 @@ def _violations(rec: DayRecord) -> str:
     return " and ".join(broke) + " violated" if broke else "no violation"
 
 
+# The observation's lines as bound ``str.format`` templates: each field is ``format(value,
+# spec)`` as in an f-string (the same text), in one call a line (a third faster than f-strings).
+_STATUS = ("=== Day {}{}\nStatus: stability {:.6f}{} | thermal share {:.6f}{} | battery stored "
+           "{:.2f}{}").format
+_YESTERDAY = ("Yesterday (day {}): rated thermal {:.2f}, wind {:.2f}, solar {:.2f}, battery "
+              "command {:.2f}\n  actual thermal {:.2f}, wind {:.2f}, solar {:.2f}; battery {}\n"
+              "  supply {:.2f} vs demand {:.2f}; cost {:.2f} vs budget {:.2f}; ramp {:.2f}; day "
+              "stability {:.4f}; {}; consecutive violation days {}").format
+_DISCHARGED = "discharged {:.2f}".format
+_CHARGED = "charged {:.2f}".format
+_TODAY = "Today (day {}): demand {:.2f}, budget {:.2f}".format
+
+
 @dataclass(frozen=True)
 class EnergyFacts(Facts):
     """What judges and logs know of an energy state."""
@@ -249,6 +282,22 @@ class EnergyFacts(Facts):
     stored: float
     violation_streak: int
     last_day: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``Facts.to_dict`` (``dataclasses.asdict``) written out for these fields: the text env
+        calls it every step; a ``last_day`` not shaped as :meth:`DayRecord.to_dict` makes it
+        takes the generic path."""
+        last = self.last_day
+        if last is not None:
+            if type(last) is not dict or type(last.get("rated")) is not dict or type(
+                    last.get("actual")) is not dict:
+                return super().to_dict()
+            last = {**last, "rated": dict(last["rated"]), "actual": dict(last["actual"])}
+        return {"day": self.day, "horizon": self.horizon, "collapsed": self.collapsed,
+                "survived": self.survived, "stability": self.stability,
+                "thermal_share": self.thermal_share, "target_stability": self.target_stability,
+                "target_carbon": self.target_carbon, "stored": self.stored,
+                "violation_streak": self.violation_streak, "last_day": last}
 
 
 class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
@@ -309,6 +358,13 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
         self.rules = Rules(task.world)
+        r = self.rules
+        # The parts of the observation fixed by the task, formatted once.
+        self._of_horizon = f" of {r.horizon} ==="
+        self._stability_target = f" (target > {r.target_stability:.6f})"
+        self._carbon_target = f" (target < {r.target_carbon:.6f})"
+        self._of_capacity = f" / {r.capacity['battery']:.0f}"
+        self._shown: tuple[tuple[Any, ...], str] | None = None
 
     def parse(self, text: str) -> dict[str, float]:
         try:
@@ -342,13 +398,18 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def facts(self, state: GridState) -> EnergyFacts:
         r = self.rules
-        return EnergyFacts(
+        # The object ``EnergyFacts(day=..., ...)`` builds (no defaults, no ``__post_init__``),
+        # without the frozen ``__init__``'s ``object.__setattr__`` per field (a twentieth of a
+        # text step); ``tests/test_energy_step_pin.py`` compares it with the constructor's.
+        facts = object.__new__(EnergyFacts)
+        facts.__dict__.update(
             day=state.day, horizon=r.horizon, collapsed=state.collapsed,
             survived=state.day >= r.horizon and not state.collapsed,
             stability=state.stability, thermal_share=state.thermal_share,
             target_stability=r.target_stability, target_carbon=r.target_carbon,
             stored=state.stored, violation_streak=state.streak,
             last_day=state.last.to_dict() if state.last else None)
+        return facts
 
     @classmethod
     def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
@@ -361,7 +422,20 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
                                    "target."),
         ]
 
+    @staticmethod
+    def _verdicts(facts: EnergyFacts) -> tuple[bool, bool, bool]:
+        """Whether ``survived``, ``stable`` and ``low_carbon`` are met: what :meth:`checks`
+        reports and :meth:`met` reads without formatting the evidence."""
+        survived = facts.survived
+        return (survived, survived and facts.stability > facts.target_stability,
+                survived and facts.thermal_share < facts.target_carbon)
+
+    def met(self, facts: EnergyFacts) -> bool:
+        survived, stable, low_carbon = self._verdicts(facts)
+        return survived is True and stable is True and low_carbon is True  # Game.met's test
+
     def checks(self, facts: EnergyFacts) -> list[Check]:
+        survived, stable, low_carbon = self._verdicts(facts)
         day, horizon = facts.day, facts.horizon
         if facts.collapsed:
             end = f"grid collapsed after day {day - 1} (3 consecutive violation days)"
@@ -372,40 +446,47 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         partial = "" if facts.survived else f"; horizon not reached ({end})"
         t_stab, t_carb = facts.target_stability, facts.target_carbon
         return [
-            Check(SURVIVED, facts.survived, end),
-            Check(STABLE, facts.survived and facts.stability > t_stab,
+            Check(SURVIVED, survived, end),
+            Check(STABLE, stable,
                   f"average stability {facts.stability:.4f} vs target > {t_stab:.4f}{partial}"),
-            Check(LOW_CARBON, facts.survived and facts.thermal_share < t_carb,
+            Check(LOW_CARBON, low_carbon,
                   f"thermal share {facts.thermal_share:.4f} vs target < {t_carb:.4f}{partial}"),
         ]
 
     def render(self, state: GridState) -> str:
-        s, r = state, self.rules
-        lines = [f"=== Day {min(s.day, r.horizon)} of {r.horizon} ===",
-                 f"Status: stability {s.stability:.6f} (target > {r.target_stability:.6f}) | "
-                 f"thermal share {s.thermal_share:.6f} (target < {r.target_carbon:.6f}) | "
-                 f"battery stored {s.stored:.2f} / {r.capacity['battery']:.0f}"]
+        # A rejected text shows the very same state again: the last text is reused when every
+        # field render reads is the same object as then (``is``: never a false hit; a day's
+        # record is not changed once dispatched).
+        s = state
+        key = (s.last, s.stored, s.stability_sum, s.cum_thermal, s.cum_supply, s.day, s.streak,
+               s.collapsed)
+        shown = self._shown
+        if shown is not None and all(map(operator.is_, key, shown[0])):
+            return shown[1]
+        text = self._render(s)
+        self._shown = (key, text)
+        return text
+
+    def _render(self, s: GridState) -> str:
+        r = self.rules
+        lines = [_STATUS(min(s.day, r.horizon), self._of_horizon, s.stability,
+                         self._stability_target, s.thermal_share, self._carbon_target, s.stored,
+                         self._of_capacity)]
         rec = s.last
         if rec is None:
             lines.append("Yesterday: first day, no history.")
         else:
-            flow = rec.actual["battery"]
-            bat = f"discharged {flow:.2f}" if flow >= 0 else f"charged {-flow:.2f}"
-            lines.append(f"Yesterday (day {rec.day}): rated thermal {rec.rated['thermal']:.2f}, "
-                         f"wind {rec.rated['wind']:.2f}, solar {rec.rated['solar']:.2f}, "
-                         f"battery command {rec.rated['battery']:.2f}")
-            lines.append(f"  actual thermal {rec.actual['thermal']:.2f}, wind "
-                         f"{rec.actual['wind']:.2f}, solar {rec.actual['solar']:.2f}; battery "
-                         f"{bat}")
-            lines.append(f"  supply {rec.supply:.2f} vs demand {rec.demand:.2f}; cost "
-                         f"{rec.cost:.2f} vs budget {rec.budget:.2f}; ramp {rec.ramp:.2f}; "
-                         f"day stability {rec.stability:.4f}; {_violations(rec)}; "
-                         f"consecutive violation days {s.streak}")
+            rated, actual = rec.rated, rec.actual
+            flow = actual["battery"]
+            lines.append(_YESTERDAY(
+                rec.day, rated["thermal"], rated["wind"], rated["solar"], rated["battery"],
+                actual["thermal"], actual["wind"], actual["solar"],
+                _DISCHARGED(flow) if flow >= 0 else _CHARGED(-flow), rec.supply, rec.demand,
+                rec.cost, rec.budget, rec.ramp, rec.stability, _violations(rec), s.streak))
         if r.over(s):
             lines.append("The episode is over.")
         else:
-            lines.append(f"Today (day {s.day}): demand {r.demand[s.day]:.2f}, budget "
-                         f"{r.budget[s.day]:.2f}")
+            lines.append(_TODAY(s.day, r.demand[s.day], r.budget[s.day]))
         return "\n".join(lines)
 
     @staticmethod
