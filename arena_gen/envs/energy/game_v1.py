@@ -285,8 +285,8 @@ class EnergyFacts(Facts):
 
     def to_dict(self) -> dict[str, Any]:
         """``Facts.to_dict`` (``dataclasses.asdict``) written out for these fields: the text env
-        calls it every step; a ``last_day`` not shaped as :meth:`DayRecord.to_dict` makes it
-        takes the generic path."""
+        calls it every step; a ``last_day`` not shaped as :meth:`DayRecord.to_dict` takes the
+        generic path."""
         last = self.last_day
         if last is not None:
             if type(last) is not dict or type(last.get("rated")) is not dict or type(
