@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -296,31 +297,46 @@ def test_peak_memory_of_score_and_verify_on_adversarial_inputs(plain: Path, play
     assert mb < 500 and "longer than 16777216 bytes" in out, (mb, out)
 
 
+def _bulky_run(played: Path, run: Path, lines: int, raw: int, *, planned: bool = False
+               ) -> tuple[Path, int]:
+    """A chained copy of the played run whose ``lines`` lines are its first episode again, each
+    with a ``raw`` reply of ``raw`` bytes in its first turn (``planned``: run.json plans exactly
+    those attempts, and the other turns are kept); returns the run and the file's size."""
+    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
+
+    copy(played, run)
+    meta = json.loads((run / "run.json").read_bytes())
+    first = {k: v for k, v in json.loads(
+        (run / "trajectories.jsonl").read_bytes().splitlines()[0]).items() if k != PREV}
+    if planned:
+        meta = {**meta, "tasks": [first["task_id"]], "attempts": lines}
+    rest = first["turns"][1:] if planned else []
+    bulky = [{**first, "attempt": i, "turns": [dict(first["turns"][0], raw="x" * raw), *rest]}
+             for i in range(lines)]
+    data, head = chain_lines(bulky, plan_digest(meta))
+    (run / "trajectories.jsonl").write_bytes(data)
+    (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
+    return run, len(data)
+
+
+def _traced_peak(call: Callable[[], Any]) -> tuple[Any, int]:
+    """``call()``'s result and the peak of Python's traced memory while it ran."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_chained_lines_are_read_one_at_a_time(played: Path, tmp_path: Path) -> None:
     """score held every raw line of trajectories.jsonl beside its decoded record: 16 lines of
     15 MB (240 MB, under every cap) took 545 MB. The raw bytes are now dropped line by line, so
     reading costs about the decoded records alone (here 4 lines of 6 MiB)."""
-    import tracemalloc
-
-    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
-
-    run = copy(played, tmp_path / "big-lines")
-    meta = json.loads((run / "run.json").read_bytes())
-    first = {k: v for k, v in json.loads(
-        (run / "trajectories.jsonl").read_bytes().splitlines()[0]).items() if k != PREV}
-    bulky = [{**first, "attempt": i, "turns": [dict(first["turns"][0], raw="x" * (6 * MiB))]}
-             for i in range(4)]
-    data, head = chain_lines(bulky, plan_digest(meta))
-    (run / "trajectories.jsonl").write_bytes(data)
-    (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
-    size = len(data)
-    del data, bulky
-    tracemalloc.start()
-    try:
-        records = RunDir(run).numbered_records()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    run, size = _bulky_run(played, tmp_path / "big-lines", 4, 6 * MiB)
+    records, peak = _traced_peak(RunDir(run).numbered_records)
     assert [r["attempt"] for _, r in records] == [0, 1, 2, 3]
     # 2.25 x the file before (every raw line and every record), 1.5 x after (the records and
     # the line being decoded)
@@ -333,30 +349,10 @@ def test_score_holds_one_line_at_a_time(played: Path, tmp_path: Path) -> None:
     only its finding and token counts kept, so the peak is about one line's, not the file's
     (here 32 planned lines of 1 MiB: the traced peak was above the file's size before, and
     is a few lines' worth now: the raw line, its text and its record)."""
-    import tracemalloc
-
-    from arena_gen.runner.rundir import PREV, chain_lines, plan_digest
     from arena_gen.scoring.score import score_run
 
-    run = copy(played, tmp_path / "bulky-run")
-    meta = json.loads((run / "run.json").read_bytes())
-    first = {k: v for k, v in json.loads(
-        (run / "trajectories.jsonl").read_bytes().splitlines()[0]).items() if k != PREV}
-    meta = {**meta, "tasks": [first["task_id"]], "attempts": 32}
-    bulky = [{**first, "attempt": i,
-              "turns": [dict(first["turns"][0], raw="x" * MiB), *first["turns"][1:]]}
-             for i in range(32)]
-    data, head = chain_lines(bulky, plan_digest(meta))
-    (run / "trajectories.jsonl").write_bytes(data)
-    (run / "run.json").write_text(json.dumps({**meta, "chain": {"head": head}}))
-    size = len(data)
-    del data, bulky
-    tracemalloc.start()
-    try:
-        summary = score_run(run)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    run, size = _bulky_run(played, tmp_path / "bulky-run", 32, MiB, planned=True)
+    summary, peak = _traced_peak(lambda: score_run(run))
     assert summary["coverage"]["planned"] == summary["coverage"]["scored"] == 32
     assert peak < 0.4 * size, (peak / MiB, size / MiB)
 
