@@ -32,7 +32,7 @@ from arena_gen.core.records import FindingsLine, Summary
 from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
-from arena_gen.core.usage import turn_tokens
+from arena_gen.core.usage import USAGE_KEYS, turn_tokens
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
@@ -382,9 +382,8 @@ def planned_records(meta: dict[str, Any], numbered: Iterable[tuple[int, dict[str
 def _usage_only(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a record :func:`aggregate` reads (each turn's token counts): ``score`` keeps
     this instead of the record, so its memory does not grow with what the lines carry."""
-    keys = ("prompt_tokens", "completion_tokens", "total_tokens")
     turns = record.get("turns") or []
-    return {"turns": [{"tokens": {k: u[k] for k in keys if k in u}
+    return {"turns": [{"tokens": {k: u[k] for k in USAGE_KEYS if k in u}
                        if isinstance(u := t.get("tokens"), dict) else None}
                       for t in turns if isinstance(t, dict)]}
 

@@ -38,13 +38,15 @@ LEVELS = SUITES
 RELEASED = "released"
 #: Tasks handed out per round when a stream has no end (the workers' queue).
 ROUND = 64
+#: The ``suite`` of every stream task and folder starts so (``stream_lite``, ``stream_l3_ladder``).
+SUITE_PREFIX = "stream_"
 
 
 def stream_suite(level: str, ladder: bool = False) -> str:
     """The ``suite`` a stream task records, e.g. ``stream_lite`` or ``stream_l3`` (ids are
     lower case; ``stream_lite_ladder`` when its ladder was climbed: the ladder can reject, so
     it is part of what a task is)."""
-    return f"stream_{level.lower()}" + ("_ladder" if ladder else "")
+    return f"{SUITE_PREFIX}{level.lower()}" + ("_ladder" if ladder else "")
 
 
 def stream_task_id(env: str, level: str, seed: int, index: int, ladder: bool = False) -> str:

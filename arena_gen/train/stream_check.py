@@ -20,15 +20,12 @@ from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
-from arena_gen.train.stream import Drawn, stream, stream_manifest, stream_suite
-
-#: The ``suite`` of every stream folder starts so (``stream_lite``, ``stream_l3_ladder``).
-PREFIX = "stream_"
+from arena_gen.train.stream import SUITE_PREFIX, Drawn, stream, stream_manifest, stream_suite
 
 
 def is_stream(manifest: dict[str, Any]) -> bool:
     """Whether a manifest is a stream folder's (written by ``arena-gen stream``)."""
-    return str(manifest.get("suite", "")).startswith(PREFIX)
+    return str(manifest.get("suite", "")).startswith(SUITE_PREFIX)
 
 
 @dataclass
