@@ -288,7 +288,10 @@ def test_the_offline_mockllm_eval_log_holds_no_hidden_value(mode: str,
                                                             suites: dict[str, Path]) -> None:
     """The eval log of ``--model mockllm/model`` (the CI command's model) over one task of
     every (env, version), as written to disk and read back: samples, events, store and
-    attachments show nothing hidden; the judge's scores hold its findings, no hidden field."""
+    attachments show nothing hidden; the judge's scores hold its findings, no hidden field.
+    A message limit stops each episode after a few turns (mockllm's reply is never a valid
+    action, so later turns repeat the same state), and the judge still scores the turns played
+    (``quit``)."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import read_eval_log
 
@@ -299,7 +302,7 @@ def test_the_offline_mockllm_eval_log_holds_no_hidden_value(mode: str,
     evals = [suite_task(str(folder), tasks=",".join(ids), mode=mode)
              for folder, ids in folders.items()]
     logs = inspect_eval(evals, model="mockllm/model", display="none",
-                        log_dir=tempfile.mkdtemp(), log_samples=True)
+                        log_dir=tempfile.mkdtemp(), log_samples=True, message_limit=12)
     by_key = {(str(suites[t.sha256]), t.id): t for t in firsts.values()}
     seen = set()
     for log in logs:
@@ -322,4 +325,7 @@ def test_the_offline_mockllm_eval_log_holds_no_hidden_value(mode: str,
                                  loose_numbers=True) == []
             assert keys_of(scores) & HIDDEN_KEYS == set()
             assert scores[0]["judge_scorer"]["metadata"]["findings"]
+            assert scores[0]["judge_scorer"]["metadata"]["end_reason"] == "quit"
+            assert scores[0]["judge_scorer"]["value"]["steps"] == 5  # 1 + 2 * 5 messages
+            assert dumped["limit"]["type"] == "message"
     assert seen == set(by_key)

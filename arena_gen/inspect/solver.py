@@ -282,33 +282,40 @@ def _reasoning_of(output: Any) -> str | None:
 async def play(state: TaskState, agent: Any) -> TaskState:
     """Play the sample's task with ``agent`` and keep its trajectory for the scorer. The task is
     looked up by id in the sample's suite (the sample carries no world); the agent gets the view
-    it is entitled to (the world only for a privileged baseline, the oracle)."""
+    it is entitled to (the world only for a privileged baseline, the oracle). An inspect limit
+    (``--message-limit``, ``--token-limit``, ``--time-limit``) that stops the solver ends the
+    attempt as ``quit``: the trajectory so far is kept, and the judge scores the state reached."""
     task = sample_task(state.metadata)
     episode = Episode(task, agent, mode=str(state.metadata.get(MODE_KEY, "inductive")),
                       attempt=max(0, int(state.epoch) - 1))
     dialogue: list[ChatMessage] = []
-    while not episode.over:
-        observation = episode.obs
-        t0 = time.perf_counter()
-        aact = getattr(agent, "aact", None)
-        try:
-            reply = await aact(observation) if aact else agent.act(observation)
-            if pyinspect.isawaitable(reply):
-                reply = await reply
-        except Exception as exc:
-            if isinstance(agent, ModelAgent) and not isinstance(exc, ContextLengthError):
-                raise  # a model failure is inspect's to retry or record
-            # a baseline's bug, or a first prompt over the model's context: the attempt ends
-            # as agent_error, as in the runner
-            episode.fail(exc)
-            break
-        episode.step(reply, time.perf_counter() - t0)
-        raw = reply.raw if isinstance(reply, Reply) and reply.raw is not None else str(
-            getattr(reply, "action", reply))
-        dialogue += [ChatMessageUser(content=observation), ChatMessageAssistant(content=raw)]
-    record = episode.result()
-    state.store.set(TRAJECTORY, record)
-    state.messages = [*state.messages[:1], *dialogue[1:]] if dialogue else state.messages
+    finished = False
+    try:
+        while not episode.over:
+            observation = episode.obs
+            t0 = time.perf_counter()
+            aact = getattr(agent, "aact", None)
+            try:
+                reply = await aact(observation) if aact else agent.act(observation)
+                if pyinspect.isawaitable(reply):
+                    reply = await reply
+            except Exception as exc:
+                if isinstance(agent, ModelAgent) and not isinstance(exc, ContextLengthError):
+                    raise  # a model failure (or an inspect limit) is inspect's to handle
+                # a baseline's bug, or a first prompt over the model's context: the attempt
+                # ends as agent_error, as in the runner
+                episode.fail(exc)
+                break
+            episode.step(reply, time.perf_counter() - t0)
+            raw = reply.raw if isinstance(reply, Reply) and reply.raw is not None else str(
+                getattr(reply, "action", reply))
+            dialogue += [ChatMessageUser(content=observation), ChatMessageAssistant(content=raw)]
+        finished = True
+    finally:  # also when inspect stops the solver: the scorer judges what was played
+        if not finished and not episode.over:
+            episode.end_reason = "quit"
+        state.store.set(TRAJECTORY, episode.result())
+        state.messages = [*state.messages[:1], *dialogue[1:]] if dialogue else state.messages
     state.completed = True
     return state
 
