@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena_gen.core import registry
+from arena_gen.core.budget import protocol_for
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.train import stream
 from arena_gen.train.info_merge import merge_columns
@@ -317,3 +318,32 @@ def test_the_column_wise_merge_is_gymnasiums(infos: list[dict[str, Any] | None],
 
     ours, theirs = run(lambda: merge_columns(len(infos), pairs)), run(gymnasiums)
     assert ours is theirs if isinstance(theirs, type) else same_infos(ours, theirs)
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+@pytest.mark.parametrize("harness", ["arena-gen", "odyssey"])
+def test_a_reset_reuses_the_text_env_as_a_new_one(env: str, harness: str) -> None:
+    """Each reset loads the next task's game into the sub-env's text env instead of building a
+    new env; every episode's observations, rewards, flags and infos equal those of a text env
+    built afresh for its task (the harness protocol applied alike)."""
+    streamed = TaskStreamEnv(env, suite="lite", harness=harness)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([5, len(env)])))
+    first = None
+    for episode in range(4):
+        obs, info = streamed.reset(seed=3) if episode == 0 else streamed.reset()
+        first = first or streamed.game_env
+        assert streamed.game_env is first  # reused, not rebuilt
+        task = streamed.task
+        assert task is not None
+        fresh = registry.for_task(task).make(
+            task, protocol=None if harness == "arena-gen" else protocol_for(harness, task))
+        fresh_obs, fresh_info = fresh.reset()
+        assert obs == fresh_obs
+        assert {k: v for k, v in info.items() if k in fresh_info} == {
+            k: v for k, v in fresh_info.items() if v is not None}
+        texts = list(task.certificate.witness)[:30] + ["", "x"]
+        rng.shuffle(texts)
+        for text in texts:
+            ours, theirs = streamed.step(text), fresh.step(text)
+            assert ours[:4] == theirs[:4]
+            assert ours[4] == {k: v for k, v in theirs[4].items() if v is not None}

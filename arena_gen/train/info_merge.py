@@ -123,7 +123,11 @@ def _whole(num: int, keys: tuple[str, ...], masks: tuple[str, ...],
     mask = _all_true(num)
     columns = zip(*[d.values() for d in dicts], strict=True)
     for key, mask_key, column in zip(keys, masks, columns, strict=True):
-        out[key] = _merge_key(num, column)
+        kinds = set(map(type, column))
+        if len(kinds) == 1 and type(column[0]) in _ATOMS:  # the common case, inline
+            out[key] = np.array(column, dtype=type(column[0]))
+        else:
+            out[key] = _merge_key(num, column)
         out[mask_key] = mask.copy()
     return out
 
@@ -145,9 +149,10 @@ def _partial(num: int, infos: Sequence[tuple[int, dict[str, Any]]]) -> dict[str,
             continue
         rows = [n for n, info in infos if key in info]
         out[key] = _merge_rows(num, rows, [info[key] for info in dicts if key in info])
-        out[mask_key] = mask = np.zeros(num, dtype=np.bool_)
+        held = [False] * num
         for row in rows:
-            mask[row] = True
+            held[row] = True
+        out[mask_key] = np.array(held, dtype=np.bool_)
     return out
 
 
@@ -170,15 +175,19 @@ def _merge_key(num: int, column: Sequence[Any]) -> Any:
 def _merge_rows(num: int, rows: Sequence[int], values: Sequence[Any]) -> Any:
     """One key's array (or nested dict): the sub-envs at ``rows`` hold ``values``, the rest
     zero (or None), each value cast into the first one's type as Gymnasium does."""
-    head = values[0]
-    if isinstance(head, dict):
-        if not all(isinstance(v, dict) for v in values):
+    kinds = set(map(type, values))
+    if any(issubclass(k, dict) for k in kinds):
+        if not all(issubclass(k, dict) for k in kinds):  # Gymnasium's merge of these is its own
             raise _Irregular
         return _columns(num, list(zip(rows, values, strict=True)))
-    if any(isinstance(v, dict) for v in values):  # Gymnasium's merge of these is its own
-        raise _Irregular
+    head = values[0]
     kind = type(head)
     if kind in _ATOMS or issubclass(kind, np.number):
+        if len(kinds) == 1:  # one type: the array at once
+            column = [kind()] * num
+            for row, value in zip(rows, values, strict=True):
+                column[row] = value
+            return np.array(column, dtype=kind)
         array = np.zeros(num, dtype=kind)
     elif isinstance(head, np.ndarray):
         raise _Irregular

@@ -31,7 +31,7 @@ from gymnasium.vector.utils import concatenate
 from arena_gen.core import registry
 from arena_gen.core.budget import protocol_for
 from arena_gen.core.errors import ArenaGenError
-from arena_gen.core.game_env import text_space
+from arena_gen.core.game_env import GameEnv, text_space
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 from arena_gen.core.suite_io import read_manifest, read_suite, resolve_suite
 from arena_gen.core.task import Task
@@ -142,19 +142,30 @@ class TextSyncVectorEnv(gym.vector.SyncVectorEnv):
         """Step every sub-env (or reset those whose episode ended last step)."""
         if self.autoreset_mode != gym.vector.AutoresetMode.NEXT_STEP:
             return super().step(actions)
-        obs, autoreset = self._env_obs, self._autoreset_envs
-        rewards, terminations, truncations = self._rewards, self._terminations, self._truncations
-        infos = []
-        for i, (action, env) in enumerate(zip(actions, self.envs, strict=True)):
-            if autoreset[i]:
+        obs, infos = self._env_obs, []
+        rewards: list[Any] = []
+        terminations: list[Any] = []
+        truncations: list[Any] = []
+        for i, (action, env, restart) in enumerate(zip(actions, self.envs,
+                                                        self._autoreset_envs.tolist(),
+                                                        strict=True)):
+            if restart:
                 obs[i], info = env.reset()
-                rewards[i], terminations[i], truncations[i] = 0.0, False, False
+                reward: Any = 0.0
+                terminated, truncated = False, False
             else:
-                obs[i], rewards[i], terminations[i], truncations[i], info = env.step(action)
+                obs[i], reward, terminated, truncated, info = env.step(action)
+            rewards.append(reward)
+            terminations.append(terminated)
+            truncations.append(truncated)
             infos.append((i, info))
-        self._autoreset_envs = np.logical_or(terminations, truncations)
-        return (self._batch(), rewards.copy(), terminations.copy(), truncations.copy(),
-                merge_columns(self.num_envs, infos))
+        # one array each, cast as Gymnasium's element-wise writes into its own arrays cast
+        self._rewards = np.array(rewards, dtype=np.float64)
+        self._terminations = np.array(terminations, dtype=np.bool_)
+        self._truncations = np.array(truncations, dtype=np.bool_)
+        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
+        return (self._batch(), self._rewards.copy(), self._terminations.copy(),
+                self._truncations.copy(), merge_columns(self.num_envs, infos))
 
     def _batch(self) -> Any:
         """The observations as Gymnasium batches text (a tuple; a str needs no copy)."""
@@ -209,7 +220,11 @@ class TaskStreamEnv(gym.Env[str, str]):
             self.index = int(options["index"])
         task = self.source.task(self.seed_, self.index)
         protocol = protocol_for(self.harness, task) if self.harness != DEFAULT_HARNESS else None
-        self.task, self.game_env = task, self.spec_.make(task, self.render_mode, protocol)
+        if type(self.game_env) is GameEnv and self.spec_.env is None:  # the generic env: reuse
+            self.game_env.load(self.spec_.make_game(task), protocol)  # it for the next game
+        else:
+            self.game_env = self.spec_.make(task, self.render_mode, protocol)
+        self.task = task
         obs, info = self.game_env.reset()
         info.update(task_id=task.id, task_index=self.index, stream_seed=self.seed_,
                     min_steps=task.certificate.min_steps, budget=self.game_env.budget)
