@@ -247,10 +247,11 @@ def test_make_vec_steps_as_gymnasiums_own_sync_vector_env(env: str) -> None:
     ended = 0
     try:
         assert same_step(ours.reset(seed=4), theirs.reset(seed=4))
-        for step in range(150):
-            if step == 136:
+        steps = 70 if env == "lights" else 150  # enough turns for episodes to end
+        for step in range(steps):
+            if step == steps - 14:
                 assert same_step(ours.reset(seed=[7, 8, 9]), theirs.reset(seed=[7, 8, 9]))
-            if step == 143:
+            if step == steps - 7:
                 mask = np.array([True, False, True])
                 assert same_step(ours.reset(options={"reset_mask": mask.copy()}),
                                  theirs.reset(options={"reset_mask": mask.copy()}))
