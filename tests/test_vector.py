@@ -12,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena_gen.core import registry
+from arena_gen.core.budget import protocol_for
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.train import stream
+from arena_gen.train.info_merge import merge_columns
 from arena_gen.train.vector import (
     SuiteSource,
     TaskStreamEnv,
@@ -216,24 +218,133 @@ def test_the_cheaper_info_merge_is_gymnasiums(steps: list[tuple[int, dict[str, A
     assert ours is theirs if isinstance(theirs, type) else same_infos(ours, theirs)
 
 
-@pytest.mark.parametrize("env", ["energy", "repo"])
-def test_vector_env_infos_equal_gymnasiums_own_vector_env(env: str) -> None:
-    """The sync vector env make_vec returns (the cheaper merge) steps to the same infos as
-    Gymnasium's own class on the same seeds and actions."""
-    ours = make_vec(env, 2, suite="lite", mode="sync")
-    theirs = make_vec(env, 2, suite="lite", mode="sync")
-    theirs.__class__ = gymnasium.vector.SyncVectorEnv
+#: Texts every env rejects or shrugs off (a wasted turn, never a crash).
+ODD_TEXTS = ["", "x", "{", '{"S99": 5}', "pip install nothing", "99999"]
+
+
+def same_step(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Equal vector step (or reset) results: observations (a tuple of str), then arrays of the
+    same dtype and values, then infos as :func:`same_infos` compares them."""
+    if type(a[0]) is not tuple or type(b[0]) is not tuple or a[0] != b[0]:
+        return False
+    return all(same_infos(x, y) for x, y in zip(a[1:], b[1:], strict=True))
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+def test_make_vec_steps_as_gymnasiums_own_sync_vector_env(env: str) -> None:
+    """The sync vector env make_vec returns (its own step, reset and column-wise info merge, the
+    text envs unwrapped) returns what Gymnasium's own ``SyncVectorEnv`` over the same
+    TaskStreamEnvs returns, value for value and dtype for dtype: witness texts mixed with
+    random and odd ones (energy's ``last_day`` None in some sub-envs and a dict in others),
+    episodes ending by success and by budget, next-step autoresets, reseeds and a masked
+    reset."""
+    n = 3
+    ours = make_vec(env, n, suite="lite")
+    theirs = gymnasium.vector.SyncVectorEnv([lambda: TaskStreamEnv(env, suite="lite")] * n)
     assert type(ours) is TextSyncVectorEnv
+    assert all(type(e) is TaskStreamEnv for e in ours.envs)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([27, len(env)])))
+    ended = 0
     try:
-        rng = np.random.Generator(np.random.PCG64(7))
-        _, a = ours.reset(seed=[4, 5])
-        _, b = theirs.reset(seed=[4, 5])
-        assert same_infos(a, b)
-        for _ in range(25):
-            actions = tuple(ours.call("sample_action", rng))
-            a = ours.step(actions)[4]
-            b = theirs.step(actions)[4]
-            assert same_infos(a, b)
+        assert same_step(ours.reset(seed=4), theirs.reset(seed=4))
+        steps = 70 if env == "lights" else 150  # enough turns for episodes to end
+        for step in range(steps):
+            if step == steps - 14:
+                assert same_step(ours.reset(seed=[7, 8, 9]), theirs.reset(seed=[7, 8, 9]))
+            if step == steps - 7:
+                mask = np.array([True, False, True])
+                assert same_step(ours.reset(options={"reset_mask": mask.copy()}),
+                                 theirs.reset(options={"reset_mask": mask.copy()}))
+            actions = []
+            for k, task_env in enumerate(ours.envs):
+                assert isinstance(task_env, TaskStreamEnv) and task_env.game_env is not None
+                draw = rng.random()
+                if draw < 0.12:
+                    actions.append(ODD_TEXTS[int(rng.integers(len(ODD_TEXTS)))])
+                elif draw < 0.22:
+                    actions.append(task_env.sample_action(rng))
+                else:
+                    witness = task_env.task.certificate.witness  # type: ignore[union-attr]
+                    turn = theirs.envs[k].unwrapped.game_env.turn  # type: ignore[attr-defined]
+                    actions.append(witness[turn] if turn < len(witness) else "")
+            a, b = ours.step(tuple(actions)), theirs.step(tuple(actions))
+            assert same_step(a, b), step
+            ended += int(np.sum(a[2] | a[3]))
+        assert ended >= n  # autoresets were exercised in every env
     finally:
         ours.close()
         theirs.close()
+
+
+INFO_POOL = st.sampled_from([0, 1, 2.5, True, False, "t", None, np.float32(1.5), np.int64(3),
+                             np.bool_(True), [1, 2], (3,), float("nan")])
+COLUMN_VALUES = INFO_POOL | st.dictionaries(
+    st.sampled_from(["a", "b", "c"]), INFO_POOL | st.dictionaries(
+        st.sampled_from(["a", "b"]), INFO_POOL, max_size=2), max_size=3)
+
+
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.none() | st.dictionaries(
+    st.sampled_from(["valid", "turn", "last_day", "x", "_x", "final_obs", "_valid"]),
+    COLUMN_VALUES, max_size=5), min_size=n, max_size=n)), st.sampled_from(["same", "plain",
+                                                                          "any"]))
+def test_the_column_wise_merge_is_gymnasiums(infos: list[dict[str, Any] | None],
+                                              keys: str) -> None:
+    """:func:`merge_columns` builds what the installed Gymnasium's ``_add_info`` builds from
+    one info per sub-env (some sub-envs without one, as in a masked reset): the same keys in
+    the same order, dtypes, values and masks, nested dicts alike, and the same error where
+    Gymnasium's merge fails. ``keys``: every sub-env holds the same keys in the same order (the
+    common case), or keys that differ without ``_key``/``final_obs`` ones, or any keys."""
+    if keys != "any":
+        infos = [None if i is None else {k: v for k, v in i.items()
+                                         if not k.startswith("_") and k != "final_obs"}
+                 for i in infos]
+    if keys == "same":
+        first = next((list(i) for i in infos if i), [])
+        infos = [None if i is None else {k: i.get(k, 0) for k in first} for i in infos]
+    pairs = [(k, info) for k, info in enumerate(infos) if info is not None]
+
+    def run(merge: Any) -> Any:
+        try:
+            return merge()
+        except Exception as exc:  # compared: the same failure on both sides
+            return type(exc)
+
+    def gymnasiums() -> dict[str, Any]:
+        merger: Any = _Merger()
+        merger.num_envs = len(infos)
+        merged: dict[str, Any] = {}
+        for env_num, info in pairs:
+            merged = gymnasium.vector.VectorEnv._add_info(merger, merged, info, env_num)
+        return merged
+
+    ours, theirs = run(lambda: merge_columns(len(infos), pairs)), run(gymnasiums)
+    assert ours is theirs if isinstance(theirs, type) else same_infos(ours, theirs)
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+@pytest.mark.parametrize("harness", ["arena-gen", "odyssey"])
+def test_a_reset_reuses_the_text_env_as_a_new_one(env: str, harness: str) -> None:
+    """Each reset loads the next task's game into the sub-env's text env instead of building a
+    new env; every episode's observations, rewards, flags and infos equal those of a text env
+    built afresh for its task (the harness protocol applied alike)."""
+    streamed = TaskStreamEnv(env, suite="lite", harness=harness)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([5, len(env)])))
+    first = None
+    for episode in range(4):
+        obs, info = streamed.reset(seed=3) if episode == 0 else streamed.reset()
+        first = first or streamed.game_env
+        assert streamed.game_env is first  # reused, not rebuilt
+        task = streamed.task
+        assert task is not None
+        fresh = registry.for_task(task).make(
+            task, protocol=None if harness == "arena-gen" else protocol_for(harness, task))
+        fresh_obs, fresh_info = fresh.reset()
+        assert obs == fresh_obs
+        assert {k: v for k, v in info.items() if k in fresh_info} == {
+            k: v for k, v in fresh_info.items() if v is not None}
+        texts = list(task.certificate.witness)[:30] + ["", "x"]
+        rng.shuffle(texts)
+        for text in texts:
+            ours, theirs = streamed.step(text), fresh.step(text)
+            assert ours[:4] == theirs[:4]
+            assert ours[4] == {k: v for k, v in theirs[4].items() if v is not None}

@@ -43,13 +43,19 @@ class GameEnv(gym.Env[str, str]):
 
     def __init__(self, game: Game[Any, Any, Any], render_mode: str | None = None,
                  protocol: Protocol | None = None) -> None:
+        self.render_mode = render_mode
+        self.action_space = text_space()
+        self.observation_space = text_space()
+        self.load(game, protocol)
+
+    def load(self, game: Game[Any, Any, Any], protocol: Protocol | None = None) -> None:
+        """Play ``game`` from now on (call :meth:`reset` next): the env as a new one for it,
+        its spaces and random generator kept (a vector env's sub-env plays a new task at every
+        reset; building the spaces again was a tenth of a short episode)."""
         self.game = game
         self.task: TaskLike = game.task
         self.protocol = protocol or Protocol()
         self.budget = protocol_budget(self.protocol, self.task)
-        self.render_mode = render_mode
-        self.action_space = text_space()
-        self.observation_space = text_space()
         self.turn = 0
         self.state: Any = game.initial()
         self._over = False
