@@ -1,7 +1,7 @@
 """Curriculum levels: each level's knobs, median exact minimum and measured baseline ladder.
 
     python benchmarks/bench_levels.py [--count 10] [--jobs 2] [--seed 7] [--env lights,repo]
-        [--level L1,L3] [--set budget=80,min_len=6] [--rungs heuristic,planner]
+        [--level L1,L3] [--set budget=80,min_len=6] [--rungs heuristic,planner] [--start 0]
 
 For each env and each of its curriculum levels (``arena_gen.train.levels``), draws ``--count``
 certified stream tasks and plays the ladder's rungs on each as a build's ladder does
@@ -12,7 +12,8 @@ per rung, and the seconds per task (draw + ladder, inside the workers). The leve
 so that the inductive rung's success falls with the level; the last column says where it does
 not.
 ``--set`` replaces knobs of each level's preset (an ablation on the level's own seed tree: the
-tasks are those a level with these knobs would draw); ``--rungs`` plays only the named rungs.
+tasks are those a level with these knobs would draw); ``--rungs`` plays only the named rungs;
+``--start`` draws stream indices from that index on (to add tasks to an earlier run's).
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ def main() -> None:
     parser.add_argument("--set", default=None,
                         help="knobs replacing each level's, e.g. budget=80,min_len=6")
     parser.add_argument("--rungs", default=None, help="default: every rung of the ladder")
+    parser.add_argument("--start", type=int, default=0, help="the first stream index drawn")
     parser.add_argument("--json", default=None,
                         help="also write the per-task facts to JSON.<env>.json")
     args = parser.parse_args()
@@ -120,7 +122,8 @@ def main() -> None:
           f"--seed {args.seed} --env {args.env}"
           + (f" --level {args.level}" if args.level else "")
           + (f" --set {args.set}" if args.set else "")
-          + (f" --rungs {args.rungs}" if args.rungs else ""))
+          + (f" --rungs {args.rungs}" if args.rungs else "")
+          + (f" --start {args.start}" if args.start else ""))
     overrides = _overrides(args.set)
     rungs = args.rungs.split(",") if args.rungs else None
     print(f"{platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
@@ -129,7 +132,7 @@ def main() -> None:
         levels = args.level.split(",") if args.level else curriculum_levels(env)
         released_fingerprints(env)  # once, before the clock (the worker processes redo it)
         jobs: list[Job] = [(env, level, args.seed, i, overrides, rungs) for level in levels
-                           for i in range(args.count)]
+                           for i in range(args.start, args.start + args.count)]
         start = time.perf_counter()
         results = list(map_unordered(measure, jobs, jobs=args.jobs))
         print(f"{env}: {len(results)} tasks in {time.perf_counter() - start:.0f} s wall",

@@ -73,9 +73,14 @@ def test_a_level_names_only_what_it_changes() -> None:
     assert level_preset("L5", "trading") == {**preset("challenge", "trading"), "horizon": 240}
     assert level_knobs("L4", "trading", 3) == {**level_knobs("L4", "trading"), "w_max": 0.5}
     assert level_preset("L5", "trading", 3) == preset("challenge", "trading", 3)
-    # Repo's L4-L5 are the suite presets with more high-priority packages (side effects).
-    assert level_knobs("L4", "repo") == {"p_high": 0.7}
+    # Repo orders its levels by the share of high-priority packages (side effects): fewer
+    # below Lite, more above.
+    assert level_knobs("L4", "repo") == {"p_high": 0.65}
+    assert level_knobs("L2", "repo") == {"n_min": 7, "n_max": 9, "n_hidden": 1, "min_len": 4,
+                                         "p_high": 0.3}
     assert level_preset("L5", "repo") == {**preset("challenge", "repo"), "p_high": 0.7}
+    assert level_knobs("L4", "energy") == {"horizon": 180, "t_min": 35, "shift": True,
+                                           "swing": 1.6, "shifts": 1, "min_regime": 60}
     assert level_knobs("L5", "energy") == {**level_knobs("challenge", "energy"), "shifts": 3,
                                            "min_regime": 80}
 
