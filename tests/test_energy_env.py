@@ -180,3 +180,26 @@ def test_rules_reject_short_series() -> None:
     world = dict(small_task().world, demand=[400.0])
     with pytest.raises(ValueError, match="demand has 1 days"):
         Rules(world)
+
+
+#: A command value as callers may pass one: any float (signed zeros, infinities, NaN), an int,
+#: a bool, a float subclass.
+_ANY_NUMBER = st.one_of(st.floats(), st.integers(-10**6, 10**6), st.booleans(),
+                        st.sampled_from([0.0, -0.0, 80.0, -80.0, 1e308, np.float64(-3.5)]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["thermal", "wind", "solar", "battery"]), _ANY_NUMBER))
+def test_rules_clamp_as_min_max_do(cmd: dict[str, float]) -> None:
+    """The day's rated values are ``min(max(float(x), lo), hi)`` of each command, as the same
+    objects (signed zeros and NaN included): the rules test the clamp's bounds inline."""
+    rules = Rules(small_task(horizon=3).world)
+    state = rules.start()
+    rec = rules.step(state, cmd)
+    cap = rules.capacity
+    for key in ("thermal", "wind", "solar", "battery"):
+        low = -cap[key] if key == "battery" else 0.0
+        expected = min(max(float(cmd.get(key, 0.0)), low), cap[key])
+        got = rec.rated[key]
+        assert type(got) is float
+        assert repr(got) == repr(expected)
