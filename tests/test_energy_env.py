@@ -203,3 +203,23 @@ def test_rules_clamp_as_min_max_do(cmd: dict[str, float]) -> None:
         got = rec.rated[key]
         assert type(got) is float
         assert repr(got) == repr(expected)
+
+
+def test_step_event_equals_the_constructors() -> None:
+    """The day's event is what ``Event(feedback=..., reward=...)`` builds: same fields in the
+    same order, equal values of the same types, still frozen."""
+    import dataclasses
+
+    from arena_gen.core.game import Event
+
+    task = small_task(horizon=4)
+    game = registry.make_env(task).game
+    state = game.initial()
+    for text in ['{"thermal": 500, "wind": 100}', "{}", '{"battery": -80}', "{}"]:
+        state, event = game.step(state, game.parse(text))
+        built = Event(feedback=event.feedback, reward=event.reward)
+        assert event == built and type(event) is Event
+        assert list(vars(event).items()) == list(vars(built).items())
+        assert [type(v) for v in vars(event).values()] == [type(v) for v in vars(built).values()]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.valid = False  # type: ignore[misc]

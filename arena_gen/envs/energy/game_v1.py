@@ -200,6 +200,11 @@ class Rules:
         self.target_carbon = float(world["target_carbon"])
         self.max_ramp = sum(self.capacity.values())
         self._caps = tuple(self.capacity[k] for k in SOURCES)
+        self._prices = tuple(self.prices[k] for k in SOURCES)
+        #: What the rules read of each day, one tuple a day (one index where five were): as
+        #: many days as the shortest series has, where indexing that series fails as before.
+        self._days = list(zip(self.eff["thermal"], self.eff["wind"], self.eff["solar"],
+                              self.demand, self.budget, strict=False))
         for name, values in (("demand", self.demand), ("budget", self.budget),
                              *((f"eff_{k}", v) for k, v in self.eff.items())):
             if len(values) < self.horizon:
@@ -216,11 +221,13 @@ class Rules:
     def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
         """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
         # Unrolled over the sources (a third of a dispatch step was the comprehensions): the
-        # same operations on the same operands in the same order, so the same floats. A clamp
-        # ``min(max(x, lo), hi)`` is written as the two tests those builtins make (``max`` keeps
-        # its first argument unless the second is greater, ``min`` unless the second is less),
-        # and ``float`` is skipped where the value already is one (it would return it).
+        # same operations on the same operands in the same order, so the same floats. Each
+        # ``min(a, b)`` / ``max(a, b)`` is written as the one test the builtin makes (``max``
+        # keeps its first argument unless the second is greater, ``min`` unless the second is
+        # less: the same object, signed zeros and NaN included), and ``float`` is skipped
+        # where the value already is one (it would return it).
         t = state.day
+        e_thermal, e_wind, e_solar, demand, budget = self._days[t]
         cap_thermal, cap_wind, cap_solar, cap_battery = self._caps
         get = cmd.get
         thermal = get("thermal", 0.0)
@@ -253,31 +260,36 @@ class Rules:
         if cap_battery < battery:
             battery = cap_battery
         rated = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
-        eff = self.eff
-        a_thermal = thermal * eff["thermal"][t]
-        a_wind = wind * eff["wind"][t]
-        a_solar = solar * eff["solar"][t]
+        a_thermal = thermal * e_thermal
+        a_wind = wind * e_wind
+        a_solar = solar * e_solar
         stored = state.stored
         if battery >= 0:
-            flow = min(battery, stored)
+            flow = stored if stored < battery else battery  # min(battery, stored)
         else:
-            flow = -min(-battery, cap_battery - stored)
+            room = cap_battery - stored
+            charge = -battery
+            flow = -(room if room < charge else charge)  # -min(-battery, room)
         actual = {"thermal": a_thermal, "wind": a_wind, "solar": a_solar, "battery": flow}
         state.stored = stored - flow
-        supply = max(1e-6, a_thermal + a_wind + a_solar + flow)
-        demand, budget = self.demand[t], self.budget[t]
-        prices = self.prices
-        cost = sum((thermal * prices["thermal"], wind * prices["wind"],
-                    solar * prices["solar"])) + abs(flow) * prices["battery"]
+        supply = a_thermal + a_wind + a_solar + flow
+        if not supply > 1e-6:
+            supply = 1e-6  # max(1e-6, supply)
+        p_thermal, p_wind, p_solar, p_battery = self._prices
+        cost = sum((thermal * p_thermal, wind * p_wind, solar * p_solar)) + abs(flow) * p_battery
         demand_violated = supply < demand
         budget_violated = cost > budget
         prev = state.prev
         ramp = sum((abs(thermal - prev["thermal"]), abs(wind - prev["wind"]),
                     abs(solar - prev["solar"]), abs(battery - prev["battery"])))
-        stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
+        share = ramp / self.max_ramp
+        stability = 1.0 - 0.5 * (share if share < 1.0 else 1.0)  # min(1.0, share)
         stability -= 0.5 * budget_violated + 0.5 * demand_violated
-        stability = min(max(stability, 0.0), 1.0)
-        state.prev = dict(rated)
+        if 0.0 > stability:  # min(max(stability, 0.0), 1.0)
+            stability = 0.0
+        if 1.0 < stability:
+            stability = 1.0
+        state.prev = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
         state.stability_sum += stability
         state.cum_thermal += a_thermal
         state.cum_supply += supply
@@ -439,14 +451,19 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         rec = self.rules.step(after, action)
         done = self.rules.over(after)
         win = done and self.success(after)
-        feedback = f"Day {rec.day} dispatched: {_violations(rec)}."
+        feedback = (f"Day {rec.day} dispatched: "
+                    f"{_BROKE[not rec.demand_violated, not rec.budget_violated]}.")  # _violations
         if after.collapsed:
             feedback += (f" Grid collapse: {COLLAPSE_DAYS} consecutive violation days. "
                          f"The episode is over (failure).")
         elif done:
             feedback += (" Horizon reached: " + ("success." if win else
                                                  "targets missed (failure)."))
-        return after, Event(feedback=feedback, reward=1.0 if win else 0.0)
+        # The object ``Event(feedback=..., reward=...)`` builds, without the frozen ``__init__``'s
+        # ``object.__setattr__`` per field (as :meth:`facts`; compared in a test).
+        event = object.__new__(Event)
+        event.__dict__.update(feedback=feedback, valid=True, reward=1.0 if win else 0.0)
+        return after, event
 
     def reject(self, state: GridState, error: ActionError) -> tuple[GridState, Event]:
         return state, Event(feedback=f"Invalid action: {error}. The day did not advance.",
@@ -529,21 +546,24 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     def _render(self, s: GridState) -> str:
         r = self.rules
         day = s.day
-        status = (min(day, r.horizon), s.stability, s.thermal_share, s.stored)
         rec = s.last
-        over = r.over(s)
         if rec is None:
-            if over:
+            status = (min(day, r.horizon), s.stability, s.thermal_share, s.stored)
+            if r.over(s):
                 return self._first_over % status
             return self._first_ahead % (*status, day, r.demand[day], r.budget[day])
         rated, actual = rec.rated, rec.actual
         flow = actual["battery"]
-        charge = ("discharged ", flow) if flow >= 0 else ("charged ", -flow)
-        args = (*status, rec.day, rated["thermal"], rated["wind"], rated["solar"],
-                rated["battery"], actual["thermal"], actual["wind"], actual["solar"], *charge,
-                rec.supply, rec.demand, rec.cost, rec.budget, rec.ramp, rec.stability,
-                _violations(rec), s.streak)
-        if over:
+        if flow >= 0:
+            charge, flow = "discharged ", flow
+        else:
+            charge, flow = "charged ", -flow
+        args = (min(day, r.horizon), s.stability, s.thermal_share, s.stored, rec.day,
+                rated["thermal"], rated["wind"], rated["solar"], rated["battery"],
+                actual["thermal"], actual["wind"], actual["solar"], charge, flow, rec.supply,
+                rec.demand, rec.cost, rec.budget, rec.ramp, rec.stability,
+                _BROKE[not rec.demand_violated, not rec.budget_violated], s.streak)  # _violations
+        if r.over(s):
             return self._day_over % args
         return self._day_ahead % (*args, day, r.demand[day], r.budget[day])
 
