@@ -113,11 +113,18 @@ def _decode(text: str) -> Any:
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     try:
         value, end = _SCAN(text, 0)
-    except StopIteration:
-        return _DECODER.decode(text)
+    except StopIteration as err:
+        if text[:1] in _JSON_SPACE:  # decode scans after the whitespace (or "" is empty)
+            return _DECODER.decode(text)
+        # What ``raw_decode`` raises when no value starts where the text does.
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
     if end == len(text):
         return value
     return _DECODER.decode(text)
+
+
+#: JSON's whitespace (what ``decode`` skips); ``"" in`` it holds too.
+_JSON_SPACE = " \t\n\r"
 
 
 def format_action(cmd: dict[str, float], decimals: int = 3) -> str:
