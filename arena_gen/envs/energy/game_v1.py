@@ -194,11 +194,11 @@ class Rules:
 
     def __init__(self, world: dict[str, Any]) -> None:
         self.horizon = int(world["horizon"])
-        self.demand = [float(x) for x in world["demand"]]
-        self.budget = [float(x) for x in world["budget"]]
-        self.eff = {"thermal": [float(x) for x in world["eff_thermal"]],
-                    "wind": [float(x) for x in world["eff_wind"]],
-                    "solar": [float(x) for x in world["eff_solar"]]}
+        self.demand = list(map(float, world["demand"]))  # [float(x) for x in ...], at half
+        self.budget = list(map(float, world["budget"]))  # the cost (once per game)
+        self.eff = {"thermal": list(map(float, world["eff_thermal"])),
+                    "wind": list(map(float, world["eff_wind"])),
+                    "solar": list(map(float, world["eff_solar"]))}
         self.capacity = {k: float(world["capacity"][k]) for k in SOURCES}
         self.prices = {k: float(world["prices"][k]) for k in SOURCES}
         self.initial = {k: float(world["initial_rated"].get(k, 0.0)) for k in GENERATORS}
@@ -539,12 +539,12 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     def render(self, state: GridState) -> str:
         # A rejected text shows the very same state again: the last text is reused when every
         # field render reads is the same object as then (``is``: never a false hit; a day's
-        # record is not changed once dispatched).
+        # record is not changed once dispatched; it is compared first: a new day fails there).
         s = state
         key = (s.last, s.stored, s.stability_sum, s.cum_thermal, s.cum_supply, s.day, s.streak,
                s.collapsed)
         shown = self._shown
-        if shown is not None and all(map(operator.is_, key, shown[0])):
+        if shown is not None and shown[0][0] is key[0] and all(map(operator.is_, key, shown[0])):
             return shown[1]
         text = self._render(s)
         self._shown = (key, text)
