@@ -311,12 +311,8 @@ class Rules:
         return record
 
 
-def _violations(rec: DayRecord) -> str:
-    """Which constraints a day broke, as the feedback and the observation name them."""
-    return _BROKE[not rec.demand_violated, not rec.budget_violated]
-
-
-#: The text of each (demand met, budget met) pair: ``"demand and budget violated"`` and so on.
+#: Which constraints a day broke, as the feedback and the observation name them, per (demand
+#: met, budget met): read as ``_BROKE[not rec.demand_violated, not rec.budget_violated]``.
 _BROKE = {(False, False): "demand and budget violated", (False, True): "demand violated",
           (True, False): "budget violated", (True, True): "no violation"}
 
@@ -459,7 +455,7 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         done = self.rules.over(after)
         win = done and self.success(after)
         feedback = (f"Day {rec.day} dispatched: "
-                    f"{_BROKE[not rec.demand_violated, not rec.budget_violated]}.")  # _violations
+                    f"{_BROKE[not rec.demand_violated, not rec.budget_violated]}.")
         if after.collapsed:
             feedback += (f" Grid collapse: {COLLAPSE_DAYS} consecutive violation days. "
                          f"The episode is over (failure).")
@@ -569,7 +565,7 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
                 rated["thermal"], rated["wind"], rated["solar"], rated["battery"],
                 actual["thermal"], actual["wind"], actual["solar"], charge, flow, rec.supply,
                 rec.demand, rec.cost, rec.budget, rec.ramp, rec.stability,
-                _BROKE[not rec.demand_violated, not rec.budget_violated], s.streak)  # _violations
+                _BROKE[not rec.demand_violated, not rec.budget_violated], s.streak)
         if r.over(s):
             return self._day_over % args
         return self._day_ahead % (*args, day, r.demand[day], r.budget[day])
