@@ -320,7 +320,7 @@ _BROKE = {(False, False): "demand and budget violated", (False, True): "demand v
 # The observation's lines as ``%`` templates: ``%.2f`` of a number is ``format(value, ".2f")``
 # (the same conversion of the same double) and ``%s`` of an int is ``format(value, "")``; one
 # ``%`` a text is a fifth faster than a ``str.format`` a line. ``{...}`` marks the parts fixed by
-# the task, filled in once per game (:meth:`EnergyGame._templates`).
+# the task, filled in once per game (``EnergyGame.__init__``).
 _STATUS = ("=== Day %s{of_horizon}\nStatus: stability %.6f{stability_target} | thermal share "
            "%.6f{carbon_target} | battery stored %.2f{of_capacity}")
 _YESTERDAY = ("Yesterday (day %s): rated thermal %.2f, wind %.2f, solar %.2f, battery command "
@@ -449,7 +449,7 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     def step(self, state: GridState, action: dict[str, float]) -> tuple[GridState, Event]:
         # ``state.copy()`` but for its copy of ``prev``: the day reads ``prev``, never changes
         # it, and rebinds it to a dict of its own.
-        after = object.__new__(GridState)
+        after = object.__new__(type(state))
         after.__dict__.update(state.__dict__)
         rec = self.rules.step(after, action)
         done = self.rules.over(after)
