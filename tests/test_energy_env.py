@@ -180,3 +180,46 @@ def test_rules_reject_short_series() -> None:
     world = dict(small_task().world, demand=[400.0])
     with pytest.raises(ValueError, match="demand has 1 days"):
         Rules(world)
+
+
+#: A command value as callers may pass one: any float (signed zeros, infinities, NaN), an int,
+#: a bool, a float subclass.
+_ANY_NUMBER = st.one_of(st.floats(), st.integers(-10**6, 10**6), st.booleans(),
+                        st.sampled_from([0.0, -0.0, 80.0, -80.0, 1e308, np.float64(-3.5)]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["thermal", "wind", "solar", "battery"]), _ANY_NUMBER))
+def test_rules_clamp_as_min_max_do(cmd: dict[str, float]) -> None:
+    """The day's rated values are ``min(max(float(x), lo), hi)`` of each command, as the same
+    objects (signed zeros and NaN included): the rules test the clamp's bounds inline."""
+    rules = Rules(small_task(horizon=3).world)
+    state = rules.start()
+    rec = rules.step(state, cmd)
+    cap = rules.capacity
+    for key in ("thermal", "wind", "solar", "battery"):
+        low = -cap[key] if key == "battery" else 0.0
+        expected = min(max(float(cmd.get(key, 0.0)), low), cap[key])
+        got = rec.rated[key]
+        assert type(got) is float
+        assert repr(got) == repr(expected)
+
+
+def test_step_event_equals_the_constructors() -> None:
+    """The day's event is what ``Event(feedback=..., reward=...)`` builds: same fields in the
+    same order, equal values of the same types, still frozen."""
+    import dataclasses
+
+    from arena_gen.core.game import Event
+
+    task = small_task(horizon=4)
+    game = registry.make_env(task).game
+    state = game.initial()
+    for text in ['{"thermal": 500, "wind": 100}', "{}", '{"battery": -80}', "{}"]:
+        state, event = game.step(state, game.parse(text))
+        built = Event(feedback=event.feedback, reward=event.reward)
+        assert event == built and type(event) is Event
+        assert list(vars(event).items()) == list(vars(built).items())
+        assert [type(v) for v in vars(event).values()] == [type(v) for v in vars(built).values()]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            event.valid = False  # type: ignore[misc]

@@ -206,7 +206,8 @@ def test_compiled_worlds_differ_by_order_and_stay_bounded() -> None:
 
 @given(st.one_of(st.text(max_size=12), st.sampled_from([
     "\ufeff{}", '{"thermal": NaN}', '{"wind": -Infinity}', "{", "[1, 2]", '{"a": 1} x',
-    '{"thermal": 1e999}', '  {"solar": 80}  '])))
+    '{"thermal": 1e999}', '  {"solar": 80}  ', '{"wind": 1.5, "solar": 2}', "7", '"x"',
+    "{} {}", '{"a": 1}\n', "\t[]", "[1,", "nul"])))
 def test_energy_decoder_equals_json_loads(text: str) -> None:
     """The energy parse's kept decoder: the same value, or the same error and message, as
     ``json.loads(text, parse_constant=...)`` (the byte-order mark included)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +69,7 @@ def parse_action(action: str) -> dict[str, float]:
                          f"{', '.join(SOURCES)}")
     out = dict(_NO_COMMAND)
     for key, value in data.items():
-        if type(value) is float and math.isfinite(value):  # the common case, as below
+        if type(value) is float and -_INF < value < _INF:  # the common case: finite, as below
             out[key] = value
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -85,6 +85,7 @@ def parse_action(action: str) -> dict[str, float]:
 
 
 _KEYS = frozenset(SOURCES)
+_INF = math.inf
 #: Every command 0 (a missing key), in ``SOURCES`` order.
 _NO_COMMAND = {k: 0.0 for k in SOURCES}
 
@@ -98,12 +99,32 @@ def _reject_constant(name: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+#: The decoder's scanner: a value read from index 0 to the end is what ``decode`` returns (it
+#: skips JSON whitespace first, but a value scanned from 0 starts with none).
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
 def _decode(text: str) -> Any:
     """``json.loads(text, parse_constant=_reject_constant)``, the same values and errors (the
-    byte-order-mark check is ``json.loads``'s own, which a bare decoder skips)."""
+    byte-order-mark check is ``json.loads``'s own, which a bare decoder skips): one value
+    spanning the whole text is scanned directly, anything else (whitespace around it, extra
+    data, no value) goes through ``decode`` for its very error."""
     if text.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration as err:
+        if text[:1] in _JSON_SPACE:  # decode scans after the whitespace (or "" is empty)
+            return _DECODER.decode(text)
+        # What ``raw_decode`` raises when no value starts where the text does.
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    if end == len(text):
+        return value
     return _DECODER.decode(text)
+
+
+#: JSON's whitespace (what ``decode`` skips); ``"" in`` it holds too.
+_JSON_SPACE = " \t\n\r"
 
 
 def format_action(cmd: dict[str, float], decimals: int = 3) -> str:
@@ -173,11 +194,11 @@ class Rules:
 
     def __init__(self, world: dict[str, Any]) -> None:
         self.horizon = int(world["horizon"])
-        self.demand = [float(x) for x in world["demand"]]
-        self.budget = [float(x) for x in world["budget"]]
-        self.eff = {"thermal": [float(x) for x in world["eff_thermal"]],
-                    "wind": [float(x) for x in world["eff_wind"]],
-                    "solar": [float(x) for x in world["eff_solar"]]}
+        self.demand = list(map(float, world["demand"]))  # [float(x) for x in ...], at half
+        self.budget = list(map(float, world["budget"]))  # the cost (once per game)
+        self.eff = {"thermal": list(map(float, world["eff_thermal"])),
+                    "wind": list(map(float, world["eff_wind"])),
+                    "solar": list(map(float, world["eff_solar"]))}
         self.capacity = {k: float(world["capacity"][k]) for k in SOURCES}
         self.prices = {k: float(world["prices"][k]) for k in SOURCES}
         self.initial = {k: float(world["initial_rated"].get(k, 0.0)) for k in GENERATORS}
@@ -185,6 +206,12 @@ class Rules:
         self.target_stability = float(world["target_stability"])
         self.target_carbon = float(world["target_carbon"])
         self.max_ramp = sum(self.capacity.values())
+        self._caps = tuple(self.capacity[k] for k in SOURCES)
+        self._prices = tuple(self.prices[k] for k in SOURCES)
+        #: What the rules read of each day, one tuple a day (one index where five were): as
+        #: many days as the shortest series has, where indexing that series fails as before.
+        self._days = list(zip(self.eff["thermal"], self.eff["wind"], self.eff["solar"],
+                              self.demand, self.budget, strict=False))
         for name, values in (("demand", self.demand), ("budget", self.budget),
                              *((f"eff_{k}", v) for k, v in self.eff.items())):
             if len(values) < self.horizon:
@@ -201,39 +228,75 @@ class Rules:
     def step(self, state: GridState, cmd: dict[str, float]) -> DayRecord:
         """Play one day with commands ``cmd`` (clamped here); mutates and returns the record."""
         # Unrolled over the sources (a third of a dispatch step was the comprehensions): the
-        # same operations on the same operands in the same order, so the same floats.
+        # same operations on the same operands in the same order, so the same floats. Each
+        # ``min(a, b)`` / ``max(a, b)`` is written as the one test the builtin makes (``max``
+        # keeps its first argument unless the second is greater, ``min`` unless the second is
+        # less: the same object, signed zeros and NaN included), and ``float`` is skipped
+        # where the value already is one (it would return it).
         t = state.day
-        cap = self.capacity
+        e_thermal, e_wind, e_solar, demand, budget = self._days[t]
+        cap_thermal, cap_wind, cap_solar, cap_battery = self._caps
         get = cmd.get
-        thermal = min(max(float(get("thermal", 0.0)), 0.0), cap["thermal"])
-        wind = min(max(float(get("wind", 0.0)), 0.0), cap["wind"])
-        solar = min(max(float(get("solar", 0.0)), 0.0), cap["solar"])
-        battery = min(max(float(get("battery", 0.0)), -cap["battery"]), cap["battery"])
+        thermal = get("thermal", 0.0)
+        if type(thermal) is not float:
+            thermal = float(thermal)
+        if 0.0 > thermal:
+            thermal = 0.0
+        if cap_thermal < thermal:
+            thermal = cap_thermal
+        wind = get("wind", 0.0)
+        if type(wind) is not float:
+            wind = float(wind)
+        if 0.0 > wind:
+            wind = 0.0
+        if cap_wind < wind:
+            wind = cap_wind
+        solar = get("solar", 0.0)
+        if type(solar) is not float:
+            solar = float(solar)
+        if 0.0 > solar:
+            solar = 0.0
+        if cap_solar < solar:
+            solar = cap_solar
+        battery = get("battery", 0.0)
+        if type(battery) is not float:
+            battery = float(battery)
+        low = -cap_battery
+        if low > battery:
+            battery = low
+        if cap_battery < battery:
+            battery = cap_battery
         rated = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
-        eff = self.eff
-        a_thermal = thermal * eff["thermal"][t]
-        a_wind = wind * eff["wind"][t]
-        a_solar = solar * eff["solar"][t]
+        a_thermal = thermal * e_thermal
+        a_wind = wind * e_wind
+        a_solar = solar * e_solar
+        stored = state.stored
         if battery >= 0:
-            flow = min(battery, state.stored)
+            flow = stored if stored < battery else battery  # min(battery, stored)
         else:
-            flow = -min(-battery, cap["battery"] - state.stored)
+            room = cap_battery - stored
+            charge = -battery
+            flow = -(room if room < charge else charge)  # -min(-battery, room)
         actual = {"thermal": a_thermal, "wind": a_wind, "solar": a_solar, "battery": flow}
-        state.stored -= flow
-        supply = max(1e-6, a_thermal + a_wind + a_solar + flow)
-        demand, budget = self.demand[t], self.budget[t]
-        prices = self.prices
-        cost = sum((thermal * prices["thermal"], wind * prices["wind"],
-                    solar * prices["solar"])) + abs(flow) * prices["battery"]
+        state.stored = stored - flow
+        supply = a_thermal + a_wind + a_solar + flow
+        if not supply > 1e-6:
+            supply = 1e-6  # max(1e-6, supply)
+        p_thermal, p_wind, p_solar, p_battery = self._prices
+        cost = sum((thermal * p_thermal, wind * p_wind, solar * p_solar)) + abs(flow) * p_battery
         demand_violated = supply < demand
         budget_violated = cost > budget
         prev = state.prev
         ramp = sum((abs(thermal - prev["thermal"]), abs(wind - prev["wind"]),
                     abs(solar - prev["solar"]), abs(battery - prev["battery"])))
-        stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
+        share = ramp / self.max_ramp
+        stability = 1.0 - 0.5 * (share if share < 1.0 else 1.0)  # min(1.0, share)
         stability -= 0.5 * budget_violated + 0.5 * demand_violated
-        stability = min(max(stability, 0.0), 1.0)
-        state.prev = dict(rated)
+        if 0.0 > stability:  # min(max(stability, 0.0), 1.0)
+            stability = 0.0
+        if 1.0 < stability:
+            stability = 1.0
+        state.prev = {"thermal": thermal, "wind": wind, "solar": solar, "battery": battery}
         state.stability_sum += stability
         state.cum_thermal += a_thermal
         state.cum_supply += supply
@@ -241,30 +304,32 @@ class Rules:
         state.streak = state.streak + 1 if (demand_violated or budget_violated) else 0
         if state.streak >= COLLAPSE_DAYS:
             state.collapsed = True
-        record = DayRecord(day=t, rated=rated, actual=actual, supply=supply, demand=demand,
-                           cost=cost, budget=budget, ramp=ramp, stability=stability,
-                           demand_violated=demand_violated, budget_violated=budget_violated)
+        # Positional: the dataclass ``__init__`` takes keywords at thrice the cost.
+        record = DayRecord(t, rated, actual, supply, demand, cost, budget, ramp, stability,
+                           demand_violated, budget_violated)
         state.last = record
         return record
 
 
-def _violations(rec: DayRecord) -> str:
-    broke = [name for name, bad in (("demand", rec.demand_violated),
-                                    ("budget", rec.budget_violated)) if bad]
-    return " and ".join(broke) + " violated" if broke else "no violation"
+#: Which constraints a day broke, as the feedback and the observation name them, per (demand
+#: met, budget met): read as ``_BROKE[not rec.demand_violated, not rec.budget_violated]``.
+_BROKE = {(False, False): "demand and budget violated", (False, True): "demand violated",
+          (True, False): "budget violated", (True, True): "no violation"}
 
 
-# The observation's lines as bound ``str.format`` templates: each field is ``format(value,
-# spec)`` as in an f-string (the same text), in one call a line (a third faster than f-strings).
-_STATUS = ("=== Day {}{}\nStatus: stability {:.6f}{} | thermal share {:.6f}{} | battery stored "
-           "{:.2f}{}").format
-_YESTERDAY = ("Yesterday (day {}): rated thermal {:.2f}, wind {:.2f}, solar {:.2f}, battery "
-              "command {:.2f}\n  actual thermal {:.2f}, wind {:.2f}, solar {:.2f}; battery {}\n"
-              "  supply {:.2f} vs demand {:.2f}; cost {:.2f} vs budget {:.2f}; ramp {:.2f}; day "
-              "stability {:.4f}; {}; consecutive violation days {}").format
-_DISCHARGED = "discharged {:.2f}".format
-_CHARGED = "charged {:.2f}".format
-_TODAY = "Today (day {}): demand {:.2f}, budget {:.2f}".format
+# The observation's lines as ``%`` templates: ``%.2f`` of a number is ``format(value, ".2f")``
+# (the same conversion of the same double) and ``%s`` of an int is ``format(value, "")``; one
+# ``%`` a text is a fifth faster than a ``str.format`` a line. ``{...}`` marks the parts fixed by
+# the task, filled in once per game (``EnergyGame.__init__``).
+_STATUS = ("=== Day %s{of_horizon}\nStatus: stability %.6f{stability_target} | thermal share "
+           "%.6f{carbon_target} | battery stored %.2f{of_capacity}")
+_YESTERDAY = ("Yesterday (day %s): rated thermal %.2f, wind %.2f, solar %.2f, battery command "
+              "%.2f\n  actual thermal %.2f, wind %.2f, solar %.2f; battery %s%.2f\n  supply %.2f "
+              "vs demand %.2f; cost %.2f vs budget %.2f; ramp %.2f; day stability %.4f; %s; "
+              "consecutive violation days %s")
+_FIRST = "Yesterday: first day, no history."
+_TODAY = "Today (day %s): demand %.2f, budget %.2f"
+_OVER = "The episode is over."
 
 
 @dataclass(frozen=True)
@@ -359,11 +424,17 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         super().__init__(task)
         self.rules = Rules(task.world)
         r = self.rules
-        # The parts of the observation fixed by the task, formatted once.
-        self._of_horizon = f" of {r.horizon} ==="
-        self._stability_target = f" (target > {r.target_stability:.6f})"
-        self._carbon_target = f" (target < {r.target_carbon:.6f})"
-        self._of_capacity = f" / {r.capacity['battery']:.0f}"
+        # The observation's templates with the parts fixed by the task formatted once: (a day
+        # dispatched, the first day) x (days ahead, the episode over).
+        fixed = {"of_horizon": f" of {r.horizon} ===",
+                 "stability_target": f" (target > {r.target_stability:.6f})",
+                 "carbon_target": f" (target < {r.target_carbon:.6f})",
+                 "of_capacity": f" / {r.capacity['battery']:.0f}"}
+        status = _STATUS.format(**{k: v.replace("%", "%%") for k, v in fixed.items()})
+        self._day_ahead = "\n".join((status, _YESTERDAY, _TODAY))
+        self._day_over = "\n".join((status, _YESTERDAY, _OVER))
+        self._first_ahead = "\n".join((status, _FIRST, _TODAY))
+        self._first_over = "\n".join((status, _FIRST, _OVER))
         self._shown: tuple[tuple[Any, ...], str] | None = None
 
     def parse(self, text: str) -> dict[str, float]:
@@ -376,18 +447,26 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         return self.rules.start()
 
     def step(self, state: GridState, action: dict[str, float]) -> tuple[GridState, Event]:
-        after = state.copy()
+        # ``state.copy()`` but for its copy of ``prev``: the day reads ``prev``, never changes
+        # it, and rebinds it to a dict of its own.
+        after = object.__new__(type(state))
+        after.__dict__.update(state.__dict__)
         rec = self.rules.step(after, action)
         done = self.rules.over(after)
         win = done and self.success(after)
-        feedback = f"Day {rec.day} dispatched: {_violations(rec)}."
+        feedback = (f"Day {rec.day} dispatched: "
+                    f"{_BROKE[not rec.demand_violated, not rec.budget_violated]}.")
         if after.collapsed:
             feedback += (f" Grid collapse: {COLLAPSE_DAYS} consecutive violation days. "
                          f"The episode is over (failure).")
         elif done:
             feedback += (" Horizon reached: " + ("success." if win else
                                                  "targets missed (failure)."))
-        return after, Event(feedback=feedback, reward=1.0 if win else 0.0)
+        # The object ``Event(feedback=..., reward=...)`` builds, without the frozen ``__init__``'s
+        # ``object.__setattr__`` per field (as :meth:`facts`; compared in a test).
+        event = object.__new__(Event)
+        event.__dict__.update(feedback=feedback, valid=True, reward=1.0 if win else 0.0)
+        return after, event
 
     def reject(self, state: GridState, error: ActionError) -> tuple[GridState, Event]:
         return state, Event(feedback=f"Invalid action: {error}. The day did not advance.",
@@ -456,12 +535,12 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     def render(self, state: GridState) -> str:
         # A rejected text shows the very same state again: the last text is reused when every
         # field render reads is the same object as then (``is``: never a false hit; a day's
-        # record is not changed once dispatched).
+        # record is not changed once dispatched; it is compared first: a new day fails there).
         s = state
         key = (s.last, s.stored, s.stability_sum, s.cum_thermal, s.cum_supply, s.day, s.streak,
                s.collapsed)
         shown = self._shown
-        if shown is not None and all(map(operator.is_, key, shown[0])):
+        if shown is not None and shown[0][0] is key[0] and all(map(operator.is_, key, shown[0])):
             return shown[1]
         text = self._render(s)
         self._shown = (key, text)
@@ -469,25 +548,27 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def _render(self, s: GridState) -> str:
         r = self.rules
-        lines = [_STATUS(min(s.day, r.horizon), self._of_horizon, s.stability,
-                         self._stability_target, s.thermal_share, self._carbon_target, s.stored,
-                         self._of_capacity)]
+        day = s.day
         rec = s.last
         if rec is None:
-            lines.append("Yesterday: first day, no history.")
+            status = (min(day, r.horizon), s.stability, s.thermal_share, s.stored)
+            if r.over(s):
+                return self._first_over % status
+            return self._first_ahead % (*status, day, r.demand[day], r.budget[day])
+        rated, actual = rec.rated, rec.actual
+        flow = actual["battery"]
+        if flow >= 0:
+            charge, flow = "discharged ", flow
         else:
-            rated, actual = rec.rated, rec.actual
-            flow = actual["battery"]
-            lines.append(_YESTERDAY(
-                rec.day, rated["thermal"], rated["wind"], rated["solar"], rated["battery"],
-                actual["thermal"], actual["wind"], actual["solar"],
-                _DISCHARGED(flow) if flow >= 0 else _CHARGED(-flow), rec.supply, rec.demand,
-                rec.cost, rec.budget, rec.ramp, rec.stability, _violations(rec), s.streak))
+            charge, flow = "charged ", -flow
+        args = (min(day, r.horizon), s.stability, s.thermal_share, s.stored, rec.day,
+                rated["thermal"], rated["wind"], rated["solar"], rated["battery"],
+                actual["thermal"], actual["wind"], actual["solar"], charge, flow, rec.supply,
+                rec.demand, rec.cost, rec.budget, rec.ramp, rec.stability,
+                _BROKE[not rec.demand_violated, not rec.budget_violated], s.streak)
         if r.over(s):
-            lines.append("The episode is over.")
-        else:
-            lines.append(_TODAY(s.day, r.demand[s.day], r.budget[s.day]))
-        return "\n".join(lines)
+            return self._day_over % args
+        return self._day_ahead % (*args, day, r.demand[day], r.budget[day])
 
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
