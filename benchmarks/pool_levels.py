@@ -25,7 +25,7 @@ def wilson(solved: int, tasks: int) -> tuple[float, float]:
     rate, z2 = solved / tasks, Z * Z
     centre = (rate + z2 / (2 * tasks)) / (1 + z2 / tasks)
     half = Z * math.sqrt(rate * (1 - rate) / tasks + z2 / (4 * tasks * tasks)) / (1 + z2 / tasks)
-    return centre - half, centre + half
+    return max(0.0, centre - half), min(1.0, centre + half)  # no -0.0 from rounding
 
 
 def newcombe(a: tuple[int, int], b: tuple[int, int]) -> tuple[float, float]:
