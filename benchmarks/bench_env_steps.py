@@ -27,7 +27,10 @@ Rows, one process and one core each, median of ``--repeat`` passes over all 30 t
 - ``sync``: ``make_vec(env, N, suite="odyssey-lite")`` in sync mode (built once, outside the
   time), from ``reset(seed=...)``, each sub-env playing its current task's actions, for as many
   sub-env steps as one ``text`` pass (Gymnasium's autoreset step after an episode ends counts
-  as a step, as in ``bench_vector.py``).
+  as a step, as in ``bench_vector.py``);
+- ``sync lean``: the same with ``make_vec(..., info="lean")`` (a reset's info is the episode's
+  keys, a step's only ``success`` when the episode ends: what a training loop that reads no
+  per-step facts needs).
 
 Each side plays at most arena-gen's turn budget of texts (the reference loops' default
 ``max_steps`` is the same, lights 200, trading and repo 120, except energy: 120 against 132).
@@ -273,7 +276,7 @@ def main() -> None:
     gym.logger.min_level = gym.logger.ERROR  # v1/v2 ids are old on purpose: no upgrade notes
     print(f"one process, one core; median of {args.repeat}; suite {SUITE}; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'env':8} {'row':9} {'steps':>6} {'solved':>7} {'steps/s wall':>13} "
+    print(f"{'env':8} {'row':14} {'steps':>6} {'solved':>7} {'steps/s wall':>13} "
           f"{'steps/s CPU':>12} {'x ref (CPU)':>11} {'load':>5}")
     for i, env in enumerate(args.envs.split(",")):
         relative, cls_name = REFERENCE[env]
@@ -284,17 +287,19 @@ def main() -> None:
         ref = timed(lambda: reference_pass(env, cls, eps), args.repeat)  # noqa: B023
         txt = timed(lambda: text_pass(eps), args.repeat)  # noqa: B023
         rows = [("reference", ref), ("text", txt)]
-        envs = make_vec(env, args.num_envs, suite=SUITE)
-        try:
-            rows.append((f"sync x{args.num_envs}",
-                         timed(lambda: vector_pass(envs, eps, txt[0]), args.repeat)))  # noqa: B023
-        except Exception as exc:  # a failing row is a finding: print it, go on
-            print(f"{env:8} sync x{args.num_envs}: fails: {type(exc).__name__}: {exc}")
-        envs.close()
+        for info in ("full", "lean"):
+            row = f"sync x{args.num_envs}" + (" lean" if info == "lean" else "")
+            envs = make_vec(env, args.num_envs, suite=SUITE, info=info)
+            try:
+                rows.append((row, timed(lambda: vector_pass(envs, eps, txt[0]),  # noqa: B023
+                                        args.repeat)))
+            except Exception as exc:  # a failing row is a finding: print it, go on
+                print(f"{env:8} {row}: fails: {type(exc).__name__}: {exc}")
+            envs.close()
         ref_rate = ref[0] / ref[3]
         for row, (steps, solved, wall, cpu) in rows:
             ratio = "" if row == "reference" else f"{steps / cpu / ref_rate:.2f}"
-            print(f"{env:8} {row:9} {steps:6d} {solved:7d} {steps / wall:13.0f} "
+            print(f"{env:8} {row:14} {steps:6d} {solved:7d} {steps / wall:13.0f} "
                   f"{steps / cpu:12.0f} {ratio:>11} {os.getloadavg()[0]:5.1f}", flush=True)
     print("x ref = arena-gen steps/s over the reference's, CPU time (above 1: arena-gen faster);"
           " solved: reference done, arena-gen success (sync: episodes ended by terminated)")

@@ -17,6 +17,7 @@ from arena_gen.core.errors import ArenaGenError
 from arena_gen.train import stream
 from arena_gen.train.info_merge import merge_columns
 from arena_gen.train.vector import (
+    EPISODE_KEYS,
     SuiteSource,
     TaskStreamEnv,
     TextSyncVectorEnv,
@@ -128,6 +129,8 @@ def test_bad_arguments_are_errors_before_any_episode() -> None:
         TaskStreamEnv("lights", 1, suite="lite")
     with pytest.raises(gymnasium.error.ResetNeeded):
         TaskStreamEnv("lights", suite="lite").step("0")
+    with pytest.raises(ArenaGenError, match="info must be one of full, lean"):
+        make_vec("lights", 2, info="none")
 
 
 @given(seed=st.integers(0, 2**31 - 1), rounds=st.integers(0, 5), n=st.integers(1, 12))
@@ -348,3 +351,49 @@ def test_a_reset_reuses_the_text_env_as_a_new_one(env: str, harness: str) -> Non
             ours, theirs = streamed.step(text), fresh.step(text)
             assert ours[:4] == theirs[:4]
             assert ours[4] == {k: v for k, v in theirs[4].items() if v is not None}
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+def test_lean_info_plays_the_same_episodes_with_fewer_facts(env: str) -> None:
+    """``info="lean"`` changes only the infos: the same seeds and texts give the same
+    observations, rewards and ends as the full env; a reset's info is the episode keys with the
+    full env's values, and a step's holds ``success`` (the full env's value) exactly when the
+    episode ended there, nothing otherwise."""
+    n = 3
+    lean, full = make_vec(env, n, suite="lite", info="lean"), make_vec(env, n, suite="lite")
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([28, len(env)])))
+    ended = 0
+    try:
+        (lobs, linfo), (fobs, finfo) = lean.reset(seed=5), full.reset(seed=5)
+        assert lobs == fobs and list(linfo) == [k for key in EPISODE_KEYS if key in finfo
+                                                for k in (key, f"_{key}")]
+        assert {"task_id", "budget"} <= set(linfo)
+        assert all(np.array_equal(linfo[k], finfo[k]) for k in linfo)
+        for _ in range(70 if env == "lights" else 150):
+            actions = []
+            for task_env in full.envs:
+                assert isinstance(task_env, TaskStreamEnv) and task_env.game_env is not None
+                witness = task_env.task.certificate.witness  # type: ignore[union-attr]
+                turn = task_env.game_env.turn
+                actions.append(task_env.sample_action(rng) if rng.random() < 0.2
+                               else witness[turn] if turn < len(witness) else "")
+            lo, *lrest, li = lean.step(tuple(actions))
+            fo, *frest, fi = full.step(tuple(actions))
+            assert lo == fo and all(np.array_equal(x, y) for x, y in zip(lrest, frest,
+                                                                         strict=True))
+            ends = lrest[1] | lrest[2]
+            if "task_id" in li:  # an autoreset step: the new episodes' keys
+                assert np.array_equal(li["_task_id"], fi["_task_id"])
+                assert list(li["task_id"][li["_task_id"]]) == list(
+                    fi["task_id"][fi["_task_id"]])
+            elif ends.any():
+                assert list(li) == ["success", "_success"]
+                assert np.array_equal(li["_success"], ends)
+                assert np.array_equal(li["success"][ends], fi["success"][ends])
+            else:
+                assert li == {}
+            ended += int(ends.sum())
+        assert ended >= n
+    finally:
+        lean.close()
+        full.close()

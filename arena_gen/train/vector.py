@@ -40,6 +40,19 @@ from arena_gen.train.stream import LEVELS, StreamJob, draw, stream
 
 #: A seed drawn for a first unseeded reset is below this (stream seeds are non-negative ints).
 SEED_BOUND = 2**31 - 1
+#: What a step's ``info`` holds: ``full`` (the text env's, every fact) or ``lean`` (only
+#: ``success`` on the step that ends an episode; a reset's info is :data:`EPISODE_KEYS`).
+INFO_MODES = ("full", "lean")
+#: The reset info keys a ``lean`` env keeps: which task, and what it is measured against
+#: (``min_steps`` left out where it is None, as in a full info).
+EPISODE_KEYS = ("task_id", "task_index", "stream_seed", "min_steps", "budget")
+
+
+def check_info_mode(info: str) -> str:
+    """``info`` if it is one of :data:`INFO_MODES`, else a clear error."""
+    if info not in INFO_MODES:
+        raise ArenaGenError(f"info must be one of {', '.join(INFO_MODES)}, got {info!r}")
+    return info
 
 
 @dataclass(frozen=True)
@@ -186,19 +199,23 @@ class TextAsyncVectorEnv(gym.vector.AsyncVectorEnv):
 
 class TaskStreamEnv(gym.Env[str, str]):
     """One env version's text env that plays a new task at each reset (see the module
-    docstring); ``harness`` applies that harness's env-side protocol (budget, lines shown)."""
+    docstring); ``harness`` applies that harness's env-side protocol (budget, lines shown);
+    ``info="lean"`` returns only :data:`EPISODE_KEYS` at a reset and ``success`` when an
+    episode ends (a vector env then merges a few columns a step instead of every fact)."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
 
     def __init__(self, env: str, version: int | None = None, *, level: str = "lite",
                  suite: str | None = None, ladder: bool = False,
-                 harness: str = DEFAULT_HARNESS, render_mode: str | None = None) -> None:
+                 harness: str = DEFAULT_HARNESS, render_mode: str | None = None,
+                 info: str = "full") -> None:
         if suite is not None and version is None:  # the version the suite holds
             version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
         spec = registry.get(env, version)
         self.spec_ = spec
         self.source = task_source(env, spec.version, level=level, suite=suite, ladder=ladder)
         self.harness = check_harness(harness)
+        self.lean = check_info_mode(info) == "lean"
         self.render_mode = render_mode
         self.action_space = text_space()
         self.observation_space = text_space()
@@ -229,12 +246,17 @@ class TaskStreamEnv(gym.Env[str, str]):
         info.update(task_id=task.id, task_index=self.index, stream_seed=self.seed_,
                     min_steps=task.certificate.min_steps, budget=self.game_env.budget)
         self.index += 1
+        if self.lean:
+            return obs, present({key: info[key] for key in EPISODE_KEYS})
         return obs, present(info)
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.game_env is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         obs, reward, terminated, truncated, info = self.game_env.step(action)
+        if self.lean:
+            return obs, reward, terminated, truncated, (
+                {"success": bool(info["success"])} if terminated or truncated else {})
         return obs, reward, terminated, truncated, present(info)
 
     def render(self) -> str:
@@ -279,11 +301,15 @@ def register_vector_envs() -> list[str]:
 
 def make_vec(env: str, num_envs: int, *, level: str = "lite", version: int | None = None,
              mode: str = "sync", suite: str | None = None, ladder: bool = False,
-             harness: str = DEFAULT_HARNESS) -> gym.vector.VectorEnv[Any, Any, Any]:
+             harness: str = DEFAULT_HARNESS,
+             info: str = "full") -> gym.vector.VectorEnv[Any, Any, Any]:
     """``gymnasium.make_vec`` over ``env``'s id at ``level`` with ``num_envs`` sub-envs, in
-    ``sync`` or ``async`` mode (async without shared memory: observations are text)."""
+    ``sync`` or ``async`` mode (async without shared memory: observations are text);
+    ``info="lean"`` for training loops that read no per-step facts (see
+    :class:`TaskStreamEnv`)."""
     if mode not in ("sync", "async"):
         raise ArenaGenError(f"mode must be sync or async, got {mode!r}")
+    check_info_mode(info)
     if suite is not None and version is None:  # the version the suite holds
         version = read_manifest(resolve_suite(suite))[1]["env_versions"].get(env)
     spec = registry.get(env, version)
@@ -291,7 +317,7 @@ def make_vec(env: str, num_envs: int, *, level: str = "lite", version: int | Non
         raise ArenaGenError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     register_vector_envs()
     vector_kwargs = {"shared_memory": False} if mode == "async" else {}
-    extra: dict[str, Any] = {"ladder": ladder, "harness": harness}
+    extra: dict[str, Any] = {"ladder": ladder, "harness": harness, "info": info}
     if suite is not None:
         extra["suite"] = suite
     envs = gym.make_vec(level_id(spec, level), num_envs=num_envs, vectorization_mode=mode,
@@ -316,5 +342,6 @@ def seeds_for(seed: int, num_envs: int) -> Sequence[int]:
 
 register_vector_envs()
 
-__all__ = ["StreamSource", "SuiteSource", "TaskStreamEnv", "level_id", "make_task_env",
-           "make_vec", "register_vector_envs", "seeds_for", "task_source"]
+__all__ = ["EPISODE_KEYS", "INFO_MODES", "StreamSource", "SuiteSource", "TaskStreamEnv",
+           "check_info_mode", "level_id", "make_task_env", "make_vec", "register_vector_envs",
+           "seeds_for", "task_source"]
