@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+import pytest
 from conftest import built_tasks
 
 from arena_gen.core.registry import make_env
@@ -63,3 +65,27 @@ def test_a_bug_inside_the_rules_raises_instead_of_becoming_feedback() -> None:
     with pytest.raises(KeyError, match="a bug in the rules"):
         broken.step("0")
     assert issubclass(ActionError, ValueError)
+
+
+@pytest.mark.parametrize("env_name", ["lights", "trading", "energy", "repo"])
+def test_step_lean_is_step_without_the_facts(env_name: str) -> None:
+    """``step_lean`` returns ``step``'s observation, reward and flags on the same texts
+    (witness, random and malformed ones, past the budget's end), and its info is exactly
+    ``{"success": step's success}`` on a step that ends the episode or follows its end."""
+    task = dataclasses.replace(built_tasks(env_name, count=1)[0], budget=25)
+    full, lean = make_env(task), make_env(task)
+    assert full.reset() == lean.reset()
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([27, len(env_name)])))
+    witness = task.certificate.witness
+    ended = 0
+    for turn in range(30):
+        roll = rng.random()
+        text = ("not an action" if roll < 0.15 else full.sample_action(rng) if roll < 0.4
+                else witness[turn] if turn < len(witness) else "")
+        *head, info = full.step(text)
+        *lean_head, lean_info = lean.step_lean(text)
+        assert lean_head == head
+        over = head[2] or head[3]
+        assert lean_info == ({"success": info["success"]} if over else {})
+        ended += over
+    assert ended >= 5  # the budget of 25 ends the episode; the later steps follow its end

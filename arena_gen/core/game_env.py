@@ -23,6 +23,8 @@ from arena_gen.core.game import Event, Game, TaskLike
 from arena_gen.core.protocol import Protocol, protocol_budget
 
 MAX_TEXT = 100_000
+#: The feedback of a step taken after the episode ended.
+OVER = "The episode is over; call reset() to start again."
 
 
 #: Built once: a ``Text`` space's constructor indexes its charset, a fifth of a short episode.
@@ -93,12 +95,31 @@ class GameEnv(gym.Env[str, str]):
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._over:
             info = self._info(valid=False)
-            info["feedback"] = "The episode is over; call reset() to start again."
+            info["feedback"] = OVER
             return self._last_obs, 0.0, False, True, info
+        event = self._act(action)
+        return self._finish(event)
+
+    def step_lean(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` for a caller that reads no facts (a training loop): the same
+        observation, reward and flags; ``info`` is ``{"success": ...}`` on a step that ends
+        the episode and empty otherwise (building the facts is a third of a lights step)."""
+        if self._over:
+            return self._last_obs, 0.0, False, True, {"success": self.success}
+        event = self._act(action)
+        terminated = self.game.done(self.state)
+        truncated = not terminated and self.turn >= self.budget
+        self._over = terminated or truncated
+        self._last_obs = self.observe(event.feedback)
+        info = {"success": self.success} if self._over else {}
+        return self._last_obs, float(event.reward), terminated, truncated, info
+
+    def _act(self, action: Any) -> Event:
+        """Spend a turn on ``action`` (text, or anything ``str`` turns into text)."""
         text = action if isinstance(action, str) else str(action)
         self.turn += 1
         self.state, event = self.game.act(self.state, text)
-        return self._finish(event)
+        return event
 
     def _finish(self, event: Event) -> tuple[str, float, bool, bool, dict[str, Any]]:
         terminated = self.game.done(self.state)

@@ -223,6 +223,7 @@ class TaskStreamEnv(gym.Env[str, str]):
         self.index = 0
         self.task: Task | None = None
         self.game_env: Any = None
+        self._step_lean: Any = None
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -242,6 +243,7 @@ class TaskStreamEnv(gym.Env[str, str]):
         else:
             self.game_env = self.spec_.make(task, self.render_mode, protocol)
         self.task = task
+        self._step_lean = getattr(self.game_env, "step_lean", None)
         obs, info = self.game_env.reset()
         info.update(task_id=task.id, task_index=self.index, stream_seed=self.seed_,
                     min_steps=task.certificate.min_steps, budget=self.game_env.budget)
@@ -253,10 +255,13 @@ class TaskStreamEnv(gym.Env[str, str]):
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.game_env is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        obs, reward, terminated, truncated, info = self.game_env.step(action)
         if self.lean:
+            if self._step_lean is not None:  # the generic env skips the facts it would drop
+                return self._step_lean(action)
+            obs, reward, terminated, truncated, info = self.game_env.step(action)
             return obs, reward, terminated, truncated, (
                 {"success": bool(info["success"])} if terminated or truncated else {})
+        obs, reward, terminated, truncated, info = self.game_env.step(action)
         return obs, reward, terminated, truncated, present(info)
 
     def render(self) -> str:
