@@ -14,8 +14,10 @@ or command. Both sides stop at their own ``done``; ``solved`` counts the episode
 done on the reference side (trading: the last day reached; it has no success check) and
 ``success`` on arena-gen's side.
 
-Rows, one process and one core each, median of ``--repeat`` passes over all 30 tasks of an env
-(played in turn as often as it takes to reach ``--min-steps`` action texts):
+Rows, one process and one core each, a pass being all 30 tasks of an env (played in turn as
+often as it takes to reach ``--min-steps`` action texts); ``--repeat`` rounds, each running every
+row's pass once in turn (interleaved: the machine's speed drifts by tens of per cent between
+minutes, and a drift between rows read as a ratio was most of the spread of earlier runs):
 
 - ``reference``: the reference env class (imported by path from the checkout, never copied)
   built from the source world, then each action text turned into its action the way its own
@@ -35,8 +37,9 @@ Rows, one process and one core each, median of ``--repeat`` passes over all 30 t
 Each side plays at most arena-gen's turn budget of texts (the reference loops' default
 ``max_steps`` is the same, lights 200, trading and repo 120, except energy: 120 against 132).
 
-Steps/s is steps over wall seconds and over CPU seconds of this process (the cores are shared;
-the 1-minute load average is printed). Ratio = arena-gen / reference (above 1: arena-gen is
+Steps/s is steps over wall seconds and over CPU seconds of this process, the median over the
+rounds (the cores are shared; the 1-minute load average is printed). Ratio = arena-gen /
+reference CPU steps/s within a round, the median over the rounds (above 1: arena-gen is
 faster). Stream tasks/s per level: ``bench_stream.py`` and ``bench_levels.py``; async vector
 envs: ``bench_vector.py``. Without the environment variable the script prints why and exits 0.
 """
@@ -44,6 +47,7 @@ envs: ``bench_vector.py``. Without the environment variable the script prints wh
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -235,15 +239,31 @@ def vector_pass(envs: Any, eps: list[Episode], target: int) -> tuple[int, int]:
     return steps, solved
 
 
-def timed(fn: Callable[[], tuple[int, int]], repeat: int) -> tuple[int, int, float, float]:
-    """(steps, solved, median wall s, median CPU s) over ``repeat`` runs."""
-    walls, cpus, out = [], [], (0, 0)
+def run_once(fn: Callable[[], tuple[int, int]]) -> tuple[int, int, float, float]:
+    """(steps, solved, wall s, CPU s) of one pass."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    steps, solved = fn()
+    return steps, solved, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def interleaved(rows: dict[str, Callable[[], tuple[int, int]]], repeat: int
+                ) -> dict[str, tuple[int, int, float, float, float]]:
+    """Per row (steps, solved, median wall steps/s, median CPU steps/s, median ratio to the
+    first row): ``repeat`` rounds, each running every row once in turn, and each ratio taken
+    within one round, so a machine that drifts between rounds moves both sides of a ratio."""
+    runs: dict[str, list[tuple[int, int, float, float]]] = {name: [] for name in rows}
     for _ in range(repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        out = fn()
-        walls.append(time.perf_counter() - wall)
-        cpus.append(time.process_time() - cpu)
-    return out[0], out[1], statistics.median(walls), statistics.median(cpus)
+        for name, fn in rows.items():
+            runs[name].append(run_once(fn))
+    base = next(iter(rows))
+    out = {}
+    for name, done in runs.items():
+        steps, solved = done[-1][0], done[-1][1]
+        ratios = [(s / c) / (bs / bc) for (s, _, _, c), (bs, _, _, bc)
+                  in zip(done, runs[base], strict=True)]
+        out[name] = (steps, solved, statistics.median(s / w for s, _, w, _ in done),
+                     statistics.median(s / c for s, _, _, c in done), statistics.median(ratios))
+    return out
 
 
 def main() -> None:
@@ -274,8 +294,8 @@ def main() -> None:
     from arena_gen.train.vector import make_vec
 
     gym.logger.min_level = gym.logger.ERROR  # v1/v2 ids are old on purpose: no upgrade notes
-    print(f"one process, one core; median of {args.repeat}; suite {SUITE}; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"one process, one core; median of {args.repeat} interleaved rounds; suite {SUITE}; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'env':8} {'row':14} {'steps':>6} {'solved':>7} {'steps/s wall':>13} "
           f"{'steps/s CPU':>12} {'x ref (CPU)':>11} {'load':>5}")
     for i, env in enumerate(args.envs.split(",")):
@@ -283,24 +303,28 @@ def main() -> None:
         cls = getattr(load(root, relative, f"_odyssey_{env}_ref"), cls_name)
         eps = episodes(env, args.data, args.seed, i)
         eps = eps * max(1, -(-args.min_steps // sum(len(ep.actions) for ep in eps)))
-        text_pass(eps[:3])  # warm-up: imports, first compiles
-        ref = timed(lambda: reference_pass(env, cls, eps), args.repeat)  # noqa: B023
-        txt = timed(lambda: text_pass(eps), args.repeat)  # noqa: B023
-        rows = [("reference", ref), ("text", txt)]
+        target = text_pass(eps)[0]  # warm-up (imports, compiles); the sync rows' step count
+        reference_pass(env, cls, eps[:3])
+        rows: dict[str, Callable[[], tuple[int, int]]] = {
+            "reference": lambda: reference_pass(env, cls, eps),  # noqa: B023
+            "text": lambda: text_pass(eps)}  # noqa: B023
+        vectors = []
         for info in ("full", "lean"):
             row = f"sync x{args.num_envs}" + (" lean" if info == "lean" else "")
             envs = make_vec(env, args.num_envs, suite=SUITE, info=info)
+            vectors.append(envs)
+            rows[row] = functools.partial(vector_pass, envs, eps, target)
             try:
-                rows.append((row, timed(lambda: vector_pass(envs, eps, txt[0]),  # noqa: B023
-                                        args.repeat)))
+                rows[row]()  # warm-up: every suite game compiled
             except Exception as exc:  # a failing row is a finding: print it, go on
                 print(f"{env:8} {row}: fails: {type(exc).__name__}: {exc}")
+                del rows[row]
+        for row, (steps, solved, wall, cpu, ratio) in interleaved(rows, args.repeat).items():
+            shown = "" if row == "reference" else f"{ratio:.2f}"
+            print(f"{env:8} {row:14} {steps:6d} {solved:7d} {wall:13.0f} {cpu:12.0f} "
+                  f"{shown:>11} {os.getloadavg()[0]:5.1f}", flush=True)
+        for envs in vectors:
             envs.close()
-        ref_rate = ref[0] / ref[3]
-        for row, (steps, solved, wall, cpu) in rows:
-            ratio = "" if row == "reference" else f"{steps / cpu / ref_rate:.2f}"
-            print(f"{env:8} {row:14} {steps:6d} {solved:7d} {steps / wall:13.0f} "
-                  f"{steps / cpu:12.0f} {ratio:>11} {os.getloadavg()[0]:5.1f}", flush=True)
     print("x ref = arena-gen steps/s over the reference's, CPU time (above 1: arena-gen faster);"
           " solved: reference done, arena-gen success (sync: episodes ended by terminated)")
 

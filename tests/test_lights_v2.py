@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
@@ -13,7 +15,7 @@ from arena_gen.core.task import Task
 from arena_gen.envs.lights.agents.learner import DecisionList
 from arena_gen.envs.lights.agents.planner import LightsPlannerAgent, parse_rules
 from arena_gen.envs.lights.formula import parse
-from arena_gen.envs.lights.game_v1 import LightsGame
+from arena_gen.envs.lights.game_v1 import LightsGame, state_line
 from arena_gen.envs.lights.sampler import PRESETS, PRESETS_V2, public_view, rules_text
 from arena_gen.envs.lights.verify import verify
 from arena_gen.suite.ladder import climb
@@ -86,3 +88,12 @@ def test_v2_registered_beside_v1_with_the_same_game() -> None:
     assert PRESETS["challenge"].max_literals == 8  # v1's presets are unchanged
     assert PRESETS_V2["lite"] == PRESETS["lite"]
     assert PRESETS_V2["lite"].count == 30 and PRESETS_V2["challenge"].count == 10
+
+
+@given(st.integers(0, 40).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, 2**n - 1))))
+def test_state_line_reads_every_bulb_in_order(case: tuple[int, int]) -> None:
+    """The table-driven state line is the plain one: bulb ``i`` on exactly when bit ``i`` is."""
+    n, state = case
+    words = state_line(state, n).split()
+    assert words == ["on" if state >> i & 1 else "off" for i in range(n)]
+    assert state_line(state, n) == " ".join(words)

@@ -171,7 +171,8 @@ class TextSyncVectorEnv(gym.vector.SyncVectorEnv):
             rewards.append(reward)
             terminations.append(terminated)
             truncations.append(truncated)
-            infos.append((i, info))
+            if info:  # merging an empty info adds nothing (a lean step's usual one)
+                infos.append((i, info))
         # one array each, cast as Gymnasium's element-wise writes into its own arrays cast
         self._rewards = np.array(rewards, dtype=np.float64)
         self._terminations = np.array(terminations, dtype=np.bool_)
@@ -224,6 +225,7 @@ class TaskStreamEnv(gym.Env[str, str]):
         self.task: Task | None = None
         self.game_env: Any = None
         self._step_lean: Any = None
+        self._games: dict[str, Any] = {}  # a suite's compiled games, by task id
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -239,7 +241,7 @@ class TaskStreamEnv(gym.Env[str, str]):
         task = self.source.task(self.seed_, self.index)
         protocol = protocol_for(self.harness, task) if self.harness != DEFAULT_HARNESS else None
         if type(self.game_env) is GameEnv and self.spec_.env is None:  # the generic env: reuse
-            self.game_env.load(self.spec_.make_game(task), protocol)  # it for the next game
+            self.game_env.load(self._game(task), protocol)  # it for the next game
         else:
             self.game_env = self.spec_.make(task, self.render_mode, protocol)
         self.task = task
@@ -251,6 +253,16 @@ class TaskStreamEnv(gym.Env[str, str]):
         if self.lean:
             return obs, present({key: info[key] for key in EPISODE_KEYS})
         return obs, present(info)
+
+    def _game(self, task: Task) -> Any:
+        """The task's game; a suite's are kept, as its tasks come round again every round (a
+        game holds no episode state; compiling one was a tenth of a short lights episode)."""
+        if not isinstance(self.source, SuiteSource):
+            return self.spec_.make_game(task)
+        game = self._games.get(task.id)
+        if game is None:
+            game = self._games[task.id] = self.spec_.make_game(task)
+        return game
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.game_env is None:

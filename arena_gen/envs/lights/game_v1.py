@@ -10,6 +10,7 @@ an action (``" B3 "`` toggles bulb 3), since agents write either form.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,8 +89,15 @@ class Rules:
 
 
 def state_line(state: int, n: int) -> str:
-    """Render a bitmask as ``on off ...`` in bulb order."""
-    return " ".join("on" if state >> i & 1 else "off" for i in range(n))
+    """Render a bitmask as ``on off ...`` in bulb order (eight bulbs at a time from a table:
+    the words of each bulb were a tenth of a lights step)."""
+    return " ".join([_byte_words(state >> i & 255, min(8, n - i)) for i in range(0, n, 8)])
+
+
+@functools.cache  # at most 256 values x 8 widths
+def _byte_words(bits: int, width: int) -> str:
+    """``on``/``off`` for the low ``width`` bits of ``bits``, lowest first."""
+    return " ".join("on" if bits >> i & 1 else "off" for i in range(width))
 
 
 @dataclass(frozen=True)
