@@ -234,7 +234,7 @@ def vector_pass(envs: Any, eps: list[Episode], target: int) -> tuple[int, int]:
         for k in range(num_envs):
             if fresh is not None and fresh[k]:
                 current[k], turn[k] = str(info["task_id"][k]), 0
-        solved += int(np.sum(terminated))
+        solved += int(np.count_nonzero(terminated))
         ending = [bool(a or b) for a, b in zip(terminated, truncated, strict=True)]
     return steps, solved
 

@@ -397,3 +397,22 @@ def test_lean_info_plays_the_same_episodes_with_fewer_facts(env: str) -> None:
     finally:
         lean.close()
         full.close()
+
+
+def test_a_masked_reset_leaves_the_last_steps_arrays_alone() -> None:
+    """The flags a step returns are the caller's: a masked reset of the sub-envs that just
+    ended (it clears the vector env's own flags) does not change them."""
+    envs = make_vec("lights", 2, suite="lite")
+    try:
+        envs.reset(seed=[0, 1])
+        witness = [e.task.certificate.witness for e in envs.envs]  # type: ignore[attr-defined]
+        for turn in range(max(map(len, witness))):
+            _, _, ended, _, _ = envs.step(tuple(w[turn] if turn < len(w) else "" for w in witness))
+            if ended.any():
+                break
+        kept = ended.copy()
+        assert kept.any()
+        envs.reset(options={"reset_mask": kept.copy()})
+        assert np.array_equal(ended, kept)
+    finally:
+        envs.close()

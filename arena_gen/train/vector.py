@@ -159,27 +159,29 @@ class TextSyncVectorEnv(gym.vector.SyncVectorEnv):
         rewards: list[Any] = []
         terminations: list[Any] = []
         truncations: list[Any] = []
-        for i, (action, env, restart) in enumerate(zip(actions, self.envs,
-                                                        self._autoreset_envs.tolist(),
-                                                        strict=True)):
-            if restart:
+        restarts = self._autoreset_envs.tolist()
+        if len(actions) != len(restarts):
+            raise ValueError(f"{len(actions)} actions for {len(restarts)} sub-envs")
+        for i, env in enumerate(self.envs):
+            if restarts[i]:
                 obs[i], info = env.reset()
                 reward: Any = 0.0
                 terminated, truncated = False, False
             else:
-                obs[i], reward, terminated, truncated, info = env.step(action)
+                obs[i], reward, terminated, truncated, info = env.step(actions[i])
             rewards.append(reward)
             terminations.append(terminated)
             truncations.append(truncated)
             if info:  # merging an empty info adds nothing (a lean step's usual one)
                 infos.append((i, info))
-        # one array each, cast as Gymnasium's element-wise writes into its own arrays cast
-        self._rewards = np.array(rewards, dtype=np.float64)
-        self._terminations = np.array(terminations, dtype=np.bool_)
-        self._truncations = np.array(truncations, dtype=np.bool_)
-        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
-        return (self._batch(), self._rewards.copy(), self._terminations.copy(),
-                self._truncations.copy(), merge_columns(self.num_envs, infos))
+        # one array each, cast as Gymnasium's element-wise writes into its own arrays cast; the
+        # returned ones are the caller's (a masked reset writes into this env's own copies)
+        ended = np.array(terminations, dtype=np.bool_)
+        cut = np.array(truncations, dtype=np.bool_)
+        self._terminations, self._truncations = ended.copy(), cut.copy()
+        self._autoreset_envs = ended | cut
+        return (self._batch(), np.array(rewards, dtype=np.float64), ended, cut,
+                merge_columns(self.num_envs, infos))
 
     def _batch(self) -> Any:
         """The observations as Gymnasium batches text (a tuple; a str needs no copy)."""
