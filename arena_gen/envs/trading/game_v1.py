@@ -30,7 +30,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,7 +234,7 @@ def execute(cash: float, holdings: list[int], prices: np.ndarray | list[float], 
     return Fill(cash=cash, holdings=held, notes=notes, refused=refused)
 
 
-def total_value(cash: float, holdings: list[int], prices: np.ndarray | list[float]) -> float:
+def total_value(cash: float, holdings: Sequence[int], prices: np.ndarray | list[float]) -> float:
     """Cash plus holdings marked at ``prices`` (summed in stock order)."""
     px = prices.tolist() if isinstance(prices, np.ndarray) else [float(p) for p in prices]
     if len(px) != len(holdings):
@@ -347,6 +347,7 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         self._rows: list[list[float]] = self.prices.tolist()
         self._news_lines: dict[int, str] = {}
         self._facts_of: tuple[Book, TradingFacts] | None = None
+        self._value_of: tuple[Book, float] | None = None
 
     def parse(self, text: str) -> Order:
         try:
@@ -358,8 +359,14 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         return Book(day=0, cash=self.initial_cash, holdings=(0,) * len(self.stocks))
 
     def value(self, book: Book) -> float:
-        """Total value of ``book`` at its day's prices."""
-        return total_value(book.cash, list(book.holdings), self._rows[book.day])
+        """Total value of ``book`` at its day's prices (the last book's kept: a turn asks for
+        the same book's value up to three times, in its reward, facts and observation)."""
+        kept = self._value_of
+        if kept is not None and kept[0] is book:
+            return kept[1]
+        value = total_value(book.cash, book.holdings, self._rows[book.day])
+        self._value_of = (book, value)
+        return value
 
     def fill(self, book: Book, order: Order) -> Fill:
         """What ``order`` does at ``book``'s prices (the trade rule, without the day's move)."""
@@ -371,14 +378,16 @@ class TradingGame(Game[Book, Order, TradingFacts]):
         after = Book(day=state.day + 1, cash=fill.cash, holdings=tuple(fill.holdings),
                      refused=state.refused + fill.refused)
         done = "; ".join(fill.notes) if fill.notes else "held (no trades)"
+        before = self.value(state)  # first: the value kept from the last observation
         return after, Event(feedback=done[0].upper() + done[1:] + ".",
-                            reward=self.value(after) - self.value(state))
+                            reward=self.value(after) - before)
 
     def reject(self, state: Book, error: ActionError) -> tuple[Book, Event]:
         after = Book(day=state.day + 1, cash=state.cash, holdings=state.holdings,
                      refused=state.refused)
+        before = self.value(state)
         return after, Event(feedback=f"Invalid action: {error}. Nothing executed (hold).",
-                            valid=False, reward=self.value(after) - self.value(state))
+                            valid=False, reward=self.value(after) - before)
 
     def done(self, state: Book) -> bool:
         return state.day >= self.horizon
