@@ -98,7 +98,10 @@ class GameEnv(gym.Env[str, str]):
             info["feedback"] = OVER
             return self._last_obs, 0.0, False, True, info
         event = self._act(action)
-        return self._finish(event)
+        terminated, truncated = self._settle(event)
+        info = self._info(valid=event.valid)
+        info["feedback"] = event.feedback
+        return self._last_obs, float(event.reward), terminated, truncated, info
 
     def step_lean(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """:meth:`step` for a caller that reads no facts (a training loop): the same
@@ -107,11 +110,8 @@ class GameEnv(gym.Env[str, str]):
         if self._over:
             return self._last_obs, 0.0, False, True, {"success": self.success}
         event = self._act(action)
-        terminated = self.game.done(self.state)
-        truncated = not terminated and self.turn >= self.budget
-        self._over = terminated or truncated
-        self._last_obs = self.observe(event.feedback)
-        info = {"success": self.success} if self._over else {}
+        terminated, truncated = self._settle(event)
+        info: dict[str, Any] = {"success": self.success} if self._over else {}
         return self._last_obs, float(event.reward), terminated, truncated, info
 
     def _act(self, action: Any) -> Event:
@@ -121,14 +121,14 @@ class GameEnv(gym.Env[str, str]):
         self.state, event = self.game.act(self.state, text)
         return event
 
-    def _finish(self, event: Event) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def _settle(self, event: Event) -> tuple[bool, bool]:
+        """After a turn: whether the episode terminated (by the rules) or was truncated (by the
+        budget), and the observation; both step methods share it."""
         terminated = self.game.done(self.state)
         truncated = not terminated and self.turn >= self.budget
         self._over = terminated or truncated
         self._last_obs = self.observe(event.feedback)
-        info = self._info(valid=event.valid)
-        info["feedback"] = event.feedback
-        return self._last_obs, float(event.reward), terminated, truncated, info
+        return terminated, truncated
 
     def render(self) -> str:
         return self._last_obs
