@@ -107,3 +107,27 @@ def probe_seed(task_sha256: str, attempt: int, milestone: int) -> np.random.Seed
     words = [int(task_sha256[i:i + 8], 16) for i in range(0, 64, 8)]
     return np.random.SeedSequence(words, spawn_key=(PROBE_NAMESPACE, int(attempt),
                                                     int(milestone)))
+
+
+def offers_probes(game: Any) -> bool:
+    """Whether ``game`` implements the probe contract (the three methods of :class:`ProbeGame`)."""
+    return all(callable(getattr(game, name, None))
+               for name in ("probes", "probe_answer", "probe_correct"))
+
+
+def draw(game: Any, state: Any, visited: Sequence[Any], task_sha256: str, attempt: int,
+         milestone: int, count: int = PROBES_PER_MILESTONE) -> list[Probe]:
+    """The probes of one milestone, drawn from its own stream: the runner asks these, the judge
+    draws them again from the replayed state and gets the same questions."""
+    rng = np.random.Generator(np.random.PCG64(probe_seed(task_sha256, attempt, milestone)))
+    return list(game.probes(state, visited, rng, count))
+
+
+def grade(game: Any, state: Any, probes: Sequence[Probe], replies: Sequence[Any]) -> list[bool]:
+    """Per probe, whether the reply is right (a missing or non-text reply is wrong)."""
+    out = []
+    for n, probe in enumerate(probes):
+        reply = replies[n] if n < len(replies) else None
+        out.append(isinstance(reply, str)
+                   and bool(game.probe_correct(probe, game.probe_answer(state, probe), reply)))
+    return out
