@@ -1,0 +1,216 @@
+"""Exact induction cost on small hypothesis classes: the optimum of discovery, by belief search.
+
+A task's hypothesis class H is every world its sampler can produce and accept with the task's
+public view, each with the sampler's probability. A learner knows H and its prior, not the world;
+after each action it sees the state (the classes solved here are fully observed and
+deterministic, as lights is), so its belief is the observed state and the set of worlds
+consistent with everything seen, kept as a bitset over H. Two references follow
+(``docs/induction.md``):
+
+- the **worst-case induction cost**: the fewest steps a learner can guarantee to reach success on
+  every world of H (an AND-OR game against an adversary that answers consistently with H);
+- the **expected induction cost**: the fewest expected steps to success, worlds drawn from the
+  prior, over learners that succeed on every world of H within the horizon (the Bayes-optimal
+  learner that knows the generator, not the world).
+
+Worlds come as a :class:`WorldClass` whose ``step`` is the env's own transition (its Game), never
+restated here. Every search is bounded in nodes and seconds and raises :class:`InductionLimit`
+when it stops, so a class too large for exact values says so instead of running away.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+
+class InductionLimit(RuntimeError):
+    """The exact solver stopped at its node or time bound (the class is too large for it)."""
+
+
+@dataclass(frozen=True)
+class WorldClass:
+    """A hypothesis class: worlds 0..k-1 with prior weights, one observed start, the actions."""
+
+    #: Prior weight of each world (normalised by the solver; the sampler's probabilities).
+    weights: Sequence[float]
+    #: The starting state, the same in every world (the public view shows it).
+    start: Hashable
+    actions: Sequence[Hashable]
+    #: ``step(world, state, action) -> next state``: one world's transition, as the agent sees it.
+    step: Callable[[int, Hashable, Hashable], Hashable]
+    #: Whether a state is a success.
+    success: Callable[[Hashable], bool]
+    #: At most the steps world ``w`` still needs from ``state`` (its exact with-rules distance
+    #: where known): prunes the worst-case search. Default: 0 at a success, else 1.
+    distance: Callable[[int, Hashable], int] | None = None
+
+
+@dataclass
+class InductionCost:
+    """The exact references of one class within ``horizon`` steps (``math.inf``: no learner
+    finishes within it)."""
+
+    worst: float
+    expected: float
+    #: The prior's mean of the with-rules minimum: what a learner told the world needs.
+    told: float
+    nodes: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def price_of_discovery(self) -> float:
+        """Expected steps an optimal learner spends beyond a learner told the world."""
+        return self.expected - self.told
+
+
+Node = tuple[Hashable, int]  # (observed state, bitset of the consistent worlds)
+
+
+class _Moves:
+    """Per (state, action), the partition of every world by the state it leads to (computed
+    once, then each belief's children are bitset intersections)."""
+
+    def __init__(self, cls: WorldClass) -> None:
+        self.cls = cls
+        self.k = len(cls.weights)
+        self.cache: dict[tuple[Hashable, Hashable], list[tuple[Hashable, int]]] = {}
+
+    def parts(self, state: Hashable, action: Hashable) -> list[tuple[Hashable, int]]:
+        key = (state, action)
+        got = self.cache.get(key)
+        if got is None:
+            split: dict[Hashable, int] = {}
+            for w in range(self.k):
+                nxt = self.cls.step(w, state, action)
+                split[nxt] = split.get(nxt, 0) | (1 << w)
+            got = self.cache[key] = list(split.items())
+        return got
+
+    def children(self, node: Node) -> list[tuple[Hashable, list[Node]]]:
+        """Each useful action's children (an action that changes nothing in every consistent
+        world teaches nothing and moves nowhere: never part of an optimum)."""
+        state, worlds = node
+        out = []
+        for action in self.cls.actions:
+            kids = [(t, worlds & m) for t, m in self.parts(state, action) if worlds & m]
+            if kids != [node]:
+                out.append((action, kids))
+        return out
+
+
+def _members(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def solve(cls: WorldClass, horizon: int, *, max_nodes: int = 2_000_000,
+          seconds: float = 60.0) -> InductionCost:
+    """Exact worst-case and expected induction cost of ``cls`` within ``horizon`` steps, by
+    value iteration over the whole reachable belief graph."""
+    start = time.perf_counter()
+    deadline = start + seconds
+    weights = [float(w) for w in cls.weights]
+    if not weights or min(weights) <= 0:
+        raise ValueError("a hypothesis class needs worlds of positive weight only")
+    total = sum(weights)
+    moves = _Moves(cls)
+    root: Node = (cls.start, (1 << len(weights)) - 1)
+    edges: dict[Node, list[list[Node]]] = {}  # insertion order: the root is node 0
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if node in edges:
+            continue
+        if len(edges) >= max_nodes or time.perf_counter() > deadline:
+            raise InductionLimit(f"belief graph larger than {len(edges)} nodes "
+                                 f"({time.perf_counter() - start:.0f} s)")
+        if cls.success(node[0]):
+            edges[node] = []
+            continue
+        options = [children for _action, children in moves.children(node)]
+        edges[node] = options
+        todo.extend(c for children in options for c in children if c not in edges)
+    index = {node: i for i, node in enumerate(edges)}
+    kids = [[[index[c] for c in children] for children in edges[node]] for node in edges]
+    mass = [sum(weights[w] for w in _members(node[1])) for node in edges]
+    worst = _iterate(kids, horizon, mass, deadline, expected=False)
+    expected = _iterate(kids, horizon, mass, deadline, expected=True)
+    dist = cls.distance
+    told = (sum(weights[w] * dist(w, cls.start) for w in range(len(weights))) / total
+            if dist is not None else math.nan)
+    return InductionCost(worst=worst[0], expected=expected[0], told=told,
+                         nodes=len(edges), seconds=time.perf_counter() - start)
+
+
+def _iterate(kids: list[list[list[int]]], horizon: int, mass: list[float], deadline: float, *,
+             expected: bool) -> list[float]:
+    """Values after ``horizon`` rounds of the Bellman operator from "solved: 0, else inf":
+    round k's value is the optimum over learners that finish within k steps on every world
+    (node 0 is the root)."""
+    value = [0.0 if not options else math.inf for options in kids]
+    for _ in range(horizon):
+        if time.perf_counter() > deadline:
+            raise InductionLimit("value iteration did not finish in time")
+        new = value[:]
+        for i, options in enumerate(kids):
+            best = value[i]
+            for children in options:
+                if expected:
+                    v = 1 + sum(mass[c] * value[c] for c in children) / mass[i]
+                else:
+                    v = 1 + max(value[c] for c in children)
+                if v < best:
+                    best = v
+            new[i] = best
+        if new == value:
+            break
+        value = new
+    return value
+
+
+def worst_case(cls: WorldClass, horizon: int, *, seconds: float = 60.0,
+               max_entries: int = 5_000_000) -> int | None:
+    """The worst-case induction cost alone, by iterative deepening over beliefs (no full graph):
+    the fewest steps a learner can guarantee within ``horizon``, or None when it cannot.
+    Pruned by the admissible ``distance`` of the most demanding consistent world."""
+    deadline = time.perf_counter() + seconds
+    moves = _Moves(cls)
+    failed: dict[Node, int] = {}  # a node known to need more than this many steps
+    dist = cls.distance or (lambda w, s: 0 if cls.success(s) else 1)
+    bound: dict[Node, int] = {}
+
+    def lower(node: Node) -> int:
+        got = bound.get(node)
+        if got is None:
+            got = bound[node] = max(dist(w, node[0]) for w in _members(node[1]))
+        return got
+
+    def can(node: Node, d: int) -> bool:
+        if cls.success(node[0]):
+            return True
+        if lower(node) > d or failed.get(node, -1) >= d:
+            return False
+        if time.perf_counter() > deadline or len(failed) > max_entries:
+            raise InductionLimit(f"worst-case search stopped at depth {d} "
+                                 f"({len(failed)} beliefs)")
+        options = moves.children(node)
+        options.sort(key=lambda o: max(lower(c) for c in o[1]))
+        for _action, kids in options:
+            if all(can(k, d - 1) for k in sorted(kids, key=lower, reverse=True)):
+                return True
+        failed[node] = d
+        return False
+
+    root: Node = (cls.start, (1 << len(cls.weights)) - 1)
+    for d in range(horizon + 1):
+        if can(root, d):
+            return d
+    return None
