@@ -42,6 +42,11 @@ class HumanAgent:
         if view.rules_text:
             self._write("Rules:\n" + view.rules_text)
 
+    def observe_end(self, observation: str) -> None:
+        """Show the observation after the last turn (the winning move's result too): an
+        episode that ends asks for no further action, so :meth:`act` never shows it."""
+        self._write("\n" + observation)
+
     def act(self, observation: str) -> str:
         self._write("\n" + observation)
         while True:

@@ -33,7 +33,7 @@ from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.core.usage import USAGE_KEYS, turn_tokens
-from arena_gen.runner.rundir import RunDir
+from arena_gen.runner.rundir import RunDir, planned_attempts
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
@@ -331,7 +331,7 @@ class PlanCheck:
                 raise PlanError("run.json plans a task the suite does not have", file=file,
                                 task_id=tid, json_path="$.tasks")
         self.tasks, self.file = tasks, file
-        self.attempts = int(meta.get("attempts", 1))
+        self.attempts, self.meta = int(meta.get("attempts", 1)), meta
         self.agent = str((meta.get("agent") or {}).get("name", ""))
         self.mode = meta.get("mode")
         self.names: dict[tuple[str, str, int], set[str]] = {}
@@ -349,8 +349,9 @@ class PlanCheck:
         if tid not in self.planned:
             raise refuse("the task is not in the run's plan (run.json tasks)", "$.task_id")
         task = self.tasks[tid]
-        if not 0 <= attempt < self.attempts:
-            raise refuse(f"attempt {attempt} is outside the run's {self.attempts} attempt(s)",
+        planned = planned_attempts(self.meta, tid)
+        if not 0 <= attempt < planned:
+            raise refuse(f"attempt {attempt} is outside the run's {planned} attempt(s)",
                          "$.attempt")
         if rec.get("env") != task.env:
             raise refuse(f"env {rec.get('env')!r} is not the task's {task.env!r}", "$.env")
@@ -463,7 +464,8 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     lines = [line for _, line, _ in in_order]
     attempts = [attempt for _, _, attempt in in_order]
     seen = set(judged)
-    expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
+    expected = [(tid, a) for tid in meta.get("tasks", [])
+                for a in range(planned_attempts(meta, tid))]
     absent = [tasks[tid] for tid, a in expected if (tid, a) not in seen]
     if strict:  # a planned attempt with no line is a failure, not a gap
         attempts.extend(Attempt(task_id=t.id, env=t.env, level=level_of(t), attempt=-1,
