@@ -91,10 +91,16 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--tasks", default=None, help="Comma-separated task ids (default: all).")
 @click.option("--mode", type=click.Choice(["inductive", "with-rules"]), default="inductive",
-              show_default=True)
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+              show_default=True,
+              help="inductive: the agent must discover the hidden rules by acting; with-rules: "
+                   "the task's rules are disclosed in the prompt (a control condition).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Episodes played at once: worker processes for scripted agents, at least "
+                   "this many open episodes for the LLM agent (with --max-connections).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True)
+              show_default=True,
+              help="Where episodes run: local worker processes, or Ray tasks (pip install "
+                   "'arena-gen[ray]'; see --ray-address).")
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
               help="Ray cluster address for --executor ray (default: a local Ray instance).")
 @click.option("--resume", is_flag=True,
