@@ -142,7 +142,8 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="llm: seconds before a request is abandoned and retried.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
-              help="llm: retries per request (backoff with jitter) before infra_error.")
+              help="llm: retries per request (backoff with jitter) before infra_error, on "
+                   "429, 408, timeouts and 5xx but 501/505 (a 4xx, 501 or 505 is final).")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="llm: base backoff delay in seconds (doubles per retry).")
 @click.option("--abort-after-infra-errors", type=click.IntRange(min=0), default=3,
