@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from arena_gen.agents.human import HumanAgent
+from arena_gen.agents.llm_prompts import build_messages
 from arena_gen.cli import main
+from arena_gen.core import registry
+from arena_gen.core.episode import run_episode
+from arena_gen.core.suite_io import read_task
 
 TRADING = "reference-data/odyssey-arena/trading/test_trade_config_1.json"
 
@@ -30,3 +36,32 @@ def test_show_reveal_prints_the_intro_once() -> None:
     assert result.exit_code == 0, result.output
     assert result.output.count("There are 10 bulbs") == 1
     assert "State: off off" in result.output and "-- hidden world --" in result.output
+
+
+@pytest.mark.parametrize("task_id", ["lights-lite-7-0000", "trading-lite-7-0000",
+                                     "energy-lite-7-0000", "repo-lite-7-0000"])
+def test_with_rules_prompts_do_not_call_the_rules_hidden(task_id: str) -> None:
+    """The intro is stored in the task (its env version owns it), so the prompt layer rewords
+    it where the rules are shown; the inductive prompt keeps it as it is."""
+    task = read_task("lite", task_id)
+    obs = str(registry.for_task(task).make(task).reset()[0])
+
+    def task_part(rules: str | None) -> str:
+        text = build_messages(env=task.env, public=task.public, rules_text=rules, history=[],
+                              observation=obs, window=None, budget=task.budget)[1]["content"]
+        return text.split("## Actions")[0] + text.split("## Current observation")[1]
+
+    told = task_part(task.rules_text)
+    assert "must discover" not in told and "hidden" not in told.lower(), told
+    assert str(task.public["intro"]) in task_part(None)
+
+
+def test_a_player_shown_the_rules_is_not_told_they_are_hidden() -> None:
+    task = read_task("lite", "lights-lite-7-0000")
+    shown: list[str] = []
+    plan = iter(task.certificate.witness)
+    run_episode(task, HumanAgent(read=lambda prompt: next(plan), write=shown.append),
+                mode="with-rules")
+    text = "\n".join(shown)
+    assert "Rules:" in text and "under the rules disclosed below" in text
+    assert "must discover" not in text
