@@ -3,6 +3,7 @@ missing; each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from arena_gen.agents.llm_prompts import build_messages
 from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.episode import run_episode
-from arena_gen.core.suite_io import read_task
+from arena_gen.core.suite_io import read_task, resolve_suite
+from tests.opened_files import opened
 
 TRADING = "reference-data/odyssey-arena/trading/test_trade_config_1.json"
 
@@ -65,3 +67,20 @@ def test_a_player_shown_the_rules_is_not_told_they_are_hidden() -> None:
     text = "\n".join(shown)
     assert "Rules:" in text and "under the rules disclosed below" in text
     assert "must discover" not in text
+
+
+def test_overlap_reads_only_the_envs_of_the_second_suite_it_needs(tmp_path: Path) -> None:
+    stream = tmp_path / "lights"
+    result = CliRunner().invoke(main, ["stream", "lights", "--level", "lite", "--seed", "7",
+                                       "--count", "2", "--out", str(stream), "--jobs", "1",
+                                       "--display", "none"])
+    assert result.exit_code == 0, result.output
+    lite = resolve_suite("lite")
+    with opened() as paths:
+        result = CliRunner().invoke(main, ["overlap", str(stream), "lite", "--jobs", "1",
+                                           "--display", "plain"])
+    assert result.exit_code == 0, result.output
+    assert os.path.realpath(lite / "lights.jsonl") in paths
+    for env in ("trading", "energy", "repo"):
+        assert os.path.realpath(lite / f"{env}.jsonl") not in paths, env
+    assert "lights" in result.output and "trading" not in result.output

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,35 +25,12 @@ from arena_gen.suite.import_writer import write_import
 from arena_gen.suite.importer import import_tasks
 from arena_gen.suite.seal import Secret, public_problems, write_public
 from arena_gen.suite.verify import verify_suite
+from tests.opened_files import opened
 from tests.small_suites import preset_counts
 
 COUNTS = {"lights": 2}
 SECRET = b"a test secret of at least 32 bytes, for #41\n"
 LIGHTS_DATA = "reference-data/odyssey-arena/lights/test_turnonlights_lite_251030.json"
-
-#: Paths opened by this process while :func:`opened` records (an audit hook sees every
-#: ``open``, whichever API reads the file).
-_OPENED: list[str] | None = None
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _OPENED is not None and event == "open" and isinstance(args[0], (str, bytes, Path)):
-        _OPENED.append(os.path.realpath(os.fsdecode(args[0])))
-
-
-sys.addaudithook(_audit)
-
-
-@contextmanager
-def opened() -> Iterator[list[str]]:
-    """Record the paths opened inside the block."""
-    global _OPENED
-    _OPENED = []
-    try:
-        yield _OPENED
-    finally:
-        _OPENED = None
-
 
 def cli(*args: str | Path) -> Result:
     with preset_counts(COUNTS):  # the 2-task suites are the suites of their seed
