@@ -3,6 +3,7 @@ missing; each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -84,3 +85,20 @@ def test_overlap_reads_only_the_envs_of_the_second_suite_it_needs(tmp_path: Path
     for env in ("trading", "energy", "repo"):
         assert os.path.realpath(lite / f"{env}.jsonl") not in paths, env
     assert "lights" in result.output and "trading" not in result.output
+
+
+@pytest.mark.parametrize(("suite", "task_id"), [("lite", "trading-lite-7-0000"),
+                                                ("odyssey-lite", "trading-import-0-0000")])
+def test_the_oracle_agents_normalized_profit_is_one(suite: str, task_id: str,
+                                                    tmp_path: Path) -> None:
+    """It divides by the profit of the witness the oracle plays (v4: the W-known planner's,
+    0.74 on this task; v1: the perfect-foresight oracle's), not by another oracle's (4.20)."""
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--suite", suite, "--env", "trading", "--tasks",
+                                       task_id, "--agent", "oracle", "--out", str(out),
+                                       "--display", "none"])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["score", str(out), "--display", "none"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["normalized_profit"] == pytest.approx(1.0, abs=1e-5)

@@ -98,6 +98,7 @@ class Attempt:
     perfect: bool
     record: dict[str, Any] | None = None  # read for its tokens only (a cost, not replayable)
     min_steps: int | None = None
+    #: The profit rate of the certificate's witness (see :func:`witness_profit`).
     oracle_profit: float | None = None
     fixed_horizon: bool = False
     replay: Replay | None = None  # the source of steps, validity, loops and profit
@@ -368,6 +369,17 @@ class PlanCheck:
         return tid, attempt
 
 
+def witness_profit(task: Task) -> float | None:
+    """The profit rate of the certificate's witness, what the ``oracle`` agent plays: the
+    normalized profit's denominator. Trading v1 and v2 witnesses are the perfect-foresight
+    oracle's trades (``oracle_profit``); from v3 on the witness is the W-known planner's
+    (``planner_profit``; the oracle, which chases the noise, stays as ``oracle_profit``)."""
+    facts = task.certificate.facts
+    value = facts.get("planner_profit" if task.env_version >= 3 else "oracle_profit")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
 def planned_records(meta: dict[str, Any], numbered: Iterable[tuple[int, dict[str, Any]]],
                     tasks: dict[str, Task], file: str) -> list[tuple[int, dict[str, Any]]]:
     """The lines of the run's plan, one per (task, attempt) key, in file order: a line of a task
@@ -457,7 +469,7 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             score=0.0 if strict and score is None else score,
             perfect=is_perfect(line["findings"], rubric) and score is not None,
             record=_usage_only(rec), min_steps=task.certificate.min_steps,
-            oracle_profit=task.certificate.facts.get("oracle_profit"),
+            oracle_profit=witness_profit(task),
             fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
         del rec
     in_order = sorted(judged.values(), key=lambda x: x[0])
