@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +21,8 @@ from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.episode import run_episode
 from arena_gen.core.suite_io import read_task, resolve_suite
+from arena_gen.runner import run as run_module
+from arena_gen.runner.run import RunConfig
 from tests.opened_files import opened
 
 TRADING = "reference-data/odyssey-arena/trading/test_trade_config_1.json"
@@ -102,3 +109,47 @@ def test_the_oracle_agents_normalized_profit_is_one(suite: str, task_id: str,
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["normalized_profit"] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_resume_hint_names_the_program_as_typed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Quickstart runs ``.venv/bin/arena-gen``; the hint must run where it is pasted."""
+    real = run_module._execute
+
+    def interrupted(pending: list[Any], cfg: RunConfig) -> Any:
+        for record in real(pending, cfg):
+            yield record
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "_execute", interrupted)
+    monkeypatch.setattr(sys, "argv", [".venv/bin/arena-gen", "run"])
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--suite", "lite", "--env", "lights", "--tasks",
+                                       "lights-lite-7-0000", "--agent", "random", "--attempts",
+                                       "2", "--out", str(out), "--display", "plain"])
+    assert result.exit_code == 1, result.output
+    assert "continue with: .venv/bin/arena-gen run --suite lite" in result.output
+
+
+def test_sigterm_ends_a_run_like_ctrl_c(tmp_path: Path) -> None:
+    """``kill`` gives the saved count and the resume command, and loses no finished episode
+    (it ended silently with exit 143)."""
+    out = tmp_path / "run"
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena_gen.cli", "run", "--suite", "lite", "--env", "lights",
+         "--agent", "heuristic", "--attempts", "50", "--jobs", "1", "--out", str(out),
+         "--display", "plain", "--heartbeat", "0"],
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = out / "trajectories.jsonl"
+    deadline = time.monotonic() + 120
+    while not (lines.is_file() and lines.read_text().count("\n") >= 2):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    output = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 1, output
+    saved = len(lines.read_text().splitlines())
+    assert f"interrupted: {saved} of 1500 episodes are finished and saved in {out}" in output
+    assert "--resume" in output and saved >= 2

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,9 +44,17 @@ class InfraReasons:
                 for reason, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
+def program_as_typed() -> str:
+    """The program as the user typed it (``.venv/bin/arena-gen`` in the Quickstart), so the
+    resume hint runs where it is pasted; ``arena-gen`` when it was started another way."""
+    typed = sys.argv[0] if sys.argv else ""
+    return typed if os.path.basename(typed) == "arena-gen" else "arena-gen"
+
+
 def resume_command(ctx: click.Context) -> str:
-    """The command that continues this run: the options as typed, plus ``--resume``."""
-    words = ["arena-gen", "run"]
+    """The command that continues this run: the program and options as typed, plus
+    ``--resume``."""
+    words = [program_as_typed(), "run"]
     for param in ctx.command.params:
         name = param.name or ""
         if (not isinstance(param, click.Option) or name == "resume"
@@ -58,11 +70,31 @@ def resume_command(ctx: click.Context) -> str:
 
 
 @contextmanager
-def interrupt_note(say: Callable[[str], None], out: Path,
-                   planned: dict[str, int]) -> Iterator[None]:
-    """On Ctrl-C, say what is saved and how to continue (as ``build`` does), then abort."""
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill``, a scheduler's stop) ends the run as Ctrl-C does: the episodes
+    finished are kept and the resume command is printed (it ended silently, exit 143)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def interrupt_note(say: Callable[[str], None], out: Path,
+                   planned: dict[str, int]) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM, say what is saved and how to continue (as ``build`` does), then
+    abort."""
+    try:
+        with terminate_as_interrupt():
+            yield
     except KeyboardInterrupt:
         from arena_gen.runner.rundir import RunDir
 
