@@ -23,6 +23,8 @@ from arena_gen.core.episode import run_episode
 from arena_gen.core.suite_io import read_task, resolve_suite
 from arena_gen.runner import run as run_module
 from arena_gen.runner.run import RunConfig
+from arena_gen.scoring import report_plots
+from arena_gen.scoring.report_data import EnvSteps
 from tests.opened_files import opened
 
 TRADING = "reference-data/odyssey-arena/trading/test_trade_config_1.json"
@@ -153,3 +155,57 @@ def test_sigterm_ends_a_run_like_ctrl_c(tmp_path: Path) -> None:
     saved = len(lines.read_text().splitlines())
     assert f"interrupted: {saved} of 1500 episodes are finished and saved in {out}" in output
     assert "--resume" in output and saved >= 2
+
+
+def _summary(envs: dict[str, dict[str, Any]], curve: list[float] | None = None) -> dict:
+    return {"envs": envs, "curves": {env: {"evolution": curve or []} for env in envs}}
+
+
+def test_bar_plots_of_all_zero_data_show_the_whole_range() -> None:
+    """All-zero success used to draw on an empty 0-0.05 axis with fractional ticks."""
+    zero = _summary({"lights": {"success_rate": 0.0, "success_rate_se": 0.0,
+                                "token_efficiency": 0.0}})
+    fig = report_plots.bar_figure(["lights"], [("run", zero)], "success_rate",
+                                  "success_rate_se", "Success rate", "success (%)")
+    assert fig.axes[0].get_ylim() == (0.0, 100.0)
+    fig = report_plots.bar_figure(["lights"], [("run", zero)], "token_efficiency", None,
+                                  "Token efficiency", "per 1M tokens")
+    assert fig.axes[0].get_ylim() == (0.0, 1.0)
+
+
+def test_a_single_value_histogram_and_curve_look_right() -> None:
+    """Every attempt took 7 turns: '1 bin ... at 7', whole-turn ticks, room either side."""
+    steps = EnvSteps("lights", [("run", [7, 7, 7])], 50)
+    drawn = report_plots.steps_figure(steps)
+    assert drawn is not None
+    fig, hist = drawn
+    assert hist.bins == 1 and "1 bin of 1 turn at 7;" in hist.caption()
+    lo, hi = fig.axes[0].get_xlim()
+    assert lo <= 5 and hi >= 9
+    fig.canvas.draw()
+    assert all(float(t).is_integer() for t in fig.axes[0].get_xticks())
+    assert all(float(t).is_integer() for t in fig.axes[0].get_yticks())
+    one = _summary({"lights": {}}, curve=[1.0])
+    fig = report_plots.evolution_figure("lights", [("run", one)])
+    fig.canvas.draw()
+    assert all(float(t).is_integer() for t in fig.axes[0].get_xticks())
+    assert fig.axes[0].lines[0].get_marker() == "o"
+
+
+def test_a_matplotlib_that_fails_to_import_leaves_the_plots_out_said_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--suite", "lite", "--env", "lights", "--tasks",
+                                       "lights-lite-7-0000", "--agent", "random", "--out",
+                                       str(out), "--display", "none"])
+    assert result.exit_code == 0, result.output
+
+    def broken() -> Any:
+        raise ImportError("libfreetype.so.6: cannot open shared object file")
+
+    monkeypatch.setattr(report_plots, "_pyplot", broken)
+    result = CliRunner().invoke(main, ["report", str(out), "--html", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("no plots") == 1 and "libfreetype" in result.output
+    page = (tmp_path / "r.html").read_text()
+    assert "could not be imported" in page and "<img class='plot'" not in page
