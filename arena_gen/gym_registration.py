@@ -19,11 +19,20 @@ if TYPE_CHECKING:
     from arena_gen.core.task import Task
 
 
-def make_for_gym(task: Task | dict[str, Any], *, env: str, version: int,
+def make_for_gym(task: Task | dict[str, Any] | None = None, *, env: str, version: int,
                  render_mode: str | None = None) -> Any:
     """Gymnasium's entry point: the text env of ``task`` under one registered (env, version)."""
     from arena_gen.core import registry
+    from arena_gen.core.errors import ArenaGenError
     from arena_gen.core.task import Task
+
+    if task is None:  # gymnasium.make(id) alone: every arena-gen env plays one task
+        name = registry.get(env, version).gym_id
+        raise ArenaGenError(
+            f"{name} needs a task: gymnasium.make({name!r}, task=TASK), where TASK is a Task or "
+            f"its JSON dict (e.g. arena_gen.core.suite_io.read_task('lite', "
+            f"'{env}-lite-7-0000')); for a stream of fresh tasks use "
+            f"arena_gen.train.vector.make_vec")
 
     task = task if isinstance(task, Task) else Task.from_dict(task)
     return registry.get(env, version).make(task, render_mode=render_mode)

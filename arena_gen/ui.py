@@ -37,12 +37,16 @@ def rate(count: float, seconds: float, unit: str = "turns") -> str:
 
 class Work:
     """What a build or verify is doing: done/total, rejections and cache hits per group (env),
-    which groups are running, elapsed time and a cost-weighted ETA.
+    which groups are running, elapsed time and an ETA.
 
-    The ETA divides the elapsed time by the expected cost already finished, so a build that
-    starts with a few slow repo tasks does not promise to end soon; groups count as running
-    when one of their items is among the oldest ``jobs`` handed out (a pool runs them in that
-    order).
+    The ETA is the work left, in seconds of one worker, over the workers: each group's items
+    not finished at the mean time its finished items took (from hand-out to finish), or, for a
+    group with none finished yet, at its planned cost scaled by how the finished items' times
+    compared with their plan (the specs' costs are seconds of another machine and load); an
+    item running counts what is left of it. A plan that is off by 10x in one env then costs
+    only until that env's first item finishes, not the whole build (the ETA used to divide
+    the elapsed time by the planned cost finished). Groups count as running when one of their
+    items is among the oldest ``jobs`` handed out (a pool runs them in that order).
     """
 
     def __init__(self, totals: dict[str, int], jobs: int = 1,
@@ -57,6 +61,13 @@ class Work:
         self.cost_left = {g: float(n) for g, n in totals.items()}
         self.cost_done = 0.0
         self.in_flight: list[str] = []
+        #: When each item in flight began to run (None: queued behind the oldest ``jobs``),
+        #: in the order of :attr:`in_flight`.
+        self.since: list[float | None] = []
+        #: Per group: seconds its finished items ran, their planned cost, how many.
+        self.took = {g: 0.0 for g in totals}
+        self.planned_took = {g: 0.0 for g in totals}
+        self.measured = {g: 0 for g in totals}
         self._clock = clock_fn
         self.start = clock_fn()
         #: Called with (this, event, group) after each ``started`` / ``finished``.
@@ -69,14 +80,26 @@ class Work:
     def started(self, group: str) -> None:
         """One item of ``group`` was handed to a worker."""
         self.in_flight.append(group)
+        self.since.append(self._clock() if len(self.in_flight) <= self.jobs else None)
         if self.on_change:
             self.on_change(self, "started", group)
 
     def finished(self, group: str, *, rejected: int = 0, cached: bool = False,
                  cost: float = 1.0) -> None:
         """One item of ``group`` finished (``cost``: its share of the planned cost)."""
-        if group in self.in_flight:
-            self.in_flight.remove(group)
+        planned = self.per_item(group)
+        now = self._clock()
+        if group in self.in_flight:  # a pool finishes the oldest item of a group first
+            at = self.in_flight.index(group)
+            self.in_flight.pop(at)
+            began = self.since.pop(at)
+            if began is not None and not cached:  # a cache hit says nothing of the rest
+                self.took[group] += max(0.0, now - began)
+                self.planned_took[group] += planned
+                self.measured[group] += 1
+            for i in range(min(self.jobs, len(self.since))):  # the next one begins to run
+                if self.since[i] is None:
+                    self.since[i] = now
         self.done[group] += 1
         self.rejected[group] += rejected
         self.cached[group] += int(cached)
@@ -85,6 +108,18 @@ class Work:
         self.cost_done += spent
         if self.on_change:
             self.on_change(self, "finished", group)
+
+    def per_item(self, group: str) -> float:
+        """The planned cost of one item of ``group`` not finished yet."""
+        left = self.totals[group] - self.done[group]
+        return self.cost_left[group] / left if left > 0 else 0.0
+
+    def expected(self, group: str, scale: float) -> float:
+        """Seconds one item of ``group`` is expected to take: its finished items' mean, else
+        its plan times ``scale``."""
+        if self.measured[group]:
+            return self.took[group] / self.measured[group]
+        return self.per_item(group) * scale
 
     @property
     def total(self) -> int:
@@ -99,12 +134,22 @@ class Work:
 
     def eta(self) -> float | None:
         """Seconds left, or None before anything measurable finished."""
-        left = sum(self.cost_left.values())
         if self.finished_count >= self.total:
             return 0.0
-        if self.cost_done <= 0.0:
-            return None
-        return self.elapsed() * left / self.cost_done
+        planned, took = sum(self.planned_took.values()), sum(self.took.values())
+        if planned <= 0.0 or took <= 0.0:
+            if self.cost_done <= 0.0:
+                return None  # nothing measurable finished yet
+            return self.elapsed() * sum(self.cost_left.values()) / self.cost_done
+        scale, now = took / planned, self._clock()
+        each = {group: self.expected(group, scale) for group in self.totals}
+        running = [(g, s) for g, s in zip(self.in_flight, self.since, strict=True)
+                   if s is not None]
+        work = sum(max(0.0, each[g] - (now - s)) for g, s in running)
+        for group in self.totals:
+            waiting = self.totals[group] - self.done[group] - sum(g == group for g, _ in running)
+            work += waiting * each[group]
+        return work / self.jobs
 
     def working(self) -> list[str]:
         return list(dict.fromkeys(self.in_flight[: self.jobs]))

@@ -389,3 +389,17 @@ def test_cli_run_llm_options(suite_dir: Path, tasks: dict[str, Task], tmp_path: 
                for s in server.seen)
     assert RunDir(out).records()[0]["end_reason"] == "success"
     assert_no_key(out)
+
+
+@pytest.mark.parametrize(("status", "tries"), [(501, 1), (505, 1), (503, 3)])
+def test_permanent_5xx_statuses_are_not_retried(status: int, tries: int,
+                                                tasks: dict[str, Task]) -> None:
+    """501 Not Implemented and 505 say the endpoint cannot serve the request at all: one try,
+    not the 6 of a transient 5xx (#41); a 503 is still retried."""
+    with FakeOpenAI([tasks["lights"]], key=KEY,
+                    fault=lambda seen: Out(status=status, body=b"nope")) as server:
+        agent = LLMAgent(**llm_config(server, retries=2))
+        agent.reset(_view(tasks["lights"]), "inductive", _rng())
+        with pytest.raises(InfraError, match=f"HTTP {status}"):
+            agent.act("State: off")
+        assert len(server.seen) == tries

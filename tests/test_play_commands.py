@@ -83,3 +83,46 @@ def test_play_refuses_a_non_empty_folder_that_holds_no_run(tmp_path: Path) -> No
     again = play(tmp_path, "1\n:quit\n")  # a new folder, then the same folder again: fine
     assert again["record"]["attempt"] == 0
     assert play(tmp_path, ":quit\n")["record"]["attempt"] == 1
+
+
+def test_the_winning_moves_result_is_shown(tmp_path: Path) -> None:
+    task = read_task(LITE, TASK)
+    got = play(tmp_path, "\n".join(task.certificate.witness) + "\n")
+    assert got["record"]["end_reason"] == "success"
+    n = task.budget - len(task.certificate.witness)
+    on = " ".join(["on"] * int(task.public["n"]))
+    assert f"State: {on}\nTurns left: {n}" in got["output"]  # after the last move
+
+
+def test_games_played_into_one_folder_leave_the_run_complete(tmp_path: Path) -> None:
+    """Replaying one task plans no more attempts of the others (#41): a folder of three games,
+    one task played twice, scores as complete, each attempt where it belongs."""
+    out = tmp_path / "play"
+    other = "lights-lite-7-0001"
+    for task_id in (TASK, TASK, other):
+        witness = read_task(LITE, task_id).certificate.witness
+        result = CliRunner().invoke(main, ["play", task_id, "--suite", str(LITE), "--out",
+                                           str(out)], input="\n".join(witness) + "\n")
+        assert result.exit_code == 0, result.output
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["task_attempts"] == {TASK: 2, other: 1} and meta["attempts"] == 2
+    result = CliRunner().invoke(main, ["score", str(out), "--display", "plain"])
+    assert result.exit_code == 0, result.output
+    assert "INCOMPLETE" not in result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] and summary["overall"]["attempts"] == 3
+    assert summary["overall"]["missing"] == 0
+
+
+def test_a_play_folders_plan_per_task_is_in_the_chain(tmp_path: Path) -> None:
+    """Shrinking ``task_attempts`` (to hide a played attempt) breaks the hash chain."""
+    out = tmp_path / "play"
+    witness = read_task(LITE, TASK).certificate.witness
+    for _ in range(2):
+        CliRunner().invoke(main, ["play", TASK, "--suite", str(LITE), "--out", str(out)],
+                           input="\n".join(witness) + "\n")
+    meta = json.loads((out / "run.json").read_text())
+    meta["task_attempts"][TASK] = 1
+    (out / "run.json").write_text(json.dumps(meta))
+    result = CliRunner().invoke(main, ["score", str(out), "--display", "plain"])
+    assert result.exit_code != 0 and "chain" in result.output

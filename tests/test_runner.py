@@ -19,7 +19,7 @@ import arena_gen  # noqa: F401  (registers the Gymnasium ids)
 from arena_gen.agents.human import HumanAgent
 from arena_gen.core import registry
 from arena_gen.core.episode import InfraError, run_episode
-from arena_gen.core.errors import SchemaError
+from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.suite_io import write_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.runner.rundir import RunDir, line_digest
@@ -189,6 +189,12 @@ def test_gymnasium_make_drives_one_task_per_env(env_name: str) -> None:
             break
     assert info["success"]
     env.close()
+
+
+def test_gymnasium_make_without_a_task_says_what_it_needs(env_name: str) -> None:
+    spec = registry.get(env_name)
+    with pytest.raises(ArenaGenError, match=r"needs a task: gymnasium.make\(.*task=TASK"):
+        gymnasium.make(spec.gym_id)
 
 
 def test_summarize_counts_the_trajectory_success_without_judging() -> None:

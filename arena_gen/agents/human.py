@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from arena_gen.agents.llm_prompts import disclosed_intro
 from arena_gen.core.agent import QuitEpisode, TaskView
 
 HELP = """Commands (not turns):
@@ -33,16 +34,27 @@ class HumanAgent:
         self._read = read or input
         self._write = write or print
         self._format = ""
+        self._intro = ""
 
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
         self._format = str(view.public.get("action_format", "")) if isinstance(
+            view.public, dict) else ""
+        # with the rules shown, the first observation's intro is reworded as prompts word it
+        self._intro = str(view.public.get("intro", "")) if view.rules_text and isinstance(
             view.public, dict) else ""
         self._write(f"== {view.task_id} ({view.env}), {view.budget} turns ==  "
                     f"(:help for commands, :quit to stop)")
         if view.rules_text:
             self._write("Rules:\n" + view.rules_text)
 
+    def observe_end(self, observation: str) -> None:
+        """Show the observation after the last turn (the winning move's result too): an
+        episode that ends asks for no further action, so :meth:`act` never shows it."""
+        self._write("\n" + observation)
+
     def act(self, observation: str) -> str:
+        if self._intro and observation.startswith(self._intro):
+            observation = disclosed_intro(self._intro) + observation[len(self._intro):]
         self._write("\n" + observation)
         while True:
             try:

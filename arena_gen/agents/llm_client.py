@@ -6,8 +6,9 @@ of up to ``max_connections`` single-connection httpx clients (sharing one TLS co
 client with a ``max_connections`` pool would cost O(connections) per request in httpcore 1.0's
 pool bookkeeping (encode/httpcore#1035): at 64 connections that, not the network, bounded an LLM
 run (``benchmarks/README.md``, "Throughput of LLM runs"). A request is retried with exponential
-backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx, timeouts, transport errors and
-malformed bodies; when every retry fails, or the endpoint answers another 4xx, it raises
+backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx (but 501 and 505, which no retry
+changes), timeouts, transport errors and malformed bodies; when every retry fails, or the
+endpoint answers another 4xx, 501 or 505, it raises
 :class:`~arena_gen.core.agent.InfraError`. A 400 (413, or TGI's 422) that says the prompt does
 not fit the model's context (OpenAI's ``context_length_exceeded``, llama.cpp's "exceeds the
 available context size", vLLM's "maximum context length", and SGLang's, TGI's, Gemini's and
@@ -47,8 +48,12 @@ from arena_gen.core.redact import public_url, redact_text, url_secrets
 from arena_gen.core.usage import clean_usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: Statuses worth another try: rate limits, request timeouts, and every 5xx.
+#: Statuses worth another try: rate limits, request timeouts, and every 5xx but the permanent
+#: ones (:data:`PERMANENT_5XX`).
 RETRY_STATUSES = frozenset({408, 409, 425, 429})
+#: 5xx statuses no retry can change: 501 Not Implemented (the endpoint has no such route or
+#: method) and 505 HTTP Version Not Supported; they end the request at once.
+PERMANENT_5XX = frozenset({501, 505})
 #: Statuses a context-length error comes with (400 almost everywhere; 413 from some proxies;
 #: 422 from Hugging Face TGI's input validation).
 CONTEXT_STATUSES = frozenset({400, 413, 422})
@@ -397,7 +402,7 @@ class ChatClient:
             body = await self._read_body(response, None if status == 200 else ERROR_BODY_BYTES)
         finally:
             await response.aclose()
-        if status == 429 or status in RETRY_STATUSES or status >= 500:
+        if status in RETRY_STATUSES or (status >= 500 and status not in PERMANENT_5XX):
             raise _Retryable(f"HTTP {status}: {self._excerpt(body)}",
                              parse_retry_after(response.headers.get("retry-after")))
         if is_context_error(status, body):

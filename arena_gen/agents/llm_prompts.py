@@ -72,6 +72,27 @@ def strip_intro(observation: str, intro: str) -> str:
     return observation
 
 
+#: How a with-rules prompt words the intro's phrases that call the rules hidden: the intro is
+#: the task's stored ``public`` (the env version owns it, and the first observation repeats it),
+#: so it is reworded here, where the rules are shown, never in the task.
+DISCLOSED_WORDING = (
+    ("under hidden rules you must discover", "under the rules disclosed below"),
+    ("compatibility rules you must discover from error messages",
+     "compatibility rules disclosed below"),
+    ("driven by hidden market factors", "driven by market factors (disclosed below)"),
+    ("a hidden daily efficiency", "a daily efficiency"),
+    ("following hidden patterns", "following the patterns disclosed below"),
+)
+
+
+def disclosed_intro(intro: str) -> str:
+    """The intro as a with-rules prompt shows it: no "hidden rules you must discover" when the
+    rules are given."""
+    for hidden, disclosed in DISCLOSED_WORDING:
+        intro = intro.replace(hidden, disclosed)
+    return intro
+
+
 CLOSE = "Think briefly, then reply with exactly one <action>...</action>."
 
 
@@ -93,7 +114,8 @@ def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
     done = len(history)
     shown = list(history) if window is None else (list(history[-window:]) if window > 0 else [])
     first = done - len(shown) + 1
-    parts = [f"## Task\n{intro}" if intro else "## Task\n(no description)",
+    told = disclosed_intro(intro) if rules_text else intro
+    parts = [f"## Task\n{told}" if told else "## Task\n(no description)",
              f"## Actions\n{grammar_text(env, public)}"]
     if rules_text:
         parts.append(f"## Rules (disclosed)\n{rules_text}")

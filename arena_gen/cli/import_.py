@@ -5,11 +5,16 @@ The module is named ``import_`` because ``import`` is a Python keyword.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena_gen.cli.options import display_option, user_errors
+
+if TYPE_CHECKING:
+    from arena_gen.core.task import Task
 
 
 @click.command(name="import")
@@ -57,16 +62,29 @@ def command(source: str, paths: tuple[Path, ...], out: Path, env: str | None, na
         tasks = {env_name: import_tasks(env_name, files, warn=warn)
                  for env_name, files in by_env.items()}
         written = write_import(out, tasks, by_env, force=force, name=name)
-    imported = [t for env_tasks in tasks.values() for t in env_tasks]
-    marks = {None: "-", True: "yes", False: "NO"}
-    rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),
-             "-" if t.certificate.min_steps is None else t.certificate.min_steps,
-             marks[meets_released_floor(t)]] for t in imported]
-    ui.table(f"Imported from {source} -> {written}",
-             ["task", "source idx", "N", "exact minimum", "released floor met"], rows)
+    for env_name, env_tasks in tasks.items():
+        _env_table(ui, f"Imported {env_name} from {source} -> {written}", env_tasks,
+                   meets_released_floor)
     for env_name, env_tasks in tasks.items():
         below = [t.id for t in env_tasks if meets_released_floor(t) is False]
         if below:
             floor = registry.for_task(env_tasks[0]).released_floor
             ui.line(f"{len(below)} {env_name} task(s) fall below the released {floor}-step "
                     f"floor: {', '.join(below)}")
+
+
+def _env_table(ui: Any, title: str, tasks: list[Task],
+               floor_met: Callable[[Task], bool | None]) -> None:
+    """One env's imported tasks: only the columns some task has a value in (a fixed-horizon
+    env has no exact minimum, N or floor), or one line when no column has any."""
+    marks = {None: "-", True: "yes", False: "NO"}
+    header = ["task", "source idx", "N", "exact minimum", "released floor met"]
+    rows = [[t.id, t.params.get("source_idx", "-"), t.params.get("n", "-"),
+             "-" if t.certificate.min_steps is None else t.certificate.min_steps,
+             marks[floor_met(t)]] for t in tasks]
+    keep = [0] + [c for c in range(1, len(header)) if any(r[c] != "-" for r in rows)]
+    if len(keep) == 1:
+        ui.line(f"{title}: {len(tasks)} task(s), {tasks[0].id} to {tasks[-1].id} (no exact "
+                f"minimum or released floor: a fixed horizon)" if tasks else f"{title}: none")
+        return
+    ui.table(title, [header[c] for c in keep], [[r[c] for c in keep] for r in rows])

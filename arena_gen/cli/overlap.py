@@ -18,7 +18,8 @@ from arena_gen.cli.options import display_option, user_errors
 def command(a: str, b: str, limit: int, jobs: int | None, display: str | None) -> None:
     """Report worlds of suite/stream A that duplicate worlds of B, exactly (equal up to the
     env's renaming) or nearly (differing in one part alone). A and B are suite names
-    (lite, challenge, odyssey-lite) or folders written by build, import or stream."""
+    (lite, challenge, odyssey-lite) or folders written by build, import or stream; only the
+    envs A holds are read of B."""
     from arena_gen.core.parallel import default_jobs
     from arena_gen.core.suite_io import read_suite, resolve_suite
     from arena_gen.train.overlap import all_prints, matches
@@ -27,11 +28,13 @@ def command(a: str, b: str, limit: int, jobs: int | None, display: str | None) -
     ui = Reporter(display)
     jobs = jobs or default_jobs()
     with user_errors():
-        suites = [read_suite(resolve_suite(x)) for x in (a, b)]
+        first = read_suite(resolve_suite(a))
+        # only A's envs of B can match: B's other env files are not read or fingerprinted
+        suites = [first, read_suite(resolve_suite(b), envs=set(first.tasks))]
         prints = [all_prints([t for ts in s.tasks.values() for t in ts], jobs=jobs)
                   for s in suites]
     found = matches(prints[0], prints[1])
-    envs = sorted({p.env for ps in prints for p in ps})
+    envs = sorted(first.tasks)
     rows = []
     for env in envs:
         mine = [m for m in found if m.env == env]

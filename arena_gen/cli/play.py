@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -21,7 +22,9 @@ def _read(prompt: str) -> str:
 @click.argument("task_id")
 @click.option("--suite", default=None, help="Suite folder or released name to search.")
 @click.option("--mode", type=click.Choice(["inductive", "with-rules"]), default="inductive",
-              show_default=True)
+              show_default=True,
+              help="inductive: discover the hidden rules by playing; with-rules: the task's "
+                   "rules are shown before the first turn.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs") / "play", show_default=True,
               help="Run directory the episode is appended to.")
@@ -39,4 +42,5 @@ def command(task_id: str, suite: str | None, mode: str, out: Path) -> None:
     min_steps = found.task.certificate.min_steps
     click.echo(f"\n{record['end_reason']}: {record['steps']} turns"
                + (f" (minimum {min_steps})" if min_steps is not None else "")
-               + f"; saved to {rundir.trajectories}")
+               + f"; saved to {rundir.trajectories} (score the folder with: arena-gen score "
+               + f"{shlex.quote(str(rundir.path))})")

@@ -18,7 +18,7 @@ def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
     """Compare runs in one HTML page: metrics with their definitions, the baseline ladder,
     plots (scores, evolution curves, step histograms) and a per-task drill-down. A run not
     scored yet (or resumed since) is scored first, as `arena-gen score` would."""
-    from arena_gen.scoring.report import ensure_scored, plots_available, write_report
+    from arena_gen.scoring.report import ensure_scored, plots_notice, write_report
 
     with user_errors():
         for run_dir in run_dirs:
@@ -26,7 +26,7 @@ def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
                 click.echo(f"scored {run_dir} (its summary.json was missing or older than "
                            "its trajectories)")
         out = write_report(run_dirs, html_out)
-    if not plots_available():
-        click.echo("no plots: matplotlib (the optional extra) is not installed; "
-                   "pip install 'arena-gen[report]' adds them")
+    notice = plots_notice()
+    if notice is not None:  # said once, as the page says it
+        click.echo(f"no plots: {notice}")
     click.echo(f"wrote {out}")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,9 +44,17 @@ class InfraReasons:
                 for reason, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
+def program_as_typed() -> str:
+    """The program as the user typed it (``.venv/bin/arena-gen`` in the Quickstart), so the
+    resume hint runs where it is pasted; ``arena-gen`` when it was started another way."""
+    typed = sys.argv[0] if sys.argv else ""
+    return typed if os.path.basename(typed) == "arena-gen" else "arena-gen"
+
+
 def resume_command(ctx: click.Context) -> str:
-    """The command that continues this run: the options as typed, plus ``--resume``."""
-    words = ["arena-gen", "run"]
+    """The command that continues this run: the program and options as typed, plus
+    ``--resume``."""
+    words = [program_as_typed(), "run"]
     for param in ctx.command.params:
         name = param.name or ""
         if (not isinstance(param, click.Option) or name == "resume"
@@ -58,11 +70,31 @@ def resume_command(ctx: click.Context) -> str:
 
 
 @contextmanager
-def interrupt_note(say: Callable[[str], None], out: Path,
-                   planned: dict[str, int]) -> Iterator[None]:
-    """On Ctrl-C, say what is saved and how to continue (as ``build`` does), then abort."""
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill``, a scheduler's stop) ends the run as Ctrl-C does: the episodes
+    finished are kept and the resume command is printed (it ended silently, exit 143)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def interrupt_note(say: Callable[[str], None], out: Path,
+                   planned: dict[str, int]) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM, say what is saved and how to continue (as ``build`` does), then
+    abort."""
+    try:
+        with terminate_as_interrupt():
+            yield
     except KeyboardInterrupt:
         from arena_gen.runner.rundir import RunDir
 
@@ -91,10 +123,16 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--tasks", default=None, help="Comma-separated task ids (default: all).")
 @click.option("--mode", type=click.Choice(["inductive", "with-rules"]), default="inductive",
-              show_default=True)
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True)
+              show_default=True,
+              help="inductive: the agent must discover the hidden rules by acting; with-rules: "
+                   "the task's rules are disclosed in the prompt (a control condition).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Episodes played at once: worker processes for scripted agents, at least "
+                   "this many open episodes for the LLM agent (with --max-connections).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True)
+              show_default=True,
+              help="Where episodes run: local worker processes, or Ray tasks (pip install "
+                   "'arena-gen[ray]'; see --ray-address).")
 @click.option("--ray-address", default=None, envvar="RAY_ADDRESS",
               help="Ray cluster address for --executor ray (default: a local Ray instance).")
 @click.option("--resume", is_flag=True,
@@ -136,7 +174,8 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300.0,
               show_default=True, help="llm: seconds before a request is abandoned and retried.")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
-              help="llm: retries per request (backoff with jitter) before infra_error.")
+              help="llm: retries per request (backoff with jitter) before infra_error, on "
+                   "429, 408, timeouts and 5xx but 501/505 (a 4xx, 501 or 505 is final).")
 @click.option("--backoff", type=click.FloatRange(min=0), default=1.0, show_default=True,
               help="llm: base backoff delay in seconds (doubles per retry).")
 @click.option("--abort-after-infra-errors", type=click.IntRange(min=0), default=3,

@@ -50,10 +50,8 @@ def command(task_id: str, suite: str | None, mode: str, reveal: bool, as_json: b
     click.echo(f"params: {json.dumps(task.params, sort_keys=True)}")
     click.echo(f"seed path: {json.dumps(task.seed_path)}")
     click.echo("rubric: " + "; ".join(f"{r.id}: {r.text}" for r in task.rubric))
-    click.echo("\n-- what the agent is told --")
-    click.echo(intro_of(task.public))
-    click.echo("\n-- first observation --")
-    click.echo(view["observation"])
+    for line in ["", *opening_lines(view)]:  # the intro once, as the agent's view has it
+        click.echo(line)
     click.echo("\n-- hidden rules (with-rules disclosure) --")
     click.echo(task.rules_text)
     click.echo("\n-- hidden world --")
@@ -92,16 +90,20 @@ def intro_of(public: dict[str, Any]) -> str:
 def view_lines(view: dict[str, Any]) -> list[str]:
     """The agent's view as text: budget, the mode's rules, the intro and the first observation
     (the intro once when the observation opens with it)."""
-    intro, observation = intro_of(view["public"]), view["observation"]
     lines = [f"{view['task_id']}  ({view['env']} v{view['env_version']}, {view['mode']} mode, "
              f"budget {view['budget']} turns)"]
     if view["rules_text"] is not None:
         lines += ["", "-- rules (disclosed in with-rules mode) --", view["rules_text"]]
-    if observation.startswith(intro):  # most games open their first observation with it
-        lines += ["", "-- intro and first observation --", observation]
-    else:
-        lines += ["", "-- intro --", intro, "", "-- first observation --", observation]
-    return lines
+    return [*lines, "", *opening_lines(view)]
+
+
+def opening_lines(view: dict[str, Any]) -> list[str]:
+    """The intro and the first observation, the intro once when the observation opens with
+    it (most games do)."""
+    intro, observation = intro_of(view["public"]), view["observation"]
+    if observation.startswith(intro):
+        return ["-- intro and first observation --", observation]
+    return ["-- intro --", intro, "", "-- first observation --", observation]
 
 
 def ladder_lines(ladder: dict[str, Any]) -> list[str]:

@@ -170,6 +170,9 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
             episode.fail(exc)
             break
         episode.step(reply, time.perf_counter() - t0)
+    seen = getattr(agent, "observe_end", None)  # an agent that shows the end (a person)
+    if episode.done and callable(seen):
+        seen(episode.obs)
     return episode.result()
 
 

@@ -163,6 +163,10 @@ class RunMeta(_Record):
     budgets: dict[str, int] = Field(
         description="task id -> the agent steps its attempts run under (the harness's budget, "
                     "else the task's; older odyssey runs recorded the task's own here)")
+    task_attempts: dict[str, int] | None = Field(
+        None, description="a play folder: task id -> the attempts played of it (its plan per "
+                          "task; attempts is the most of any); absent in runs, whose every "
+                          "task plans attempts")
     executor: str = "local"
     jobs: int = 1
     harness: Literal["arena-gen", "odyssey"] = Field(

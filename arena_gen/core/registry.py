@@ -98,6 +98,8 @@ ReplayCheck = Callable[["Task", Any], None]
 #: (minus a distance to success, or minus the regret against the certificate's witness: see
 #: ``arena_gen.train.shaping``), built once per world.
 PotentialFactory = Callable[["Game[Any, Any, Any]"], Callable[[Any], float]]
+PublicAgain = Callable[[Mapping[str, Any], int, Mapping[str, Any] | None],
+                       tuple[dict[str, Any], int]]
 
 
 def resolve(part: Part[T]) -> T:
@@ -169,6 +171,11 @@ class EnvSpec:
     released_floor: int | None = None
     #: A fixed horizon of one step per day (trading, energy): a budget never below it.
     daily: bool = False
+    #: ``public_again(public, budget, preset) -> (public, budget)``: the public view and turn
+    #: budget the sampler gives for a task's public facts (with its preset's config, the
+    #: preset's budget): ``verify`` of a sealed suite's public copy, which holds no world,
+    #: refuses an edited intro or budget by it.
+    public_again: Part[PublicAgain] | None = None
     #: The OdysseyArena harness's facts for this env (steps, windows, prompt), if it has one.
     odyssey: Part[OdysseyProfile] | None = None
     #: The action grammar the LLM prompt states: a note and example actions from ``public``.
@@ -239,7 +246,7 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar", "fingerprint", "potential", "levels")
+         "odyssey", "grammar", "fingerprint", "potential", "levels", "public_again")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from arena_gen.core.suite_io import (
     MANIFEST,
     SIGNATURE,
     SIGNATURE_TMP,
-    read_manifest,
+    ManifestRead,
+    load_manifest,
     read_suite,
 )
 
@@ -164,11 +165,17 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def suite_files(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
-    """sha256 of the bytes of every file a suite consists of: its manifest and the JSONL file
-    of each env its counts name (the names a signature covers)."""
-    names = [MANIFEST] + [f"{env}.jsonl" for env in sorted(manifest["counts"])]
+def suite_files(root: Path, manifest: dict[str, Any],
+                raw_manifest: bytes | None = None) -> dict[str, str]:
+    """sha256 of the bytes of every file a suite consists of: its manifest (``raw_manifest``,
+    the bytes already read and decoded, when given) and the JSONL file of each env its counts
+    name (the names a signature covers)."""
+    names = [f"{env}.jsonl" for env in sorted(manifest["counts"])]
     out = {}
+    if raw_manifest is None:
+        names.insert(0, MANIFEST)
+    else:
+        out[MANIFEST] = sha256_hex(raw_manifest)
     for name in names:
         try:
             out[name] = sha256_hex((root / name).read_bytes())
@@ -189,20 +196,20 @@ def sign_suite(folder: str | os.PathLike[str], key_path: str | os.PathLike[str],
     (schemas, hashes, canonical bytes; a sealed suite's public copy by ``check``, which must
     raise on a problem), so a broken suite is never signed."""
     key = load_private_key(key_path)
+    read = load_manifest(folder)  # the bytes signed are the bytes checked
     if check is None:
-        suite = read_suite(folder)
-        root, manifest = suite.path, suite.manifest
+        read_suite(folder, loaded=read)
     else:
         check(Path(folder))
-        root, manifest = read_manifest(folder)
     raw = _raw_public(key.public_key())
     doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "algorithm": ALGORITHM,
-                           "files": suite_files(root, manifest), "key_id": key_id(raw),
+                           "files": suite_files(read.root, read.manifest, read.raw),
+                           "key_id": key_id(raw),
                            "public_key": _b64(raw)}
     doc["signature"] = _b64(key.sign(_statement(doc)))
-    out = root / SIGNATURE
+    out = read.root / SIGNATURE
     # a name of our own (random suffix, created exclusively): another file is never touched
-    fd, name = tempfile.mkstemp(prefix=SIGNATURE_TMP, dir=root)
+    fd, name = tempfile.mkstemp(prefix=SIGNATURE_TMP, dir=read.root)
     tmp = Path(name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -250,13 +257,16 @@ def _decode(doc: dict[str, Any], field: str, size: int, path: Path) -> bytes:
 
 
 def check_signature(folder: str | os.PathLike[str], public_key_path: str | os.PathLike[str],
-                    sig_path: str | os.PathLike[str] | None = None) -> str | None:
+                    sig_path: str | os.PathLike[str] | None = None,
+                    loaded: ManifestRead | None = None) -> str | None:
     """Whether every file of the suite is signed by the trusted key in ``public_key_path``:
     the problem (naming the signature file and the file that changed), or None. A key that
-    cannot be used raises."""
+    cannot be used raises. With ``loaded`` (the manifest as read once) the manifest's bytes
+    checked are the ones that were decoded."""
     trusted = load_public_key(public_key_path)
     _, _, invalid_signature = _crypto()
-    root, manifest = read_manifest(folder)
+    read = loaded if loaded is not None else load_manifest(folder)
+    root, manifest = read.root, read.manifest
     sig = Path(sig_path) if sig_path is not None else root / SIGNATURE
     try:
         doc = read_signature(sig)
@@ -272,7 +282,7 @@ def check_signature(folder: str | os.PathLike[str], public_key_path: str | os.Pa
         return (f"{sig}: signed by key id {doc['key_id']}, not by the given key "
                 f"{key_id(given)} ({public_key_path})")
     signed: dict[str, str] = doc["files"]
-    present = suite_files(root, manifest)
+    present = suite_files(root, manifest, read.raw)
     for name in sorted(set(signed) | set(present)):
         if name not in present:
             return (f"{sig}, at $.files.{name}: signed, but the suite's manifest names no "

@@ -15,7 +15,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -265,15 +265,31 @@ def write_suite(out: str | os.PathLike[str], manifest: dict[str, Any],
     return out
 
 
-def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
-    """Resolve a suite and read its manifest, schema-checked (the suite hash is checked after
-    the tasks, so a damaged task entry is named by its task)."""
+@dataclass(frozen=True)
+class ManifestRead:
+    """A suite's manifest read once: its folder, the document and the exact bytes it was
+    decoded from (a signature is checked over these bytes, never over a second read)."""
+
+    root: Path
+    manifest: dict[str, Any]
+    raw: bytes = field(repr=False)
+
+
+def load_manifest(path: str | os.PathLike[str]) -> ManifestRead:
+    """Resolve a suite and read its manifest once, schema-checked, keeping its bytes."""
     root = resolve_suite(path)
     try:
         data = read_bounded(root / MANIFEST, what="manifest")  # a regular file, capped
     except OSError as exc:
         raise SchemaError(f"cannot read: {exc.strerror}", file=str(root / MANIFEST)) from None
-    return root, strict_doc(data, "manifest", file=root / MANIFEST)
+    return ManifestRead(root, strict_doc(data, "manifest", file=root / MANIFEST), data)
+
+
+def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
+    """Resolve a suite and read its manifest, schema-checked (the suite hash is checked after
+    the tasks, so a damaged task entry is named by its task)."""
+    read = load_manifest(path)
+    return read.root, read.manifest
 
 
 def refuse_public_copy(root: Path, manifest: dict[str, Any]) -> None:
@@ -328,15 +344,18 @@ def _task_lines(file: Path) -> Iterator[tuple[int, Any]]:
 
 
 def read_suite(path: str | os.PathLike[str], *, envs: Collection[str] | None = None,
-               task_ids: Collection[str] | None = None) -> Suite:
+               task_ids: Collection[str] | None = None,
+               loaded: ManifestRead | None = None) -> Suite:
     """Read a suite folder; raise naming the file and task on any schema or hash problem.
 
     ``envs`` / ``task_ids`` read only those tasks (``run --env E --tasks ID`` plays one task:
     validating the other 119 of Lite took most of its start-up). The manifest and its suite
     hash are checked as always, and each task read is checked as in a whole read (schema,
     canonical bytes, its sha256 against itself and the manifest); the other lines of the env
-    files read are only counted against the manifest. Such a Suite is ``partial``."""
-    root, manifest = read_manifest(path)
+    files read are only counted against the manifest. Such a Suite is ``partial``. Pass
+    ``loaded`` when the manifest was already read (:func:`load_manifest`) so it is read once."""
+    read = loaded if loaded is not None else load_manifest(path)
+    root, manifest = read.root, read.manifest
     refuse_public_copy(root, manifest)
     listed: dict[str, str] = manifest["tasks"]
     wanted = None if task_ids is None else set(task_ids) & set(listed)

@@ -1,8 +1,9 @@
 """One interactive episode appended to a run directory, recorded like any run's episodes.
 
 Repeated plays into one folder add attempts: ``run.json`` (written by :func:`.meta.run_meta`,
-the same writer as ``run``) then lists every task played and the most attempts of any, so
-``arena-gen score`` judges a play folder like any other run.
+the same writer as ``run``) then lists every task played and, in ``task_attempts``, how many
+attempts of each were played (replaying one task plans no attempt of the others), so
+``arena-gen score`` judges a play folder like any other run, complete when every game ended.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from arena_gen.core.protocol import DEFAULT_HARNESS
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
 from arena_gen.runner.run import check_playable
-from arena_gen.runner.rundir import RunDir, check_run_folder
+from arena_gen.runner.rundir import TASK_ATTEMPTS, RunDir, check_run_folder, planned_attempts
 
 
 def play_task(task: Task, agent: Any, *, manifest: dict[str, Any], suite_path: str | Path,
@@ -54,13 +55,19 @@ def _play_locked(task: Task, agent: Any, rundir: RunDir, manifest: dict[str, Any
     meta = run_meta(manifest, suite_path, [task], agent=name, mode=mode, attempts=attempt + 1,
                     harness=harness)
     meta["started"] = now()
+    per_task = {tid: planned_attempts(old, tid) for tid in old.get("tasks", [])} \
+        if old is not None else {}
+    per_task[task.id] = attempt + 1
     if old is not None:  # merge with the earlier plays in this folder
         played = list(old.get("tasks", []))
         meta["tasks"] = played + ([task.id] if task.id not in played else [])
         meta["envs"] = sorted(set(old.get("envs", [])) | set(meta["envs"]))
         meta["budgets"] = {**old.get("budgets", {}), **meta["budgets"]}
-        meta["attempts"] = max(int(old.get("attempts", 1)), meta["attempts"])
         meta["started"] = old.get("started", meta["started"])
+    # each task plans the attempts played of it, so replaying one task leaves the others
+    # complete; ``attempts`` (k of Pass@k) is the most of any
+    meta[TASK_ATTEMPTS] = dict(sorted(per_task.items()))
+    meta["attempts"] = max(per_task.values())
     meta["ended"] = now()
     # the plan grew (a task, an attempt): the lines are chained afresh from the new plan
     rundir.rewrite([*records, record], meta)

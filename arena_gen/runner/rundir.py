@@ -70,6 +70,18 @@ OPERATIONAL_KEYS = ("base_url", "timeout", "retries", "backoff", "max_connection
                     "max_reply_chars")
 #: run.json fields that decide what a run plays: the first line chains to their digest.
 PLAN_KEYS = ("suite", "suite_sha256", "mode", "attempts", "seed", "envs", "tasks", "budgets")
+#: A play folder's attempts per task (``play`` replays one task without planning more attempts
+#: of the others); when present it is the plan, ``attempts`` its largest value.
+TASK_ATTEMPTS = "task_attempts"
+
+
+def planned_attempts(meta: dict[str, Any], task_id: str) -> int:
+    """How many attempts of ``task_id`` a run plans: its ``task_attempts`` entry when it has
+    one (a play folder), else ``attempts`` for every task."""
+    per_task = meta.get(TASK_ATTEMPTS)
+    if isinstance(per_task, dict) and task_id in per_task:
+        return int(per_task[task_id])
+    return int(meta.get("attempts", 1))
 
 
 def line_digest(raw: bytes) -> str:
@@ -85,6 +97,8 @@ def plan_digest(meta: dict[str, Any]) -> str:
     config = {k: v for k, v in (agent.get("config") or {}).items()
               if k not in OPERATIONAL_KEYS}
     plan = {k: meta.get(k) for k in PLAN_KEYS}
+    if isinstance(meta.get(TASK_ATTEMPTS), dict):  # a play folder's plan per task
+        plan[TASK_ATTEMPTS] = meta[TASK_ATTEMPTS]
     plan["agent"] = {"name": agent.get("name"), "config": config}
     plan["harness"] = meta.get("harness", "arena-gen")
     return hashlib.sha256(canonical_json(plan).encode("utf-8")).hexdigest()

@@ -112,8 +112,10 @@ METRICS: dict[str, MetricDef] = {
     "log_growth": MetricDef("log growth", "nats", "Trading: log(final value / initial cash) "
                             "averaged over each task's attempts, then over tasks.", ARENA_GEN),
     "normalized_profit": MetricDef("norm. profit", "ratio", "Trading: profit rate / the "
-                                   "certificate's perfect-foresight oracle profit rate, "
-                                   "averaged per task, then over tasks.", ARENA_GEN),
+                                   "profit rate of the certificate's witness (what the oracle "
+                                   "agent plays: the perfect-foresight oracle's trades in v1 "
+                                   "and v2, the W-known planner's from v3), averaged per task, "
+                                   "then over tasks.", ARENA_GEN),
     "profit_excluded": MetricDef("profit excl.", "tasks", "Tasks with no profit rate (not "
                                  "trading, or only infra errors), left out of the profit "
                                  "metrics.", ARENA_GEN),

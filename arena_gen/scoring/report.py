@@ -34,7 +34,7 @@ from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.paths import check_creatable
 from arena_gen.scoring.report_data import TABLE_METRICS, build_model
 from arena_gen.scoring.report_html import render_page
-from arena_gen.scoring.report_plots import STEPS_X, STEPS_Y, draw_figures
+from arena_gen.scoring.report_plots import STEPS_X, STEPS_Y, draw_figures, plot_problem
 
 __all__ = ["NO_PLOTS", "STEPS_X", "STEPS_Y", "TABLE_METRICS", "build_report", "ensure_scored",
            "write_report"]
@@ -46,11 +46,24 @@ NO_PLOTS = ("Plots are drawn with matplotlib, an optional extra that is not inst
 
 
 def plots_available() -> bool:
-    """Whether matplotlib is importable (the report draws its plots only then)."""
+    """Whether matplotlib is installed (the report draws its plots only then)."""
     try:
         return importlib.util.find_spec("matplotlib") is not None
     except (ImportError, ValueError):  # a module entry of None (blocked), or a broken one
         return False
+
+
+def plots_notice() -> str | None:
+    """What the page (and the command, once) says in place of the plots, or None when they
+    are drawn: matplotlib not installed, or installed but failing to import."""
+    if not plots_available():
+        return NO_PLOTS
+    problem = plot_problem()
+    if problem is None:
+        return None
+    return (f"Plots are left out: matplotlib is installed but could not be imported "
+            f"({problem}); reinstall it (pip install --force-reinstall matplotlib) and run "
+            f"arena-gen report again. Every table below is complete without it.")
 
 
 def ensure_scored(run_dir: str | Path) -> bool:
@@ -80,8 +93,9 @@ def build_report(run_dirs: Sequence[str | Path]) -> str:
     """Return the HTML text of a report comparing the given scored runs (without matplotlib,
     the page says how to add the plots and keeps every table)."""
     model = build_model(run_dirs)
-    if not plots_available():
-        return render_page(model, [], notice=NO_PLOTS)
+    notice = plots_notice()
+    if notice is not None:
+        return render_page(model, [], notice=notice)
     return render_page(model, draw_figures(model))
 
 

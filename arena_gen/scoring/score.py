@@ -33,7 +33,7 @@ from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.core.usage import USAGE_KEYS, turn_tokens
-from arena_gen.runner.rundir import RunDir
+from arena_gen.runner.rundir import RunDir, planned_attempts
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
@@ -98,6 +98,7 @@ class Attempt:
     perfect: bool
     record: dict[str, Any] | None = None  # read for its tokens only (a cost, not replayable)
     min_steps: int | None = None
+    #: The profit rate of the certificate's witness (see :func:`witness_profit`).
     oracle_profit: float | None = None
     fixed_horizon: bool = False
     replay: Replay | None = None  # the source of steps, validity, loops and profit
@@ -331,7 +332,7 @@ class PlanCheck:
                 raise PlanError("run.json plans a task the suite does not have", file=file,
                                 task_id=tid, json_path="$.tasks")
         self.tasks, self.file = tasks, file
-        self.attempts = int(meta.get("attempts", 1))
+        self.attempts, self.meta = int(meta.get("attempts", 1)), meta
         self.agent = str((meta.get("agent") or {}).get("name", ""))
         self.mode = meta.get("mode")
         self.names: dict[tuple[str, str, int], set[str]] = {}
@@ -349,8 +350,9 @@ class PlanCheck:
         if tid not in self.planned:
             raise refuse("the task is not in the run's plan (run.json tasks)", "$.task_id")
         task = self.tasks[tid]
-        if not 0 <= attempt < self.attempts:
-            raise refuse(f"attempt {attempt} is outside the run's {self.attempts} attempt(s)",
+        planned = planned_attempts(self.meta, tid)
+        if not 0 <= attempt < planned:
+            raise refuse(f"attempt {attempt} is outside the run's {planned} attempt(s)",
                          "$.attempt")
         if rec.get("env") != task.env:
             raise refuse(f"env {rec.get('env')!r} is not the task's {task.env!r}", "$.env")
@@ -365,6 +367,17 @@ class PlanCheck:
                          f"{earlier[0]})", "$.attempt")
         self.kept[(tid, attempt)] = (lineno, rec.get("end_reason"))
         return tid, attempt
+
+
+def witness_profit(task: Task) -> float | None:
+    """The profit rate of the certificate's witness, what the ``oracle`` agent plays: the
+    normalized profit's denominator. Trading v1 and v2 witnesses are the perfect-foresight
+    oracle's trades (``oracle_profit``); from v3 on the witness is the W-known planner's
+    (``planner_profit``; the oracle, which chases the noise, stays as ``oracle_profit``)."""
+    facts = task.certificate.facts
+    value = facts.get("planner_profit" if task.env_version >= 3 else "oracle_profit")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
 
 
 def planned_records(meta: dict[str, Any], numbered: Iterable[tuple[int, dict[str, Any]]],
@@ -456,14 +469,15 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             score=0.0 if strict and score is None else score,
             perfect=is_perfect(line["findings"], rubric) and score is not None,
             record=_usage_only(rec), min_steps=task.certificate.min_steps,
-            oracle_profit=task.certificate.facts.get("oracle_profit"),
+            oracle_profit=witness_profit(task),
             fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
         del rec
     in_order = sorted(judged.values(), key=lambda x: x[0])
     lines = [line for _, line, _ in in_order]
     attempts = [attempt for _, _, attempt in in_order]
     seen = set(judged)
-    expected = [(tid, a) for tid in meta.get("tasks", []) for a in range(meta.get("attempts", 1))]
+    expected = [(tid, a) for tid in meta.get("tasks", [])
+                for a in range(planned_attempts(meta, tid))]
     absent = [tasks[tid] for tid, a in expected if (tid, a) not in seen]
     if strict:  # a planned attempt with no line is a failure, not a gap
         attempts.extend(Attempt(task_id=t.id, env=t.env, level=level_of(t), attempt=-1,

@@ -15,6 +15,9 @@ from arena_gen.core.errors import ArenaGenError
 SUITE_VERSION = 1
 
 SUITES = ("lite", "challenge")
+#: The ``suite`` of every stream task and folder starts so (``stream_lite``,
+#: ``stream_l3_ladder``); ``arena_gen.train.stream`` names its suites with it.
+STREAM_PREFIX = "stream_"
 
 
 def preset(suite: str, env: str, version: int | None = None) -> dict[str, Any]:

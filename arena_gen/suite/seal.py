@@ -29,15 +29,18 @@ from arena_gen.core.suite_io import (
     MANIFEST,
     SEALED_PRIVATE,
     SEALED_PUBLIC,
+    ManifestRead,
     Suite,
-    read_manifest,
+    load_manifest,
     read_suite,
     strict_doc,
     suite_hash,
     write_suite,
 )
 from arena_gen.core.task import Task
+from arena_gen.suite import catalog
 from arena_gen.suite.attempts import task_id
+from arena_gen.suite.catalog import SUITES
 
 #: The commitment scheme a sealed manifest names (a new scheme gets a new name).
 SCHEME = "arena-gen-sealed-1"
@@ -183,7 +186,7 @@ def write_public(private: str | os.PathLike[str], secret: Secret, out: str | os.
     manifest, lines = public_copy(suite, secret)
 
     def check(folder: Path) -> None:
-        problems = public_problems(folder)
+        problems = public_problems(folder, counts=False)
         if problems:
             raise ArenaGenError(f"the public copy would not verify: {problems[0]}")
 
@@ -199,9 +202,11 @@ class PublicSuite:
     tasks: dict[str, list[dict[str, Any]]]
 
 
-def read_public(path: str | os.PathLike[str]) -> PublicSuite:
-    """Read a public copy; raise naming file, line and task on a schema or hash problem."""
-    root, manifest = read_manifest(path)
+def read_public(path: str | os.PathLike[str], loaded: ManifestRead | None = None) -> PublicSuite:
+    """Read a public copy; raise naming file, line and task on a schema or hash problem (pass
+    ``loaded`` when its manifest was already read, so it is read once)."""
+    read = loaded if loaded is not None else load_manifest(path)
+    root, manifest = read.root, read.manifest
     entry = sealed_entry(manifest)
     if entry is None or entry.get("role") != PUBLIC:
         raise ArenaGenError(f"{root}: not the public copy of a sealed suite")
@@ -241,12 +246,19 @@ def read_public(path: str | os.PathLike[str]) -> PublicSuite:
     return PublicSuite(root, manifest, tasks)
 
 
-def public_problems(path: str | os.PathLike[str]) -> list[str]:
+def public_problems(path: str | os.PathLike[str] | PublicSuite, *,
+                    counts: bool = True) -> list[str]:
     """What is wrong with a public copy beyond its schemas and hashes (which raise): ids and
-    lines that do not follow from the seed paths, fields the manifest disagrees with."""
-    suite = read_public(path)
+    lines that do not follow from the seed paths, fields the manifest disagrees with, counts
+    other than its preset's, and a budget or public view (the intro the agent reads) other
+    than the env's sampler gives for the line's public facts. Without a signature this is all
+    an unsigned copy can be held to: the hidden parts are commitments. ``counts=False`` leaves
+    the preset's counts to the private suite's own verify (``seal`` copies what it is given)."""
+    suite = path if isinstance(path, PublicSuite) else read_public(path)
     manifest = suite.manifest
-    problems = []
+    problems = preset_count_problems(manifest) if counts else []
+    for lines in suite.tasks.values():
+        problems += [p for line in lines if (p := public_view_problem(line)) is not None]
     for env, lines in sorted(suite.tasks.items()):
         for n, line in enumerate(lines):
             seeds = line["seed_path"]
@@ -266,6 +278,45 @@ def public_problems(path: str | os.PathLike[str]) -> list[str]:
     return problems
 
 
+def preset_count_problems(manifest: dict[str, Any]) -> list[str]:
+    """A preset suite holds its preset's count of each env's tasks (a public copy's manifest
+    can be rewritten with its lines, so the count is taken from the preset, never from it)."""
+    name = manifest.get("suite")
+    if name not in SUITES:
+        return []
+    problems = []
+    for env, count in sorted(manifest["counts"].items()):
+        try:
+            want = catalog.preset_count(name, env, (manifest.get("env_versions") or {}).get(env))
+        except (ArenaGenError, TypeError, ValueError) as exc:
+            problems.append(f"manifest counts.{env}: no {name} preset to compare with ({exc})")
+            continue
+        if count != want:
+            problems.append(f"manifest counts.{env} is {count}, the {name} preset's is {want}")
+    return problems
+
+
+def public_view_problem(line: dict[str, Any]) -> str | None:
+    """Whether a public line's ``public`` and ``budget`` are the ones its env's sampler gives
+    for its public facts (and, in a preset suite, the preset's budget): an injected sentence
+    in the intro or an edited budget is named."""
+    task, env, version = line["id"], line["env"], line["env_version"]
+    try:
+        again = registry.get(env, version).load("public_again")
+        config = catalog.preset(line["suite"], env, version) if line["suite"] in SUITES else None
+        public, budget = again(line["public"], line["budget"], config)
+    except (ArenaGenError, KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return f"{task}: its public view cannot be re-derived from its public facts ({exc})"
+    if budget != line["budget"]:
+        return f"{task}: budget {line['budget']} is not the {budget} its env and preset give"
+    if canonical_bytes(public) != canonical_bytes(line["public"]):
+        keys = sorted(k for k in set(public) | set(line["public"])
+                      if public.get(k) != line["public"].get(k))
+        return (f"{task}: public.{keys[0] if keys else 'intro'} is not what {env} "
+                f"v{version}'s sampler writes for its public facts (edited after sealing?)")
+    return None
+
+
 def _codes(suite: str, env: str, version: int) -> list[int] | None:
     """The suite and env codes a seed path of ``suite`` and ``env`` starts with after the seed
     (None when either is unknown)."""
@@ -275,12 +326,12 @@ def _codes(suite: str, env: str, version: int) -> list[int] | None:
         return None
 
 
-def commitment_problems(private: Suite, public: str | os.PathLike[str],
+def commitment_problems(private: Suite, public: str | os.PathLike[str] | PublicSuite,
                         secret: Secret) -> list[str]:
     """Check a private suite against a public copy: every public line must be the one the
     private task gives and every commitment must open to the private task's hidden part."""
     manifest, expected = public_copy(private, secret)
-    published = read_public(public)
+    published = public if isinstance(public, PublicSuite) else read_public(public)
     problems = []
     got = {line["id"]: line for lines in published.tasks.values() for line in lines}
     for _, lines in sorted(expected.items()):

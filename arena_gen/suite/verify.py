@@ -25,6 +25,7 @@ from arena_gen.suite.attempts import earlier_attempts, task_id
 from arena_gen.suite.build import env_build_facts
 from arena_gen.suite.catalog import SUITE_VERSION, SUITES
 from arena_gen.suite.derived import derived_problem
+from arena_gen.suite.folder import Kind, SuiteFolder, open_suite
 from arena_gen.suite.importer import (
     IMPORT_SUITE_VERSION,
     format_problems,
@@ -32,7 +33,14 @@ from arena_gen.suite.importer import (
     source_problems,
 )
 from arena_gen.suite.ladder import climb
-from arena_gen.suite.seal import Secret, commitment_problems, public_problems, tree_key_for
+from arena_gen.suite.seal import (
+    PublicSuite,
+    Secret,
+    commitment_problems,
+    public_problems,
+    read_public,
+    tree_key_for,
+)
 
 
 def verify_seconds(env: str, version: Any, suite: str) -> float:
@@ -180,7 +188,104 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: int = 1,
+@dataclass(frozen=True)
+class VerifyOptions:
+    """What ``verify`` was asked to check beyond the tasks (each applies to some kinds)."""
+
+    rebuild: bool = False
+    jobs: int = 1
+    public_key: str | os.PathLike[str] | None = None
+    signature_file: str | os.PathLike[str] | None = None
+    sources: tuple[str | os.PathLike[str], ...] = ()
+    allow_unpinned: bool = False
+    secret: Secret | None = None
+    public: str | os.PathLike[str] | None = None
+
+
+def refused_options(kind: Kind, options: VerifyOptions) -> str | None:
+    """Why ``options`` do not apply to a folder of ``kind`` (a usage error), or None."""
+    if kind is Kind.SEALED_PUBLIC and (options.rebuild or options.public is not None
+                                       or options.secret is not None or options.sources):
+        return ("SUITE is a public copy: it verifies on its own (schemas, hashes, ids, counts, "
+                "budgets, intros, a signature); check it against the private suite with verify "
+                "PRIVATE --secret FILE --public PUBLIC")
+    if kind is Kind.STREAM and (options.public is not None or options.secret is not None
+                                or options.sources or options.allow_unpinned):
+        return ("SUITE is a stream folder (arena-gen stream): it is verified by drawing its "
+                "tasks again; --sources, --allow-unpinned, --secret and --public do not apply")
+    return None
+
+
+def signature_first(folder: SuiteFolder, options: VerifyOptions) -> tuple[str | None, str | None]:
+    """``(signed_by, problem)`` of the detached signature, checked before any task is read or
+    re-proved (a forged suite costs no re-proving): ``(None, None)`` without a key."""
+    if options.public_key is None:
+        return None, None
+    from arena_gen.core.signing import check_signature, public_key_id
+
+    signed_by = public_key_id(options.public_key)  # an unusable key raises first
+    return signed_by, check_signature(folder.path, options.public_key, options.signature_file,
+                                      loaded=folder.read)
+
+
+def verify_built(folder: SuiteFolder, options: VerifyOptions, **events: Any) -> SuiteReport:
+    """A suite built from a preset: every task re-proved, every earlier attempt re-decided,
+    the preset's counts and build facts, and with ``rebuild`` the bytes of a fresh build."""
+    return _reprove(folder, options, **events)
+
+
+def verify_imported(folder: SuiteFolder, options: VerifyOptions, **events: Any) -> SuiteReport:
+    """An imported suite: every task re-proved and re-derived from its pinned source entry,
+    the pins checked against its own files (and ``sources``, the released files); it has no
+    seed, so ``rebuild`` is refused."""
+    return _reprove(folder, options, **events)
+
+
+def verify_sealed_private(folder: SuiteFolder, options: VerifyOptions,
+                          **events: Any) -> SuiteReport:
+    """The private half of a sealed suite: re-proved like a built one from the tree of its
+    ``secret``, and with ``public`` its public copy's lines and commitments opened."""
+    if options.secret is None:
+        tree_key_for(folder.manifest, None, folder.path)  # raises: the secret is needed
+    return _reprove(folder, options, **events)
+
+
+def verify_folder(folder: SuiteFolder, options: VerifyOptions, **events: Any) -> SuiteReport:
+    """The verification of a folder's own kind (a public copy: :func:`verify_public_copy`;
+    a stream: ``arena_gen.train.stream_check.verify_stream``, which draws from ``train``)."""
+    by_kind = {Kind.BUILT: verify_built, Kind.IMPORTED: verify_imported,
+               Kind.SEALED_PRIVATE: verify_sealed_private}
+    if folder.kind not in by_kind:
+        raise ArenaGenError(f"{folder.path}: a {folder.kind.value} suite is verified on its own")
+    return by_kind[folder.kind](folder, options, **events)
+
+
+@dataclass
+class PublicReport:
+    """What checking a sealed suite's public copy on its own found."""
+
+    public: PublicSuite | None
+    problems: list[str] = field(default_factory=list)
+    signed_by: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_public_copy(folder: SuiteFolder, options: VerifyOptions) -> PublicReport:
+    """A sealed suite's public copy on its own: the signature first (when a key is given),
+    then schemas, hashes, ids and seed paths, the preset's counts and each line's budget and
+    public view re-derived from its public facts."""
+    signed_by, signature = signature_first(folder, options)
+    if signature is not None:
+        return PublicReport(None, [f"signature: {signature}"])
+    public = read_public(folder.path, loaded=folder.read)
+    return PublicReport(public, public_problems(public), signed_by)
+
+
+def verify_suite(path: str | os.PathLike[str] | SuiteFolder, *, rebuild: bool = False,
+                 jobs: int = 1,
                  on_check: Callable[[TaskCheck], None] | None = None,
                  on_start: Callable[[Task], None] | None = None,
                  public_key: str | os.PathLike[str] | None = None,
@@ -190,28 +295,41 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
                  public: str | os.PathLike[str] | None = None) -> SuiteReport:
     """Check a suite folder; raises on schema or hash errors, reports certificate problems
     (``on_start(task)`` as each task is handed out, ``on_check`` as each finishes). With
-    ``public_key``, the manifest's detached signature (``signature_file``, else
-    ``manifest.json.sig``) must verify against that trusted key. An imported suite's source
+    ``public_key``, the detached signature (``signature_file``, else ``manifest.json.sig``)
+    must verify against that trusted key, and is checked before any task is read: a signature
+    that fails ends the check there. An imported suite's source
     pins are checked against its own files, and with ``sources`` (the released files or
     folders) against those files too; an imported suite of format 1 (no pins) is refused
     unless ``allow_unpinned``. A sealed suite needs its ``secret`` (its tasks re-derive from
     it); with ``public``, its public copy's lines and commitments must be the ones it gives."""
-    signed_by = None
-    if public_key is not None:  # an unusable key fails before minutes of re-proving
-        from arena_gen.core.signing import public_key_id
+    options = VerifyOptions(rebuild=rebuild, jobs=jobs, public_key=public_key,
+                            signature_file=signature_file, sources=tuple(sources or ()),
+                            allow_unpinned=allow_unpinned, secret=secret, public=public)
+    return _reprove(open_suite(path), options, on_check=on_check, on_start=on_start)
 
-        signed_by = public_key_id(public_key)
-    suite = read_suite(path)
+
+def _reprove(folder: SuiteFolder, options: VerifyOptions,
+             on_check: Callable[[TaskCheck], None] | None = None,
+             on_start: Callable[[Task], None] | None = None) -> SuiteReport:
+    """Re-prove every task of a built, imported or sealed private suite (the manifest as read
+    once in ``folder``), after its signature."""
+    signed_by, signature = signature_first(folder, options)
+    if signature is not None:  # nothing else is read: a forged suite costs no re-proving
+        empty = Suite(path=folder.path, manifest=folder.manifest, tasks={}, partial=True)
+        return SuiteReport(suite=empty, signature_problem=signature)
+    rebuild, jobs, secret, public = options.rebuild, options.jobs, options.secret, options.public
+    sources = list(options.sources) or None
+    suite = read_suite(folder.path, loaded=folder.read)
     tree_key = tree_key_for(suite.manifest, secret, suite.path)  # a wrong secret fails first
     if public is not None and secret is None:
         raise ArenaGenError(f"{suite.path}: checking a public copy against it needs --secret "
                             f"(the salts of its commitments come from the secret)")
     if rebuild:  # an imported suite cannot be rebuilt: say so before minutes of re-proving
         check_rebuildable(suite.manifest)
-    unverifiable = format_problems(suite.manifest, allow_unpinned=allow_unpinned)
+    unverifiable = format_problems(suite.manifest, allow_unpinned=options.allow_unpinned)
     if unverifiable:  # a format this code cannot check: refuse before re-proving anything
         raise ArenaGenError(f"{os.path.join(suite.path, 'manifest.json')}: {unverifiable[0]}")
-    report = SuiteReport(suite=suite)
+    report = SuiteReport(suite=suite, signed_by=signed_by)
     tasks = suite.all_tasks()
     checker = functools.partial(check_task, manifest=suite.manifest, tree_key=tree_key)
     for check in map_unordered(checker, verify_order(tasks), jobs=jobs,
@@ -226,16 +344,13 @@ def verify_suite(path: str | os.PathLike[str], *, rebuild: bool = False, jobs: i
         + (source_problems(suite.manifest, suite.tasks, sources) if sources
            else pin_problems(suite.manifest, suite.tasks)))
     if public is not None and secret is not None:
-        report.manifest_problems += [f"public copy: {p}" for p in public_problems(public)]
+        copy = read_public(public)  # read once for both checks
+        report.manifest_problems += [f"public copy: {p}" for p in public_problems(copy)]
         report.manifest_problems += [f"public copy: {p}"
-                                     for p in commitment_problems(suite, public, secret)]
+                                     for p in commitment_problems(suite, copy, secret)]
     if rebuild:
-        report.rebuild_problems = rebuild_compare(suite, jobs=jobs, secret=secret)
-    if public_key is not None:
-        from arena_gen.core.signing import check_signature
-
-        report.signed_by = signed_by
-        report.signature_problem = check_signature(suite.path, public_key, signature_file)
+        report.rebuild_problems = rebuild_compare(suite, jobs=jobs, secret=secret,
+                                                  manifest_bytes=folder.read.raw)
     return report
 
 
@@ -339,10 +454,11 @@ def check_rebuildable(manifest: dict[str, Any]) -> None:
                             f"--rebuild needs one of {', '.join(SUITES)}")
 
 
-def rebuild_compare(suite: Suite, *, jobs: int = 1, secret: Secret | None = None) -> list[str]:
+def rebuild_compare(suite: Suite, *, jobs: int = 1, secret: Secret | None = None,
+                    manifest_bytes: bytes | None = None) -> list[str]:
     """Regenerate a suite from its recorded seed (and a sealed one's ``secret``) and list every
-    built file whose bytes differ (the manifest and the env files; a detached signature is not
-    built, so not compared)."""
+    built file whose bytes differ (the manifest, ``manifest_bytes`` when it was read already,
+    and the env files; a detached signature is not built, so not compared)."""
     from arena_gen.suite.build import build_suite
 
     manifest = suite.manifest
@@ -364,6 +480,8 @@ def rebuild_compare(suite: Suite, *, jobs: int = 1, secret: Secret | None = None
             bad = [t.id for t in suite.tasks[env] if fresh_ids.get(t.id) != t.sha256]
             problems.append(f"{env}.jsonl differs from a rebuild"
                             + (f" (tasks {', '.join(bad[:5])})" if bad else ""))
-    if manifest_text(built.manifest).encode("utf-8") != (suite.path / "manifest.json").read_bytes():
+    stored_manifest = (manifest_bytes if manifest_bytes is not None
+                       else (suite.path / "manifest.json").read_bytes())
+    if manifest_text(built.manifest).encode("utf-8") != stored_manifest:
         problems.append("manifest.json differs from a rebuild")
     return problems

@@ -28,7 +28,7 @@ from arena_gen.core.parallel import map_unordered
 from arena_gen.core.seeds import attempt_seed, level_code, stream_seed
 from arena_gen.core.task import Draft, Task
 from arena_gen.suite.attempts import Origin, decide, reason_kind
-from arena_gen.suite.catalog import SUITES
+from arena_gen.suite.catalog import STREAM_PREFIX, SUITES
 from arena_gen.train.levels import level_preset
 from arena_gen.train.released import released_fingerprints
 
@@ -38,8 +38,9 @@ LEVELS = SUITES
 RELEASED = "released"
 #: Tasks handed out per round when a stream has no end (the workers' queue).
 ROUND = 64
-#: The ``suite`` of every stream task and folder starts so (``stream_lite``, ``stream_l3_ladder``).
-SUITE_PREFIX = "stream_"
+#: The ``suite`` of every stream task and folder starts so (owned by the suite catalog, which
+#: tells a stream folder from a built one).
+SUITE_PREFIX = STREAM_PREFIX
 
 
 def stream_suite(level: str, ladder: bool = False) -> str:

@@ -20,6 +20,7 @@ from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
+from arena_gen.suite.folder import SuiteFolder, open_suite
 from arena_gen.train.stream import SUITE_PREFIX, Drawn, stream, stream_manifest, stream_suite
 
 
@@ -69,11 +70,14 @@ def _differences(stored: Any, fresh: Any, path: str) -> list[str]:
     return [] if stored == fresh else [path]
 
 
-def verify_stream(path: str, *, jobs: int = 1,
+def verify_stream(path: str | SuiteFolder, *, jobs: int = 1,
                   on_check: Callable[[Task, bool], None] | None = None) -> StreamReport:
     """Draw a stream folder's tasks again (``jobs`` workers) and list every difference from
-    its files; ``on_check(task, ok)`` as each stored task is compared."""
-    suite = read_suite(path)  # schemas, canonical bytes, hashes: refused before any draw
+    its files; ``on_check(task, ok)`` as each stored task is compared. This is the stream
+    kind's verification (:mod:`arena_gen.suite.folder`); it lives here because it draws."""
+    folder = open_suite(path)
+    # schemas, canonical bytes, hashes: refused before any draw
+    suite = read_suite(folder.path, loaded=folder.read)
     manifest = suite.manifest
     file = f"{suite.path}/manifest.json"
     env, entry = stream_of(manifest, file)

@@ -26,6 +26,7 @@ V1 = EnvSpec(
     name="energy", version=1, code=3, gym_name="EnergyDispatch", package=__name__,
     game=part("game_v1:EnergyGame"),
     sampler=part("sampler_v1:sample"),
+    public_again=part("sampler_v1:public_again"),
     presets=part("sampler_v1:PRESETS"),
     accept=part("sampler_v1:accept"),
     verifier=part("verify_v1:verify"),

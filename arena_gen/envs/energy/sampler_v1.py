@@ -212,6 +212,16 @@ def public_view(world: dict[str, Any], budget: int) -> dict[str, Any]:
             "action_format": '{"thermal": 250, "wind": 120, "solar": 80, "battery": 0}'}
 
 
+def public_again(public: Mapping[str, Any], budget: int,
+                 config: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """The public view and budget the samplers give a task of these public facts (the
+    preset's horizon when its ``config`` is given): what a sealed public copy is checked by."""
+    horizon = int(config["horizon"] if config is not None else public["horizon"])
+    world = {"horizon": horizon, **{k: public[k] for k in (
+        "capacity", "prices", "initial_rated", "target_stability", "target_carbon")}}
+    return public_view(world, turn_budget(horizon)), turn_budget(horizon)
+
+
 def make_draft(world: dict[str, Any], params: dict[str, Any]) -> Draft:
     """Wrap a world into a Draft (shared by the sampler and the importer)."""
     budget = turn_budget(int(world["horizon"]))

@@ -22,6 +22,7 @@ V1 = EnvSpec(
     name="lights", version=1, code=1, gym_name="TurnOnLights", package=__name__,
     game=part("game_v1:LightsGame"),
     sampler=part("sampler:sample"),
+    public_again=part("sampler:public_again"),
     presets=part("sampler:PRESETS"),
     accept=part("sampler:accept"),
     verifier=part("verify:verify"),

@@ -177,6 +177,15 @@ def public_view(n: int, budget: int) -> dict[str, Any]:
     return {"n": n, "intro": intro, "action_format": "a bulb index, e.g. 3"}
 
 
+def public_again(public: Mapping[str, Any], budget: int,
+                 config: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """The public view and budget :func:`sample` gives a task of these public facts (the
+    preset's budget when its ``config`` is given): what a sealed public copy is checked by."""
+    if config is not None:
+        budget = int(config["budget"])
+    return public_view(int(public["n"]), budget), budget
+
+
 def min_len_for(config: LightsPreset | Mapping[str, Any], n: int) -> int:
     """The acceptance floor on the exact minimum: fixed, or N plus an offset."""
     preset = LightsPreset.of(config)

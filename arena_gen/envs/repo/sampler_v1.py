@@ -341,6 +341,20 @@ def public_view(world: dict[str, Any], budget: int) -> dict[str, Any]:
             "scripts": scripts, "action_format": "one terminal command, e.g. pip install pkg1==1.2"}
 
 
+def public_again(public: Mapping[str, Any], budget: int,
+                 config: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """The public view and budget :func:`sample` gives a task of these public facts (the
+    preset's budget when its ``config`` is given): what a sealed public copy is checked by."""
+    if config is not None:
+        budget = int(config["budget"])
+    packages = dict(public["packages"])  # canonical JSON sorted the names: pkg10 < pkg2
+    world = {"packages": [{"name": name, "versions": list(packages[name])}
+                          for name in sorted(packages, key=_index_order)],
+             "scripts": [{"path": path} for path in public["scripts"]],
+             "pythons": list(public["pythons"])}
+    return public_view(world, budget), budget
+
+
 def rules_text(world: dict[str, Any]) -> str:
     """The complete rule set in plain text (the with-rules disclosure)."""
     lines = [f"Python versions: {', '.join(world['pythons'])}.", "Packages:"]
@@ -425,3 +439,9 @@ def accept(draft: Draft, cert: Certificate) -> str | None:
     if int(upper) > draft.budget // 4:
         return f"long min_steps {upper} > budget/4 = {draft.budget // 4}"
     return None
+
+
+def _index_order(name: str) -> tuple[str, int]:
+    """Sampled package names in the order the world lists them (``pkg2`` before ``pkg10``)."""
+    stem = name.rstrip("0123456789")
+    return (stem, int(name[len(stem):] or -1))

@@ -97,6 +97,21 @@ def public_view(world: Mapping[str, Any], budget: int) -> dict[str, Any]:
             "scripts": scripts, "action_format": "one terminal command, e.g. pip install pkg1==1.2"}
 
 
+def public_again(public: Mapping[str, Any], budget: int,
+                 config: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """The public view and budget the samplers from v2 on give a task of these public facts
+    (the preset's budget when its ``config`` is given): what a sealed public copy is checked
+    by."""
+    if config is not None:
+        budget = int(config["budget"])
+    packages = dict(public["packages"])  # canonical JSON sorted the names: pkg10 < pkg2
+    order = sorted(packages, key=_index_order)
+    world = {"packages": {name: {"versions": list(packages[name])} for name in order},
+             "package_order": order, "entrypoints": list(public["scripts"]),
+             "python_versions": list(public["pythons"])}
+    return public_view(world, budget), budget
+
+
 def rules_text(world: Mapping[str, Any]) -> str:
     """The declared rules in plain text: priorities, dependencies, Requires-Python, conflicts."""
     lines = [f"Python versions: {', '.join(world['python_versions'])}."]
@@ -140,3 +155,9 @@ def accept(draft: Draft, cert: Certificate) -> str | None:
     if cert.min_steps is None or not lo <= cert.min_steps <= hi:
         return f"length {cert.min_steps} outside [{lo}, {hi}]"
     return None
+
+
+def _index_order(name: str) -> tuple[str, int]:
+    """Sampled package names in the order the world lists them (``pkg2`` before ``pkg10``)."""
+    stem = name.rstrip("0123456789")
+    return (stem, int(name[len(stem):] or -1))

@@ -27,6 +27,7 @@ V1 = EnvSpec(
     name="trading", version=1, code=2, gym_name="AITrading", package=__name__,
     game=part("game_v1:TradingGame"),
     sampler=part("sampler_v1:sample"),
+    public_again=part("sampler_v1:public_again"),
     presets=part("sampler_v1:PRESETS"),
     accept=part("sampler_v1:accept"),
     verifier=part("verify_v1:verify"),

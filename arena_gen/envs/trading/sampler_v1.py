@@ -106,6 +106,17 @@ def public_view(stocks: list[str], factors: list[str], horizon: int, cash: float
             "action_format": '{"buy": {"S0": 10}, "sell": {"S1": 5}}'}
 
 
+def public_again(public: Mapping[str, Any], budget: int,
+                 config: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """The public view and budget (one turn a day) :func:`make_draft` gives a task of these
+    public facts (the preset's horizon when its ``config`` is given): what a sealed public
+    copy is checked by."""
+    horizon = int(config["horizon"] if config is not None else public["horizon"])
+    view = public_view(list(public["stocks"]), list(public["factors"]), horizon,
+                       public["initial_cash"], public["cost_rate"])
+    return view, horizon
+
+
 def make_draft(*, matrix: list[list[float]], initial_prices: list[float],
                changes: list[list[float]], noise: list[list[float]], noise_scale: float,
                cost_rate: float, initial_cash: float, min_oracle_profit: float,
