@@ -16,16 +16,21 @@ from arena_gen.cli.options import user_errors
               required=True, help="Output HTML file (self-contained, opens offline).")
 def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
     """Compare runs in one HTML page: metrics with their definitions, the baseline ladder,
-    plots (scores, evolution curves, step histograms) and a per-task drill-down. A run not
-    scored yet (or resumed since) is scored first, as `arena-gen score` would."""
-    from arena_gen.scoring.report import ensure_scored, plots_available, write_report
+    plots (scores, evolution curves, step histograms) and a per-task drill-down. Every figure
+    is the judge's replay of the run: a run not scored yet (or resumed since) is scored first,
+    as `arena-gen score` would, and a summary.json or findings.jsonl that differs from the
+    replay is refused, naming the file and field."""
+    from arena_gen.scoring.report import plots_available, write_report
+    from arena_gen.scoring.report_check import check_run
 
     with user_errors():
+        checked = []
         for run_dir in run_dirs:
-            if ensure_scored(run_dir):
+            checked.append(check_run(run_dir))
+            if checked[-1].scored:
                 click.echo(f"scored {run_dir} (its summary.json was missing or older than "
                            "its trajectories)")
-        out = write_report(run_dirs, html_out)
+        out = write_report(run_dirs, html_out, checked)
     if not plots_available():
         click.echo("no plots: matplotlib (the optional extra) is not installed; "
                    "pip install 'arena-gen[report]' adds them")

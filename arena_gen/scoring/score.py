@@ -418,6 +418,34 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     failures (0) instead of excluding them. A run whose trajectories.jsonl is not hash-chained
     (written before the chain) is refused unless ``allow_unchained``: then it is scored and
     marked ``unchained`` (its deletions and reorderings cannot be detected)."""
+    summary, lines = judge_run(run_dir, suite, strict=strict, allow_unchained=allow_unchained)
+    write_scores(run_dir, summary, lines)
+    return summary
+
+
+def write_scores(run_dir: str | Path, summary: dict[str, Any],
+                 lines: Sequence[dict[str, Any]]) -> None:
+    """Write a judged run's findings.jsonl, summary.json and summary.csv."""
+    path = Path(run_dir)
+    _write(path / "findings.jsonl", findings_text(lines))
+    _write(path / "summary.json", summary_text(summary))
+    _write(path / "summary.csv", summary_csv(summary))
+
+
+def findings_text(lines: Sequence[dict[str, Any]]) -> str:
+    """findings.jsonl's exact text: one canonical line per judged attempt."""
+    return "".join(canonical_json(x) + "\n" for x in lines)
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    """summary.json's exact text."""
+    return json.dumps(summary, indent=2, sort_keys=True) + "\n"
+
+
+def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
+              allow_unchained: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The summary and findings lines :func:`score_run` writes, computed from the replay and
+    written nowhere (``report`` compares them with the files on disk)."""
     rundir = RunDir(run_dir)
     if not rundir.exists():
         raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
@@ -489,10 +517,7 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     summary["coverage"]["text"] = coverage_text(summary)
     summary["curves"] = replay_curves(attempts)
     summary = Summary.model_validate(summary).to_json_dict()  # the typed record, as written
-    _write(rundir.path / "findings.jsonl", "".join(canonical_json(x) + "\n" for x in lines))
-    _write(rundir.path / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    _write(rundir.path / "summary.csv", summary_csv(summary))
-    return summary
+    return summary, lines
 
 
 def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[str, Any]:
@@ -641,11 +666,14 @@ def summary_csv(summary: dict[str, Any]) -> str:
 
 
 def _write(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` atomically; a failed write (a full disk) leaves the old
+    file and no temporary beside it."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
 
 
@@ -655,13 +683,7 @@ def record_prices(run_dir: str | Path, summary: dict[str, Any],
     summary.csv) and return the summary, so ``report`` shows the cost ``score`` printed (a
     later score without prices drops them)."""
     summary = {**summary, "prices": prices}
-    for name, text in (("summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"),
+    for name, text in (("summary.json", summary_text(summary)),
                        ("summary.csv", summary_csv(summary))):
-        path = Path(run_dir) / name
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-        except OSError as exc:
-            raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+        _write(Path(run_dir) / name, text)
     return summary
