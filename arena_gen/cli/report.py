@@ -14,7 +14,10 @@ from arena_gen.cli.options import user_errors
                 type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
               required=True, help="Output HTML file (self-contained, opens offline).")
-def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
+@click.option("--public-key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Trusted public key (KEY.pub): refuse any run that this key did not sign "
+                   "(run --sign-key) over its plan, suite and every line.")
+def command(run_dirs: tuple[Path, ...], html_out: Path, public_key: Path | None) -> None:
     """Compare runs in one HTML page: metrics with their definitions, the baseline ladder,
     plots (scores, evolution curves, step histograms) and a per-task drill-down. Every figure
     is the judge's replay of the run: a run not scored yet (or resumed since) is scored first,
@@ -26,7 +29,7 @@ def command(run_dirs: tuple[Path, ...], html_out: Path) -> None:
     with user_errors():
         checked = []
         for run_dir in run_dirs:
-            checked.append(check_run(run_dir))
+            checked.append(check_run(run_dir, public_key))
             if checked[-1].scored:
                 click.echo(f"scored {run_dir} (its summary.json was missing or older than "
                            "its trajectories)")

@@ -188,9 +188,11 @@ def _check_size(file: Path, limit: int, expected: int | None = None) -> None:
                             f"rewrite it)")
 
 
-def check_run(run_dir: str | Path) -> CheckedRun:
+def check_run(run_dir: str | Path, public_key: str | os.PathLike[str] | None = None
+              ) -> CheckedRun:
     """The run's figures from the judge's replay: scored now (files written) when summary.json
-    is missing or stale, else proved equal to summary.json and findings.jsonl, or refused."""
+    is missing or stale, else proved equal to summary.json and findings.jsonl, or refused
+    (``public_key``: a run that key did not sign is refused, :func:`~.score.check_signed`)."""
     path = Path(run_dir)
     file = path / "summary.json"
     if _stale(path):
@@ -201,7 +203,8 @@ def check_run(run_dir: str | Path) -> CheckedRun:
             except (SchemaError, OSError):
                 recorded = None
         strict, unchained, prices = _options(recorded)
-        summary, lines = judge_run(path, strict=strict, allow_unchained=unchained)
+        summary, lines = judge_run(path, strict=strict, allow_unchained=unchained,
+                                   public_key=public_key)
         write_scores(path, summary, lines)
         if prices is not None:
             summary = record_prices(path, summary, prices)
@@ -213,7 +216,8 @@ def check_run(run_dir: str | Path) -> CheckedRun:
     findings = path / "findings.jsonl"
     _check_size(findings, max_file_bytes())  # before the replay: a huge file costs nothing
     strict, unchained, prices = _options(recorded)
-    summary, lines = judge_run(path, strict=strict, allow_unchained=unchained)
+    summary, lines = judge_run(path, strict=strict, allow_unchained=unchained,
+                               public_key=public_key)
     if prices is not None:
         summary = {**summary, "prices": prices}
     check_summary(file, recorded, summary)
