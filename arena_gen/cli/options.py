@@ -18,8 +18,14 @@ display_option: Callable[[Any], Any] = click.option(
 
 
 def secret_option(help_text: str, *, required: bool = False) -> Callable[[Any], Any]:
-    """``--secret FILE``: a sealed suite's secret (a file path; its bytes are the secret)."""
-    return click.option("--secret", "secret_file", required=required, default=None,
+    """``--secret FILE``: a sealed suite's secret (a file path; its bytes are the secret). A
+    required one is given no default: click 8.3+ counts an explicit ``default=None`` as a value
+    and would let the command run without the option (a traceback, issue 41)."""
+    if required:
+        return click.option("--secret", "secret_file", required=True,
+                            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                            help=help_text)
+    return click.option("--secret", "secret_file", default=None,
                         type=click.Path(dir_okay=False, exists=True, path_type=Path),
                         help=help_text)
 
