@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,23 @@ def test_redaction_cost_does_not_grow_with_the_key_length() -> None:
         assert redact_text(text, [key]) == text
         seconds[n] = time.perf_counter() - start
     assert seconds[1024] < 8 * seconds[64], seconds
+
+
+def test_a_key_in_an_unnamed_query_item_or_the_path_is_not_recorded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: ``?sk-...`` and ``/v1/KEY/`` reached run.json whole."""
+    from arena_gen.runner.meta import public_config
+
+    key = "sk-proj-0123456789abcdefABCDEF"
+    assert public_url(f"https://h/v1?{key}") == "https://h/v1?[REDACTED]"
+    assert public_url(f"https://h/v1?{key}&stream") == "https://h/v1?[REDACTED]&stream"
+    assert public_url(f"https://h/{key}/v1") == "https://h/[REDACTED]/v1"
+    assert public_url("https://h/keys/a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7/v1") == (
+        "https://h/keys/[REDACTED]/v1")
+    assert public_url("https://h/openai/deployments/gpt-4o-mini/v1?x=1") == (
+        "https://h/openai/deployments/gpt-4o-mini/v1?x=1")
+    assert public_url("https://h/v1/custom-0042/x", ("custom-0042",)) == "https://h/v1/[REDACTED]/x"
+    assert key in url_secrets(f"https://h/v1?{key}") and key in url_secrets(f"https://h/{key}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "plain-words-key")
+    config = public_config({"base_url": "https://h/plain-words-key/v1", "model": "m"})
+    assert config == {"base_url": "https://h/[REDACTED]/v1", "model": "m"}

@@ -15,7 +15,7 @@ import re
 import string
 from functools import lru_cache
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote_plus, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 #: Query parameter names (lower case, ``-`` as ``_``) whose values are credentials.
@@ -29,8 +29,24 @@ def _secret_param(name: str) -> bool:
     return norm in SECRET_PARAMS or norm.endswith(("_key", "_token", "_secret", "_password"))
 
 
-def public_url(url: str) -> str:
-    """``url`` without userinfo and with credential query values redacted (shown and stored)."""
+#: Path segments and unnamed query items that look like credentials: a known key prefix, or a
+#: long token of letters and digits (a provider that puts the key in the URL path).
+_KEY_LIKE = re.compile(r"^(?:sk-|sk_|ghp_|gho_|github_pat_|xox[abpr]-|hf_|gsk_|AIza|key-|"
+                       r"Bearer)|^(?=[^/]*[0-9])(?=[^/]*[A-Za-z])[A-Za-z0-9_\-.~]{32,}$")
+
+
+def _key_like(segment: str) -> bool:
+    return len(segment) >= 8 and bool(_KEY_LIKE.search(segment))
+
+
+def _public_path(path: str) -> str:
+    return "/".join(REDACTED if _key_like(seg) else seg for seg in path.split("/"))
+
+
+def public_url(url: str, secrets: list[str] | tuple[str, ...] = ()) -> str:
+    """``url`` without userinfo and with credential query values redacted (shown and stored):
+    key-like names' values, unnamed query items (``?sk-...``) and key-like path segments
+    (``/v1/sk-.../chat``) too, and every echo of ``secrets`` (the API key in use)."""
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
@@ -44,10 +60,19 @@ def public_url(url: str) -> str:
         netloc = f"{REDACTED}@{netloc}"
     query = parts.query
     if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = urlencode([(k, REDACTED if _secret_param(k) else v) for k, v in pairs],
-                          safe="[]")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment and REDACTED))
+        items = []
+        for item in query.split("&"):
+            name, eq, value = item.partition("=")
+            if not eq:  # an unnamed item: a bare key (``?sk-...``) unless it is short
+                items.append(REDACTED if len(item) >= 8 else item)
+            elif _secret_param(unquote_plus(name)) or _key_like(unquote_plus(value)):
+                items.append(f"{name}={REDACTED}")
+            else:
+                items.append(item)
+        query = "&".join(items)
+    shown = urlunsplit((parts.scheme, netloc, _public_path(parts.path), query,
+                        parts.fragment and REDACTED))
+    return redact_text(shown, [s for s in secrets if len(s) >= 4])
 
 
 def url_secrets(url: str) -> list[str]:
@@ -63,6 +88,8 @@ def url_secrets(url: str) -> list[str]:
                 found.append(v)
         found += [v for k, v in (p.partition("=")[::2] for p in parts.query.split("&"))
                   if _secret_param(k)]
+        found += [p for p in parts.query.split("&") if "=" not in p and len(p) >= 8]
+        found += [seg for seg in parts.path.split("/") if _key_like(seg)]
     except ValueError:
         return []
     return sorted({s for s in found if len(s) >= 4}, key=lambda s: (-len(s), s))
