@@ -164,3 +164,17 @@ def test_a_world_readable_private_key_is_refused(world: dict[str, Path], tmp_pat
         run_suite(RunConfig(suite=str(world["suite"]), agent="random", out=str(tmp_path / "r"),
                             sign_key=str(key)))
     assert not (tmp_path / "r").exists()
+
+
+def test_a_hostile_task_id_is_printed_escaped_and_bounded(world: dict[str, Path],
+                                                          tmp_path: Path) -> None:
+    """Issue 41: a 15 MB task id with terminal escapes was printed whole."""
+    run = Path(shutil.copytree(world["oracle"], tmp_path / "run"))
+    records = lines(run)
+    records[0]["task_id"] = "\x1b[2J\x1b]0;pwned\x07" + "A" * 15_000_000
+    reseal(run, records)
+    result = CliRunner().invoke(main, ["score", str(run), "--display", "plain"])
+    assert result.exit_code == 1
+    assert len(result.output) < 5000 and "\x1b" not in result.output, result.output[:300]
+    assert "task \\x1b[2J\\x1b]0;pwned\\x07AAA" in result.output
+    assert "characters cut]" in result.output

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.errors import MESSAGE_CHARS, ArenaGenError, printable
 from arena_gen.ui import DISPLAYS
 
 display_option: Callable[[Any], Any] = click.option(
@@ -36,11 +36,12 @@ def user_errors() -> Iterator[None]:
     an OSError (a disk full, a folder made read-only mid-run), naming its file."""
     try:
         yield
-    except ArenaGenError as exc:
-        raise click.ClickException(str(exc)) from None
+    except ArenaGenError as exc:  # ids and texts from untrusted files: escaped and bounded
+        raise click.ClickException(printable(str(exc), MESSAGE_CHARS)) from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        raise click.ClickException(f"{where}{exc.strerror or exc}") from None
+        raise click.ClickException(printable(f"{where}{exc.strerror or exc}",
+                                             MESSAGE_CHARS)) from None
 
 
 def split_list(value: str | None) -> list[str] | None:
