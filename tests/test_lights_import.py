@@ -70,6 +70,10 @@ def _write(tmp_path: Path, data: object) -> Path:
      "column 1"),
     ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "B1"}}], "reads itself"),
     ([{"idx": 0, "level": 2, "custom_logic": {"B0": "True", "B1": "B7"}}], "out of range"),
+    ([{"idx": 4, "level": 2, "custom_logic": {"B0": "True", "B1": "B0"}},
+      {"idx": 5, "level": 2, "custom_logic": {"B0": "True", "B1": "B0"}},
+      {"idx": 4, "level": 2, "custom_logic": {"B0": "True", "B1": "not B0"}}],
+     r"bad.json, at \$\[2\]\.idx: idx 4 repeats \$\[0\]\.idx"),
 ])
 def test_bad_files_are_rejected_clearly(tmp_path: Path, data: object, message: str) -> None:
     with pytest.raises(ImportFormatError, match=message):
@@ -131,11 +135,12 @@ def test_detect_env_and_released_floor(tmp_path: Path) -> None:
 
 def test_a_file_with_too_many_entries_is_refused_before_verifying(tmp_path: Path) -> None:
     entry = {"idx": 0, "level": 1, "custom_logic": {"B0": "True"}}
-    path = _write(tmp_path, [entry] * (MAX_ENTRIES_PER_FILE + 1))
+    path = _write(tmp_path, [{**entry, "idx": i} for i in range(MAX_ENTRIES_PER_FILE + 1)])
     with pytest.raises(ImportFileError, match=f"holds {MAX_ENTRIES_PER_FILE + 1} lights entries"):
         import_tasks("lights", [path])
     (tmp_path / "ok").mkdir()
-    assert len(import_tasks("lights", [_write(tmp_path / "ok", [entry] * 3)])) == 3
+    assert len(import_tasks("lights", [_write(tmp_path / "ok", [{**entry, "idx": i}
+                                                                for i in range(3)])])) == 3
 
 
 def test_import_cli_rejects_foreign_file(tmp_path: Path) -> None:

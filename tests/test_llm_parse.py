@@ -101,3 +101,17 @@ def test_adversarial_answers() -> None:
     fenced = "```" + " \n" * 1000 + "x"
     assert extract_action(f"<action>{fenced}</action>") == fenced
     assert extract_action(f"<action>{fenced}```</action>") == "x"
+
+
+def test_reply_action_caps_what_is_played_and_stored() -> None:
+    """Issue 41: the verifiers env stored 20 MB actions whole (1.3 GB after 50 replies); it
+    plays and keeps what the LLM agent would: the last tag outside the reasoning, capped."""
+    from arena_gen.agents.llm import MAX_ACTION_CHARS
+    from arena_gen.agents.llm_parse import reply_action
+
+    huge = "x" * (20 * 1024 * 1024)
+    played = reply_action(f"<think><action>no</action></think><action>{huge}</action>",
+                          MAX_ACTION_CHARS)
+    assert played == "x" * MAX_ACTION_CHARS
+    assert reply_action("no tag at all", MAX_ACTION_CHARS) == ""
+    assert reply_action("<action>toggle 3</action>", MAX_ACTION_CHARS) == "toggle 3"

@@ -270,20 +270,19 @@ def test_template_pieces_escape_values_but_not_filled_pieces() -> None:
 
 
 def test_html_report_escapes_run_and_finding_text(runs: dict[str, Path], tmp_path: Path) -> None:
-    """A run's agent name and a finding's evidence holding markup show as text in the page."""
-    from arena_gen.scoring.report import build_report
+    """A run's agent name and a finding's evidence holding markup show as text in the page
+    (the report refuses edited outputs, so the hostile text goes into its model)."""
+    from arena_gen.scoring.report_check import check_run
+    from arena_gen.scoring.report_data import build_model
+    from arena_gen.scoring.report_html import render_page
 
     score_run(runs["random"])
     copy = Path(shutil.copytree(runs["random"], tmp_path / "hostile"))
     evil = "<script>alert(1)</script>"
-    summary = json.loads((copy / "summary.json").read_text())
-    summary["run"]["agent"]["name"] = evil
-    (copy / "summary.json").write_text(json.dumps(summary))
-    lines = (copy / "findings.jsonl").read_text().splitlines()
-    first = json.loads(lines[0])
-    first["findings"][0]["evidence"] = evil
-    (copy / "findings.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
-    text = build_report([copy])
+    checked = check_run(copy)
+    checked.summary["run"]["agent"]["name"] = evil
+    checked.findings[0]["findings"][0]["evidence"] = evil
+    text = render_page(build_model([copy], [checked]), [])
     assert "<script>alert" not in text
     assert text.count("<script>") == 1  # the page's own render check, nothing else
     escaped = html.escape(evil)

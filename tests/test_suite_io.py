@@ -253,3 +253,29 @@ def test_a_selective_read_checks_the_tasks_it_reads_and_only_those(tmp_path: Pat
     manifest.write_bytes(bytes(raw))
     with pytest.raises(HashMismatchError, match="suite_sha256"):
         read_suite(out, task_ids=["lights-lite-7-0001"])
+
+
+def test_a_fifo_in_place_of_an_env_file_is_named_not_missing(tmp_path: Path) -> None:
+    """Issue 41: a FIFO as lights.jsonl was reported "missing"; it is named, never opened."""
+    import shutil
+    import threading
+
+    suite = Path(shutil.copytree(Path(__file__).resolve().parents[1] / "suites" / "lite",
+                                 tmp_path / "lite"))
+    (suite / "lights.jsonl").unlink()
+    os.mkfifo(suite / "lights.jsonl")
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            read_suite(suite)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "blocked on the FIFO"
+    (exc,) = outcome
+    assert "a FIFO (named pipe), not a regular file" in str(exc) and "lights.jsonl" in str(exc)
+    assert "missing" not in str(exc)

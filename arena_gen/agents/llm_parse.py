@@ -98,3 +98,11 @@ def cap_action(action: str, limit: int) -> tuple[str, int]:
     if len(action) <= limit:
         return action, 0
     return action[:limit], len(action) - limit
+
+
+def reply_action(reply: str, limit: int) -> str:
+    """The action a raw reply plays: its last ``<action>`` tag outside the reasoning, cut to
+    ``limit`` characters as the LLM agent cuts it (no tag: the empty action, a wasted turn),
+    so a 20 MB reply neither reaches the env whole nor is stored whole."""
+    answer, _ = split_reasoning(reply)
+    return cap_action(extract_action(answer) or "", limit)[0]

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from arena_gen.core.errors import ArenaGenError
+from arena_gen.core.errors import MESSAGE_CHARS, ArenaGenError, printable
 from arena_gen.ui import DISPLAYS
 
 display_option: Callable[[Any], Any] = click.option(
@@ -18,8 +18,14 @@ display_option: Callable[[Any], Any] = click.option(
 
 
 def secret_option(help_text: str, *, required: bool = False) -> Callable[[Any], Any]:
-    """``--secret FILE``: a sealed suite's secret (a file path; its bytes are the secret)."""
-    return click.option("--secret", "secret_file", required=required, default=None,
+    """``--secret FILE``: a sealed suite's secret (a file path; its bytes are the secret). A
+    required one is given no default: click 8.3+ counts an explicit ``default=None`` as a value
+    and would let the command run without the option (a traceback, issue 41)."""
+    if required:
+        return click.option("--secret", "secret_file", required=True,
+                            type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                            help=help_text)
+    return click.option("--secret", "secret_file", default=None,
                         type=click.Path(dir_okay=False, exists=True, path_type=Path),
                         help=help_text)
 
@@ -30,11 +36,12 @@ def user_errors() -> Iterator[None]:
     an OSError (a disk full, a folder made read-only mid-run), naming its file."""
     try:
         yield
-    except ArenaGenError as exc:
-        raise click.ClickException(str(exc)) from None
+    except ArenaGenError as exc:  # ids and texts from untrusted files: escaped and bounded
+        raise click.ClickException(printable(str(exc), MESSAGE_CHARS)) from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        raise click.ClickException(f"{where}{exc.strerror or exc}") from None
+        raise click.ClickException(printable(f"{where}{exc.strerror or exc}",
+                                             MESSAGE_CHARS)) from None
 
 
 def split_list(value: str | None) -> list[str] | None:

@@ -185,6 +185,10 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--heartbeat", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds between progress lines while episodes run (turns so far, elapsed "
                    "time, turns/s), so a long LLM episode shows it is alive. 0: none.")
+@click.option("--sign-key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The evaluator's private key (arena-gen keygen): sign the run as it is "
+                   "written (run.json.sig over its plan, suite and chain head), so score and "
+                   "report --public-key refuse any forged or edited run.")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
@@ -193,7 +197,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tool_choice: str | None, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
             backoff: float, abort_after_infra_errors: int, heartbeat: float,
-            display: str | None) -> None:
+            sign_key: Path | None, display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
@@ -248,7 +252,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
-                    ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors)
+                    ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors,
+                    sign_key=str(sign_key) if sign_key is not None else None)
     with user_errors(), interrupt_note(say, out, planned):
         suite_obj = read_run_tasks(cfg)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)

@@ -22,6 +22,9 @@ from arena_gen.cli.options import display_option, split_list, user_errors
 @click.option("--allow-unchained", is_flag=True, default=False,
               help="Score a run written before trajectories.jsonl was hash-chained (refused "
                    "otherwise); every output then marks it 'unchained'.")
+@click.option("--public-key", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Trusted public key (KEY.pub): refuse a run that this key did not sign "
+                   "(run --sign-key) over its plan, suite and every line.")
 @click.option("--metrics", default=None,
               help="Comma-separated columns of the table (default: tasks, avg_at_k, pass_at_k, "
                    "avg_credit_at_k, tokens, cost, infra_errors, missing; pass_at_k is the run's "
@@ -33,7 +36,8 @@ from arena_gen.cli.options import display_option, split_list, user_errors
               help="USD per 1M completion tokens (with --price-in).")
 @display_option
 def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
-            rubrics_file: Path | None, strict: bool, allow_unchained: bool, metrics: str | None,
+            rubrics_file: Path | None, strict: bool, allow_unchained: bool,
+            public_key: Path | None, metrics: str | None,
             price_in: float | None, price_out: float | None, display: str | None) -> None:
     """Judge a run and compute its metrics (findings.jsonl, summary.json, summary.csv)."""
     from arena_gen.core.errors import ArenaGenError
@@ -52,12 +56,16 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
             k = int(RunDir(run_dir).read_meta().get("attempts", k))
         resolve_metrics(k, picked, prices is not None)
         if findings_file is not None:
+            if public_key is not None:
+                raise ArenaGenError("--public-key checks a signed run directory; findings "
+                                    "given with --findings carry no signature")
             if rubrics_file is None:
                 raise ArenaGenError("--findings needs --rubrics")
             summary = score_findings(findings_file, rubrics_file)
             title = f"Scores of {findings_file}, {summary.get('k', 1)} attempt(s) per task"
         elif run_dir is not None:
-            summary = score_run(run_dir, suite, strict=strict, allow_unchained=allow_unchained)
+            summary = score_run(run_dir, suite, strict=strict, allow_unchained=allow_unchained,
+                                public_key=public_key)
             if prices is not None:
                 summary = record_prices(run_dir, summary, prices)
             harness = (summary.get("run") or {}).get("harness", "arena-gen")

@@ -58,6 +58,11 @@ class WorldView:
     budget: int = 0
 
 
+#: Longest action text read (the max_length of every text env's action space): a longer one is
+#: malformed as a whole.
+MAX_TEXT = 100_000
+
+
 class ActionError(ValueError):
     """A malformed agent action: the only error a game's ``parse`` may raise."""
 
@@ -206,7 +211,14 @@ class Game(ABC, Generic[StateT, ActionT, FactsT]):
 
     # -- derived helpers (never restated by consumers) -------------------------------------------
     def act(self, state: StateT, text: str) -> tuple[StateT, Event]:
-        """Parse ``text`` and step, or apply the reject rule when it is malformed."""
+        """Parse ``text`` and step, or apply the reject rule when it is malformed. A text longer
+        than the action space allows (:data:`MAX_TEXT`) is malformed without being parsed, so
+        no game echoes megabytes back into its feedback (the text layer's rule, the same for
+        every game and version: no released task's actions come near it)."""
+        if len(text) > MAX_TEXT:
+            return self.reject(state, ActionError(
+                f"an action of {len(text)} characters; at most {MAX_TEXT} are read (it was not "
+                f"parsed)"))
         try:
             action = self.parse(text)
         except ActionError as exc:

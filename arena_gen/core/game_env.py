@@ -19,10 +19,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from arena_gen.core.game import Event, Game, TaskLike
+from arena_gen.core.game import MAX_TEXT, Event, Game, TaskLike
 from arena_gen.core.protocol import Protocol, protocol_budget
 
-MAX_TEXT = 100_000
+__all__ = ["MAX_TEXT", "OVER", "GameEnv", "text_space"]
 #: The feedback of a step taken after the episode ended.
 OVER = "The episode is over; call reset() to start again."
 

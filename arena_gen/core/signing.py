@@ -91,6 +91,7 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
     ed25519, serialization, _ = _crypto()
     path = Path(path)
     data = _read_small(path, "key")
+    check_private_mode(path)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:  # TypeError: the key is encrypted
@@ -101,6 +102,18 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
     if not isinstance(key, ed25519.Ed25519PrivateKey):
         raise ArenaGenError(f"key {path}: a {type(key).__name__}, not an Ed25519 key")
     return key
+
+
+def check_private_mode(path: Path) -> None:
+    """Refuse a private key that others may read (group or world bits set), as ssh does: a
+    key anyone on the machine can copy signs for anyone."""
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except OSError as exc:
+        raise ArenaGenError(f"key {path}: cannot read: {exc.strerror or exc}") from None
+    if mode & 0o077:
+        raise ArenaGenError(f"key {path}: permissions {mode:04o} are too open: a private key "
+                            f"must be readable by its owner only (chmod 600 {path}); refused")
 
 
 def load_public_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
@@ -129,10 +142,15 @@ def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         os.fchmod(fd, mode)  # whatever the umask
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:  # a short write is continued, a failed one (a full disk) removes the file
+            view = view[os.write(fd, view):]
         os.fsync(fd)
-    finally:
+    except BaseException:
         os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
+    os.close(fd)
 
 
 def generate_key(path: str | os.PathLike[str]) -> str:

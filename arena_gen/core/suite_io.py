@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena_gen.core.bounded_io import iter_lines, max_file_bytes, read_bounded
+from arena_gen.core.bounded_io import iter_lines, max_file_bytes, read_bounded, refuse_special
 from arena_gen.core.canon import canonical_json, sha256_hex, sha256_of
 from arena_gen.core.errors import ArenaGenError, HashMismatchError, SchemaError
 from arena_gen.core.paths import check_creatable, suites_dir
@@ -332,6 +332,10 @@ def _env_file(root: Path, env: str) -> Path:
     except OSError as exc:
         raise ArenaGenError(f"{root}: manifest lists env {env!r}: {exc.strerror}") from None
     if not present:
+        refuse_special(file, f"{file.name} (the manifest lists env {env!r})")  # never opened
+        if os.path.lexists(file):  # a broken link, or a folder
+            raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is not a "
+                                f"regular file (a folder or a broken link)")
         raise ArenaGenError(f"{root}: manifest lists env {env!r} but {file.name} is missing")
     return file
 

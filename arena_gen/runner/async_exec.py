@@ -102,13 +102,41 @@ def execute_async(pending: list[Any], jobs: int = 1) -> Iterator[dict[str, Any]]
                 break
             done, running = loop.run_until_complete(
                 asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED))
-            for fut in sorted(done, key=lambda f: (f.result()["task_id"], f.result()["attempt"])):
-                yield fut.result()
+            yield from _outcomes(done)
     finally:
-        for fut in running:
-            fut.cancel()
-        if running:
-            loop.run_until_complete(asyncio.gather(*running, return_exceptions=True))
-        if client is not None:
-            loop.run_until_complete(client.aclose())
-        loop.close()
+        _wind_down(loop, client)
+
+
+def _outcomes(done: set[asyncio.Task[Any]]) -> list[dict[str, Any]]:
+    """The records of finished episodes in key order; every exception among them is retrieved
+    before the first is raised (an unretrieved one prints a traceback when it is collected)."""
+    errors = [exc for fut in done if (exc := fut.exception()) is not None]
+    if errors:
+        raise errors[0]
+    return sorted((fut.result() for fut in done), key=lambda r: (r["task_id"], r["attempt"]))
+
+
+def _wind_down(loop: asyncio.AbstractEventLoop, client: Any) -> None:
+    """Cancel every task still on the loop (episodes, and requests abandoned after their
+    deadline), retrieve their outcomes, close the client and the loop: nothing is left to print
+    'Task exception was never retrieved' or 'Task was destroyed but it is pending'."""
+    def settle(tasks: list[asyncio.Task[Any]]) -> None:
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+
+    settle([t for t in running_episodes(loop) if not t.done()])
+    if client is not None:  # closing the pool ends the abandoned requests' waits at once
+        loop.run_until_complete(client.aclose())
+    left = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if left:  # a moment to end by themselves (cancelling one mid-connect leaks a coroutine)
+        loop.run_until_complete(asyncio.wait(left, timeout=1.0))
+    settle([t for t in left if not t.done()])
+    loop.close()
+
+
+def running_episodes(loop: asyncio.AbstractEventLoop) -> list[asyncio.Task[Any]]:
+    """The loop's episode tasks (those :func:`execute_async` created from ``_play``)."""
+    return [t for t in asyncio.all_tasks(loop)
+            if getattr(t.get_coro(), "__name__", "") == "_play"]

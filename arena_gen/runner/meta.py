@@ -6,6 +6,7 @@ Secrets never enter it: agent options that look like keys or tokens are dropped.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 import subprocess
 from collections.abc import Sequence
@@ -54,8 +55,10 @@ def now() -> str:
 
 
 def public_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """Agent config as recorded: secret-looking options dropped, URLs without credentials."""
-    return {k: public_url(v) if isinstance(v, str) and k.lower().endswith("url") else v
+    """Agent config as recorded: secret-looking options dropped, URLs without credentials (nor
+    the API key in use, wherever in the URL it sits)."""
+    key = os.environ.get("OPENAI_API_KEY", "")
+    return {k: public_url(v, (key,)) if isinstance(v, str) and k.lower().endswith("url") else v
             for k, v in (config or {}).items()
             if (k in PUBLIC_CONFIG_KEYS
                 or not any(s in k.lower() for s in ("key", "token", "secret", "password")))

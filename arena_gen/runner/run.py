@@ -13,10 +13,11 @@ from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.parallel import EXECUTORS, map_unordered
 from arena_gen.core.protocol import DEFAULT_HARNESS
 from arena_gen.core.registry import make_env
+from arena_gen.core.run_signature import RUN_SIGNATURE, RunSigner, verify_run_signature
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
-from arena_gen.runner.rundir import OPERATIONAL_KEYS, RunDir, check_run_folder
+from arena_gen.runner.rundir import OPERATIONAL_KEYS, RunDir, check_run_folder, plan_digest
 
 #: Agents that read the rules text, so they play only ``--mode with-rules``.
 RULES_AGENTS = ("planner",)
@@ -42,6 +43,8 @@ class RunConfig:
     #: Stop when this many episodes in a row end in infra errors before any other has finished
     #: (an unreachable endpoint would otherwise spend its retries on every episode); 0: never.
     abort_after_infra_errors: int = 3
+    #: The evaluator's private key (``--sign-key``): signs the run as it is written.
+    sign_key: str | None = None
 
 
 class InfraAbort(ArenaGenError):
@@ -105,7 +108,8 @@ def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | Non
     (``suite``: the already-read ``cfg.suite``, so it is not read twice)."""
     check_agent_mode(cfg.agent, cfg.mode)
     check_run_folder(cfg.out, "--out")
-    rundir = RunDir(cfg.out)
+    signer = RunSigner(cfg.sign_key) if cfg.sign_key else None  # a bad key fails first
+    rundir = RunDir(cfg.out, signer)
     with rundir.locked("--out"):  # one writer per folder: a second run or --resume is refused
         return _run_locked(cfg, rundir, on_episode, suite)
 
@@ -144,6 +148,7 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
             f"written by an arena-gen before trajectories.jsonl was hash-chained), so its "
             f"lines cannot be continued as a chained run; score it as it is with "
             f"`arena-gen score --allow-unchained`, or start a new run with another --out")
+    check_resume_signature(rundir, suite.manifest["suite_sha256"])
     check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     by_id = {t.id: t for t in tasks}
@@ -180,6 +185,30 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     meta["ended"] = now()
     rundir.write_meta(meta)
     return rundir
+
+
+def check_resume_signature(rundir: RunDir, suite_sha256: str) -> None:
+    """A signed run resumes only under its own key, and only over lines that key signed (an
+    edit made while it was stopped is refused, never signed over); an unsigned run with lines
+    is not signed from the middle."""
+    if not rundir.exists():
+        return
+    if rundir.signer is None:
+        if rundir.signed:
+            raise ArenaGenError(f"--resume refused: {rundir.path} is a signed run "
+                                f"({RUN_SIGNATURE}); resume it with its --sign-key, or its "
+                                f"signature would no longer cover its lines")
+        return
+    if not rundir.signed:
+        if rundir.head is not None and rundir.head != plan_digest(rundir.read_meta()):
+            raise ArenaGenError(f"--resume refused: {rundir.path} was not signed when its "
+                                f"lines were written, and --sign-key would vouch for lines "
+                                f"it did not see written; start a signed run with another "
+                                f"--out")
+        return
+    meta = rundir.read_meta()
+    verify_run_signature(rundir.path, rundir.signer.key.public_key(), "--sign-key",
+                         plan_digest(meta), suite_sha256, rundir.head or plan_digest(meta))
 
 
 def _execute(pending: list[Any], cfg: RunConfig) -> Any:

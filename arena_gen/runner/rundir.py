@@ -36,6 +36,7 @@ from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.paths import check_creatable
 from arena_gen.core.records import RunMeta, Trajectory
+from arena_gen.core.run_signature import RUN_SIGNATURE, RunSigner
 from arena_gen.core.schema import loads, read_json, validate_doc
 
 RUN_JSON = "run.json"
@@ -60,7 +61,8 @@ def utf8_line(record: dict[str, Any]) -> bytes:
 #: The lock file one writer of the folder holds (flock) while it runs, resumes or plays.
 LOCK_FILE = ".arena-gen.lock"
 #: Files a run writes besides run.json and trajectories.jsonl (a kill mid-write leaves them).
-OWN_TEMPS = (f".{RUN_JSON}.tmp", f".{TRAJECTORIES}.tmp", LOCK_FILE)
+OWN_TEMPS = (f".{RUN_JSON}.tmp", f".{TRAJECTORIES}.tmp", LOCK_FILE, f".{RUN_SIGNATURE}.tmp",
+             RUN_SIGNATURE)
 #: The trajectory field holding the previous line's digest (the chain link).
 PREV = "prev"
 #: Agent options that may change on --resume: where and how patiently the endpoint is asked,
@@ -163,8 +165,10 @@ class ChainError(SchemaError):
 class RunDir:
     """One run's folder on disk."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], signer: RunSigner | None = None) -> None:
         self.path = Path(path)
+        #: the evaluator's key (``run --sign-key``): signs every head the chain moves to
+        self.signer = signer
         self.run_json = self.path / RUN_JSON
         self.trajectories = self.path / TRAJECTORIES
         self.lock_file = self.path / LOCK_FILE
@@ -184,6 +188,17 @@ class RunDir:
 
     def exists(self) -> bool:
         return self.run_json.is_file()
+
+    @property
+    def head(self) -> str | None:
+        """The digest of the last line read or written (of the plan when there is none);
+        None before the chain was read, or for an unchained run."""
+        return self._head
+
+    @property
+    def signed(self) -> bool:
+        """Whether the folder holds a run signature (``run --sign-key``)."""
+        return os.path.lexists(self.path / RUN_SIGNATURE)
 
     def read_meta(self) -> dict[str, Any]:
         """``run.json``, validated against its schema (generated from the typed record)."""
@@ -210,6 +225,9 @@ class RunDir:
     def _write_chain(self, pending: str | None = None) -> None:
         """run.json with the chain's head (and the head a write is about to make)."""
         assert self._meta is not None and self._head is not None
+        if self.signer is not None:  # before run.json: its head is always one the .sig covers
+            self.signer.write(self.path, plan_digest(self._meta),
+                              str(self._meta.get("suite_sha256")), self._head, pending)
         chain: dict[str, Any] = {"head": self._head}
         if pending is not None:
             chain["pending"] = pending

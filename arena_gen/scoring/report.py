@@ -26,12 +26,12 @@ The work is split in three: :mod:`.report_data` reads the runs into a plain mode
 from __future__ import annotations
 
 import importlib.util
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.paths import check_creatable
+from arena_gen.scoring.report_check import CheckedRun, check_run
 from arena_gen.scoring.report_data import TABLE_METRICS, build_model
 from arena_gen.scoring.report_html import render_page
 from arena_gen.scoring.report_plots import STEPS_X, STEPS_Y, draw_figures, plot_problem
@@ -67,45 +67,36 @@ def plots_notice() -> str | None:
 
 
 def ensure_scored(run_dir: str | Path) -> bool:
-    """Score a run whose summary.json is missing or older than its trajectories (a resumed or
-    unscored run), keeping the prices an earlier ``score --price-in/--price-out`` recorded;
-    return whether it scored."""
-    from arena_gen.scoring.score import record_prices, score_run
-
-    path = Path(run_dir)
-    summary, trajectories = path / "summary.json", path / "trajectories.jsonl"
-    if summary.is_file() and (not trajectories.is_file()
-                              or summary.stat().st_mtime_ns >= trajectories.stat().st_mtime_ns):
-        return False
-    prices = None
-    if summary.is_file():
-        try:
-            prices = json.loads(summary.read_text(encoding="utf-8")).get("prices")
-        except (OSError, ValueError, AttributeError):
-            prices = None
-    scored = score_run(path)
-    if isinstance(prices, dict):
-        record_prices(path, scored, prices)
-    return True
+    """Check a run's figures against the judge's replay (scoring it first when summary.json is
+    missing or older than its trajectories); return whether it scored. A summary.json or
+    findings.jsonl that differs from the replay is refused (:mod:`.report_check`)."""
+    return check_run(run_dir).scored
 
 
-def build_report(run_dirs: Sequence[str | Path]) -> str:
-    """Return the HTML text of a report comparing the given scored runs (without matplotlib,
-    the page says how to add the plots and keeps every table)."""
-    model = build_model(run_dirs)
+def build_report(run_dirs: Sequence[str | Path],
+                 checked: Sequence[CheckedRun] | None = None) -> str:
+    """Return the HTML text of a report comparing the given runs, every figure from the
+    judge's replay (without matplotlib, the page says how to add the plots and keeps every
+    table)."""
+    model = build_model(run_dirs, checked)
     notice = plots_notice()
     if notice is not None:
         return render_page(model, [], notice=notice)
     return render_page(model, draw_figures(model))
 
 
-def write_report(run_dirs: Sequence[str | Path], out: str | Path) -> Path:
-    """Write the report HTML to ``out``."""
+def write_report(run_dirs: Sequence[str | Path], out: str | Path,
+                 checked: Sequence[CheckedRun] | None = None) -> Path:
+    """Write the report HTML to ``out`` atomically: a failed write (a full disk) leaves no
+    partial page and no temporary file."""
     out = check_creatable(out, "--html")
-    text = build_report(run_dirs)
+    text = build_report(run_dirs, checked)
+    tmp = out.with_name(f".{out.name}.tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise ArenaGenError(f"--html {out}: cannot write: {exc.strerror}") from None
     return out

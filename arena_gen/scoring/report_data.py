@@ -7,7 +7,6 @@ with it; :mod:`.report` ties the three together.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,13 +15,13 @@ from typing import Any
 
 from arena_gen.core.calibration import rung_rates, wilson
 from arena_gen.core.errors import ArenaGenError
-from arena_gen.core.schema import read_json
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.cost import cost_usd
 from arena_gen.scoring.definitions import fmt
 from arena_gen.scoring.policy import attempt_score, is_perfect
+from arena_gen.scoring.report_check import CheckedRun, check_run
 from arena_gen.scoring.table import cost_text
 
 #: The metrics table's columns (definitions and units from ``definitions.METRICS``); the page
@@ -38,14 +37,6 @@ PROFIT_METRICS = ("avg_at_k_profit", "best_at_k_profit", "profit_rate_median")
 
 
 # --- Reading runs -------------------------------------------------------------------------------
-
-def load_summary(run_dir: str | Path) -> dict[str, Any]:
-    """Read a scored run's summary.json (run ``arena-gen score`` first)."""
-    path = Path(run_dir) / "summary.json"
-    if not path.is_file():
-        raise ArenaGenError(f"{run_dir}: no summary.json; run `arena-gen score {run_dir}` first")
-    return read_json(path, "summary")
-
 
 def run_label(summary: dict[str, Any], path: str | Path) -> str:
     """A short name for a run: its agent, mode and folder, marked when the run is incomplete
@@ -113,27 +104,16 @@ def _suite_of(meta: dict[str, Any]) -> tuple[Suite | None, str | None]:
     return suite, None
 
 
-def _findings_lines(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
-    """The judge's findings.jsonl lines by (task, attempt)."""
-    out: dict[tuple[str, int], dict[str, Any]] = {}
-    file = path / "findings.jsonl"
-    if not file.is_file():
-        return out
-    for raw in file.read_text(encoding="utf-8").splitlines():
-        if raw.strip():
-            line = json.loads(raw)
-            out[(str(line["task_id"]), int(line["attempt"]))] = line
-    return out
-
-
-def load_run(run_dir: str | Path) -> RunView:
-    """A scored run directory read for the report (summary, findings, trajectories, suite)."""
+def load_run(run_dir: str | Path, checked: CheckedRun | None = None) -> RunView:
+    """A run read for the report: its summary and findings from the judge's replay
+    (``checked``, else :func:`~.report_check.check_run` now), its trajectories and suite."""
     path = Path(run_dir)
-    summary = load_summary(path)
+    checked = checked if checked is not None else check_run(path)
+    summary = checked.summary
     rundir = RunDir(path)
     meta = rundir.read_meta() if rundir.exists() else {}
     suite, note = _suite_of(meta) if meta else (None, "no run.json")
-    lines = _findings_lines(path)
+    lines = {(str(line["task_id"]), int(line["attempt"])): line for line in checked.findings}
     latest: dict[tuple[str, int], dict[str, Any]] = {}
     for _, rec in rundir.iter_numbered_records():  # one line held at a time
         key = (rec["task_id"], int(rec["attempt"]))
@@ -421,11 +401,14 @@ def _budget(views: Sequence[RunView], env: str) -> int | None:
     return budgets.pop() if len(budgets) == 1 else None
 
 
-def build_model(run_dirs: Sequence[str | Path]) -> ReportModel:
-    """Read the runs and compute everything the report shows."""
+def build_model(run_dirs: Sequence[str | Path],
+                checked: Sequence[CheckedRun] | None = None) -> ReportModel:
+    """Read the runs and compute everything the report shows (``checked``: the runs' replayed
+    figures, one per run directory, when the caller has them already)."""
     if not run_dirs:
         raise ArenaGenError("report needs at least one run directory")
-    views = [load_run(p) for p in run_dirs]
+    views = [load_run(p, checked[i] if checked is not None else None)
+             for i, p in enumerate(run_dirs)]
     summaries = [(v.label, v.summary) for v in views]
     envs = sorted({env for _, s in summaries for env in s["envs"]})
     runs = [RunLine(v.label, str(s["run"].get("suite")), str(s["run"].get("mode")),

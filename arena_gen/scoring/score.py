@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -29,11 +30,12 @@ from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, PlanError, SchemaError
 from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
 from arena_gen.core.records import FindingsLine, Summary
+from arena_gen.core.run_signature import check_run_signature
 from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.core.usage import USAGE_KEYS, turn_tokens
-from arena_gen.runner.rundir import RunDir, planned_attempts
+from arena_gen.runner.rundir import RunDir, plan_digest, planned_attempts
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
@@ -425,12 +427,56 @@ def _coverage_words(cov: dict[str, Any], rate: str, planned: int, scored: int) -
 
 
 def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
-              allow_unchained: bool = False) -> dict[str, Any]:
+              allow_unchained: bool = False,
+              public_key: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Judge and score a run directory; write findings.jsonl, summary.json and summary.csv.
     ``strict`` scores the planned attempts that are missing or ended in an infra error as
     failures (0) instead of excluding them. A run whose trajectories.jsonl is not hash-chained
     (written before the chain) is refused unless ``allow_unchained``: then it is scored and
-    marked ``unchained`` (its deletions and reorderings cannot be detected)."""
+    marked ``unchained`` (its deletions and reorderings cannot be detected). With
+    ``public_key``, a run not signed by that key over its plan, suite and chain head
+    (``run --sign-key``) is refused before anything is written."""
+    summary, lines = judge_run(run_dir, suite, strict=strict, allow_unchained=allow_unchained,
+                               public_key=public_key)
+    write_scores(run_dir, summary, lines)
+    return summary
+
+
+def write_scores(run_dir: str | Path, summary: dict[str, Any],
+                 lines: Sequence[dict[str, Any]]) -> None:
+    """Write a judged run's findings.jsonl, summary.json and summary.csv."""
+    path = Path(run_dir)
+    _write(path / "findings.jsonl", findings_text(lines))
+    _write(path / "summary.json", summary_text(summary))
+    _write(path / "summary.csv", summary_csv(summary))
+
+
+def check_signed(rundir: RunDir, meta: dict[str, Any], suite_sha256: str,
+                 public_key: str | os.PathLike[str]) -> None:
+    """Refuse a run (its lines read to the end) that the key in ``public_key`` did not sign
+    over its plan, this suite and its last line (:mod:`arena_gen.core.run_signature`)."""
+    if rundir.unchained:
+        raise ArenaGenError(f"{rundir.run_json}: an unchained run cannot be signed; refused "
+                            f"under --public-key")
+    check_run_signature(rundir.path, public_key, plan_digest(meta), suite_sha256,
+                        rundir.head or plan_digest(meta))
+
+
+def findings_text(lines: Sequence[dict[str, Any]]) -> str:
+    """findings.jsonl's exact text: one canonical line per judged attempt."""
+    return "".join(canonical_json(x) + "\n" for x in lines)
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    """summary.json's exact text."""
+    return json.dumps(summary, indent=2, sort_keys=True) + "\n"
+
+
+def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
+              allow_unchained: bool = False, public_key: str | os.PathLike[str] | None = None
+              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The summary and findings lines :func:`score_run` writes, computed from the replay and
+    written nowhere (``report`` compares them with the files on disk)."""
     rundir = RunDir(run_dir)
     if not rundir.exists():
         raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
@@ -472,6 +518,8 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             oracle_profit=witness_profit(task),
             fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
         del rec
+    if public_key is not None:
+        check_signed(rundir, meta, suite_obj.manifest["suite_sha256"], public_key)
     in_order = sorted(judged.values(), key=lambda x: x[0])
     lines = [line for _, line, _ in in_order]
     attempts = [attempt for _, _, attempt in in_order]
@@ -503,10 +551,7 @@ def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     summary["coverage"]["text"] = coverage_text(summary)
     summary["curves"] = replay_curves(attempts)
     summary = Summary.model_validate(summary).to_json_dict()  # the typed record, as written
-    _write(rundir.path / "findings.jsonl", "".join(canonical_json(x) + "\n" for x in lines))
-    _write(rundir.path / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    _write(rundir.path / "summary.csv", summary_csv(summary))
-    return summary
+    return summary, lines
 
 
 def score_findings(findings_file: str | Path, rubrics_file: str | Path) -> dict[str, Any]:
@@ -655,11 +700,14 @@ def summary_csv(summary: dict[str, Any]) -> str:
 
 
 def _write(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` atomically; a failed write (a full disk) leaves the old
+    file and no temporary beside it."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
 
 
@@ -669,13 +717,7 @@ def record_prices(run_dir: str | Path, summary: dict[str, Any],
     summary.csv) and return the summary, so ``report`` shows the cost ``score`` printed (a
     later score without prices drops them)."""
     summary = {**summary, "prices": prices}
-    for name, text in (("summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n"),
+    for name, text in (("summary.json", summary_text(summary)),
                        ("summary.csv", summary_csv(summary))):
-        path = Path(run_dir) / name
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(path)
-        except OSError as exc:
-            raise ArenaGenError(f"{path}: cannot write: {exc.strerror}") from None
+        _write(Path(run_dir) / name, text)
     return summary

@@ -2,8 +2,13 @@
 everything the agent must not see.
 
 ``build --secret FILE`` hangs a suite's seed tree under a key derived from the secret
-(HMAC-SHA256 of the suite and seed), so nobody can regenerate its worlds from the public ids and
-seed; the manifest records a commitment to the secret, never the secret. ``seal`` writes a
+(HMAC-SHA256 of the suite and seed, keyed with the secret stretched through scrypt), so nobody
+can regenerate its worlds from the public ids and seed; the manifest records a commitment to the
+secret, never the secret. Every derived value goes through one scrypt of the secret (128 MiB,
+about a second of one core), so each guess at a secret costs an attacker that, however it is
+checked (the commitment, a salt, or a rebuilt world against a public view); and a secret under
+32 bytes, or an obviously weak one (one byte repeated, a short pattern repeated, fewer than 8
+distinct bytes), is refused. ``seal`` writes a
 public copy: each task's public fields as they are and, for each hidden part (params, world,
 rules text, certificate), ``sha256(canonical JSON of the part || salt)`` with a 32-byte salt
 derived from the secret and the task id. Revealing a part with its salt (or the secret, which
@@ -12,6 +17,7 @@ gives every salt) opens the commitment; the salts keep small worlds from being g
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -42,8 +48,17 @@ from arena_gen.suite import catalog
 from arena_gen.suite.attempts import task_id
 from arena_gen.suite.catalog import SUITES
 
-#: The commitment scheme a sealed manifest names (a new scheme gets a new name).
-SCHEME = "arena-gen-sealed-1"
+#: The commitment scheme a sealed manifest names (a new scheme gets a new name). Version 2
+#: keys every HMAC with the secret stretched through scrypt (:data:`KDF`); version 1 keyed them
+#: with the secret itself (one fast HMAC per guess) and is refused.
+SCHEME = "arena-gen-sealed-2"
+OLD_SCHEMES = ("arena-gen-sealed-1",)
+#: scrypt's cost parameters (``hashlib.scrypt``): n=2**17, r=8 is 128 MiB of memory and about
+#: a second of one core per secret tried (0.5 s on a quiet 2020s desktop core), the price of
+#: every offline guess; p=1 keeps it one core. Part of the scheme, recorded in the manifest.
+KDF: dict[str, Any] = {"name": "scrypt", "n": 2**17, "r": 8, "p": 1}
+#: Bytes of scrypt's working memory allowed: its need (128 * r * n) with room to spare.
+_MAXMEM = 256 * 1024 * 1024
 PRIVATE, PUBLIC = SEALED_PRIVATE, SEALED_PUBLIC
 #: Task fields a public copy keeps as they are (an agent sees ``public``; the rest names the
 #: task and what success means).
@@ -54,8 +69,13 @@ PUBLIC_CERTIFICATE = ("solvable", "method", "min_steps", "verifier_version")
 #: Task fields a public copy replaces by commitments (the certificate whole: its witness and
 #: facts describe the world).
 HIDDEN = ("params", "world", "rules_text", "certificate")
-#: A secret shorter than this could be guessed from its public commitment.
-MIN_SECRET_BYTES = 16
+#: A secret shorter than this is refused (32 random bytes, or 64 hex digits, is what the docs
+#: make; a passphrase that short is guessable even at a second per guess).
+MIN_SECRET_BYTES = 32
+#: Fewest distinct byte values a secret may hold (random hex of 32 bytes has 16).
+MIN_DISTINCT_BYTES = 8
+#: Longest repeated pattern refused (``abcd`` x 8, ``0123456789abcdef`` x 2).
+MAX_PERIOD = 16
 MAX_SECRET_BYTES = 64 * 1024
 
 
@@ -66,9 +86,9 @@ class Secret:
     data: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        if len(self.data) < MIN_SECRET_BYTES:
-            raise ArenaGenError(f"a secret must hold at least {MIN_SECRET_BYTES} bytes (it "
-                                f"holds {len(self.data)}); make one with: python3 -c "
+        weak = weakness(self.data)
+        if weak is not None:
+            raise ArenaGenError(f"a weak secret: {weak}; make one with: python3 -c "
                                 f"\"import secrets; print(secrets.token_hex(32))\" > FILE")
 
     @classmethod
@@ -79,9 +99,14 @@ class Secret:
         except OSError as exc:
             raise ArenaGenError(f"{path}: cannot read the secret: {exc.strerror or exc}") from None
 
+    @property
+    def key(self) -> bytes:
+        """The secret stretched through scrypt (:data:`KDF`): the key of every HMAC below."""
+        return stretch(self.data, int(KDF["n"]), int(KDF["r"]), int(KDF["p"]))
+
     def _mac(self, *parts: str) -> bytes:
         message = "\0".join((SCHEME, *parts)).encode("utf-8")
-        return hmac.new(self.data, message, hashlib.sha256).digest()
+        return hmac.new(self.key, message, hashlib.sha256).digest()
 
     @property
     def commitment(self) -> str:
@@ -96,9 +121,37 @@ class Secret:
         """The salt of one hidden part of one task (publish it to open that commitment)."""
         return self._mac("salt", task, part)
 
-    def manifest_entry(self, role: str) -> dict[str, str]:
+    def manifest_entry(self, role: str) -> dict[str, Any]:
         """The manifest's ``sealed`` record of a private suite or its public copy."""
-        return {"scheme": SCHEME, "role": role, "secret_commitment": self.commitment}
+        return {"scheme": SCHEME, "role": role, "secret_commitment": self.commitment,
+                "kdf": dict(KDF)}
+
+
+def weakness(data: bytes) -> str | None:
+    """Why a secret is too weak to seal with (None: long and varied enough): fewer than
+    :data:`MIN_SECRET_BYTES` bytes, one byte or a short pattern repeated, or too few distinct
+    bytes. A trailing newline is ignored by the pattern checks (never by the derivations)."""
+    if len(data) < MIN_SECRET_BYTES:
+        return f"it holds {len(data)} bytes; a secret must hold at least {MIN_SECRET_BYTES}"
+    body = data.rstrip(b"\r\n")
+    if len(set(body)) <= 1:
+        return "every byte is the same"
+    for period in range(2, MAX_PERIOD + 1):
+        if len(body) >= 2 * period and body == (body[:period] * (len(body) // period + 1)
+                                                )[:len(body)]:
+            return f"a pattern of {period} bytes repeated"
+    if len(set(body)) < MIN_DISTINCT_BYTES:
+        return (f"only {len(set(body))} distinct byte values (at least {MIN_DISTINCT_BYTES} "
+                f"expected of a random secret)")
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def stretch(data: bytes, n: int, r: int, p: int) -> bytes:
+    """scrypt of a secret under the scheme's salt: about a second per call, so each process
+    stretches a secret once (cached)."""
+    return hashlib.scrypt(data, salt=SCHEME.encode("utf-8"), n=n, r=r, p=p, maxmem=_MAXMEM,
+                          dklen=32)
 
 
 def commit(value: Any, salt: bytes) -> str:
@@ -118,6 +171,14 @@ def check_secret(manifest: dict[str, Any], secret: Secret, where: object) -> Non
     if entry is None:
         raise ArenaGenError(f"{where}: not a sealed suite (built without --secret), so "
                             f"--secret does not apply")
+    if entry.get("scheme") in OLD_SCHEMES:
+        raise ArenaGenError(f"{where}: sealed with {entry.get('scheme')}, whose commitment is "
+                            f"one fast HMAC of the secret (guessable offline); this arena-gen "
+                            f"derives from a secret only through {SCHEME} (scrypt): seal a new "
+                            f"suite with a new secret of at least {MIN_SECRET_BYTES} bytes")
+    if entry.get("scheme") != SCHEME or entry.get("kdf") != KDF:
+        raise ArenaGenError(f"{where}: the manifest's sealed.scheme/kdf are not {SCHEME} with "
+                            f"{KDF} (edited, or written by another arena-gen)")
     if entry.get("role") != PRIVATE:
         raise ArenaGenError(f"{where}: the public copy of a sealed suite; this needs the "
                             f"private suite")

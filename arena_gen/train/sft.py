@@ -174,13 +174,18 @@ def export_sft(tasks: Sequence[Task], teacher: str, *, harness: str = DEFAULT_HA
 
 
 def write_jsonl(path: str | os.PathLike[str], records: Sequence[dict[str, Any]]) -> None:
-    """Write chat records, one JSON object a line, through a temporary file (all or nothing)."""
+    """Write chat records, one JSON object a line, through a temporary file (all or nothing:
+    a failed write, a full disk say, removes the temporary file and leaves ``path`` as it was)."""
     out = Path(path)
     tmp = out.with_name(f".{out.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 __all__ = ["TEACHERS", "Exported", "TeacherClient", "TeacherForcedLLM", "chat_records",

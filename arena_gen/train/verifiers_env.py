@@ -1,21 +1,22 @@
 """A ``verifiers`` environment (the ``[verifiers]`` extra, ``verifiers`` 0.4 ``v1`` API).
 
 ``load_environment(env=..., level=..., mode=...)`` returns a ``verifiers`` ``Env`` whose taskset
-(this module's id, ``arena_gen.train.verifiers_env``) yields arena-gen tasks: the certified
-stream of ``env`` at ``level`` from ``seed`` (endless), or a suite's tasks (``suite=``). An
-episode is multi-turn: the model is shown the LLM agent's first prompt (goal, action grammar,
-the rules in ``with-rules`` mode, first observation: :func:`~arena_gen.agents.llm_prompts
-.build_messages`), each reply's last ``<action>`` tag is played through the env (no tag: the
-empty action, the env's malformed-action feedback, one turn spent), and the next observation is
-the next user turn until the episode ends. The rubric is arena-gen's judge: the actions are
+(this module's id, ``arena_gen.train.verifiers_env``) yields arena-gen tasks: the certified stream
+of ``env`` at ``level`` from ``seed`` (endless), or a suite's tasks (``suite=``). An episode is
+multi-turn: the model is shown the LLM agent's first prompt (goal, action grammar, the rules in
+``with-rules`` mode, first observation: :func:`~arena_gen.agents.llm_prompts .build_messages`),
+each reply's last ``<action>`` tag is played through the env (no tag: the empty action, the env's
+malformed-action feedback, one turn spent), and the next observation is the next user turn until
+the episode ends; an action is cut to the LLM agent's 4096 characters (``reply_action``), so a 20
+MB reply is neither played nor stored whole. The rubric is arena-gen's judge: the actions are
 replayed through the task's game (:func:`~arena_gen.scoring.judge.replay_trajectory`) and the
 reward ``arena_gen_success`` is 1 when the replay succeeds; metrics record the rubric items met,
 the steps and the certified minimum. With ``reward="dense"`` the episode is played through
 :func:`~arena_gen.train.shaping.shaped` (the certified potential-based shaping, every env): the
 reward stays the judge's, and the per-turn shaped rewards are written to the trace's ``info``
-(``arena_gen_turn_rewards``, one per turn; their sum is the metric ``arena_gen_shaped_return``)
-for a trainer that assigns per-turn credit (``verifiers`` 0.4 has no per-turn reward of its
-own: its per-token advantages are the trainer's to assign).
+(``arena_gen_turn_rewards``, one per turn; their sum is the metric ``arena_gen_shaped_return``) for
+a trainer that assigns per-turn credit (``verifiers`` 0.4 has no per-turn reward of its own: its
+per-token advantages are the trainer's to assign).
 
 The model is called by this module's harness, in-process (``verifiers`` lets a harness run its
 loop in-process as long as every model call goes through the rollout's interception endpoint):
@@ -32,7 +33,8 @@ from typing import Any, Literal
 import httpx
 import verifiers.v1 as vf
 
-from arena_gen.agents.llm_parse import extract_action, split_reasoning
+from arena_gen.agents.llm import MAX_ACTION_CHARS
+from arena_gen.agents.llm_parse import reply_action
 from arena_gen.agents.llm_prompts import SYSTEM, build_messages, observation_text
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite, resolve_suite
@@ -161,8 +163,7 @@ class ArenaGenEnv(vf.Env[ArenaGenEnvConfig]):  # type: ignore[misc]
         async with agents.player.interaction(task) as interaction:
             segment = await interaction.turn(first[1]["content"])
             while not segment.terminated:
-                answer, _ = split_reasoning(segment.last_reply or "")
-                action = extract_action(answer) or ""
+                action = reply_action(segment.last_reply or "", MAX_ACTION_CHARS)
                 observation, reward, terminated, truncated, facts = env.step(action)
                 turns.append({"action": action, "valid": bool(facts["valid"])})
                 rewards.append(float(reward))

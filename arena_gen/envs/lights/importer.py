@@ -88,6 +88,14 @@ def importer(path: Path) -> list[Draft]:
     idxs = [d.params["source_idx"] for d in drafts]
     if any(i is not None and (not isinstance(i, int) or isinstance(i, bool)) for i in idxs):
         raise ImportFormatError(f"{path}: idx values must be integers")
+    first: dict[int, int] = {}
+    for pos, idx in enumerate(idxs):
+        if idx is None:
+            continue
+        if idx in first:  # two tasks would claim one released task
+            raise ImportFormatError(f"{path}, at $[{pos}].idx: idx {idx} repeats $[{first[idx]}]"
+                                    f".idx (each released task has its own idx)")
+        first[idx] = pos
     return drafts
 
 
