@@ -193,6 +193,9 @@ def _usage(body: dict[str, Any]) -> dict[str, Any] | None:
     details = usage.get("completion_tokens_details")
     if isinstance(details, dict) and isinstance(details.get("reasoning_tokens"), int):
         out["reasoning_tokens"] = details["reasoning_tokens"]
+    prompt_details = usage.get("prompt_tokens_details")  # of prompt_tokens, served from cache
+    if isinstance(prompt_details, dict) and isinstance(prompt_details.get("cached_tokens"), int):
+        out["cached_tokens"] = prompt_details["cached_tokens"]
     clean, _ = clean_usage(out)  # the total of prompt + completion when none is reported
     if clean and "total_tokens" not in out and "total_tokens" in clean:
         out["total_tokens"] = clean["total_tokens"]

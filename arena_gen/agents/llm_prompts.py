@@ -45,6 +45,9 @@ class Turn:
     observation: str
     action: str | None
     kept: bool = True
+    #: the tool call the reply made (tools format: ``name``, ``arguments`` as JSON object
+    #: text, ``error`` when malformed), shown as the API's own tool-call message; None: no call
+    call: dict[str, Any] | None = None
 
 
 def grammar_text(env: str, public: dict[str, Any]) -> str:

@@ -40,6 +40,37 @@ class InfraReasons:
                 for reason, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
+class IgnoredToolChoice:
+    """Replies without a tool call although ``--tool-choice required`` was sent: the endpoint
+    ignores the setting (it answered 200 without a call). Said once, in words, at the first
+    such reply, and counted over the run's turns at its end."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.told = False
+
+    def heard(self, where: str) -> None:
+        """One reply without a call (``where``: its task and turn); the first one is said."""
+        if not self.told:
+            self.told = True
+            self.say(f"warning: the endpoint ignores --tool-choice required: the reply of "
+                     f"{where} made no tool call although one was required, so the turn was "
+                     f"played as an invalid action and counts against the model. The server "
+                     f"may not support tool_choice=required (check its tool-call settings, "
+                     f"e.g. vLLM's --tool-call-parser, or run with --action-format text)")
+
+    @staticmethod
+    def summary(records: list[dict[str, Any]]) -> str | None:
+        """The run's count of such turns, or None when there were none."""
+        turns = [sum(bool(t.get("tool_choice_ignored")) for t in r.get("turns", []))
+                 for r in records]
+        if not sum(turns):
+            return None
+        return (f"{sum(turns)} turn(s) in {sum(n > 0 for n in turns)} episode(s) got a reply "
+                f"without a tool call although --tool-choice required was sent (the endpoint "
+                f"ignores it); each was played as an invalid action")
+
+
 def resume_command(ctx: click.Context) -> str:
     """The command that continues this run: the options as typed, plus ``--resume``."""
     words = ["arena-gen", "run"]
@@ -205,7 +236,9 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
 
     with user_errors():
         check_agent_mode(agent, mode)  # before the suite is read
-    infra, planned = InfraReasons(say), dict[str, int]()
+    from arena_gen.agents.llm_tools import watch_required
+
+    infra, planned, ignored = InfraReasons(say), dict[str, int](), IgnoredToolChoice(say)
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
@@ -238,11 +271,14 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 else:
                     advance(status(), step=0)
 
-            with ui.heartbeat(beat, heartbeat):
+            with ui.heartbeat(beat, heartbeat), watch_required(ignored.heard):
                 rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
     for text in infra.summary():
         say(text)
     records = rundir.records()
+    ignored_note = ignored.summary(records) if tool_choice == "required" else None
+    if ignored_note:
+        say(ignored_note)
     counts = summarize(records)
     rows = [[env, c["episodes"], f"{c['success']} ({100 * c['success'] / c['episodes']:.1f} %)",
              c["turns"], c["infra_error"], c["env_error"], c["agent_error"]]
