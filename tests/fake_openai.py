@@ -252,10 +252,15 @@ class FakeOpenAI:
 
     def _decide(self, raw: bytes, auth: str | None, peer: int = 0) -> tuple[Out, Seen]:
         body = json.loads(raw)
-        prompt = "\n".join(m.get("content") or "" for m in body["messages"])
-        task = self._task_of(prompt)
-        matches = TURN.findall(prompt)  # the dialogue heads each observation: the last is now
-        turn = int(matches[-1]) if matches else 0
+        texts = [m.get("content") or "" for m in body["messages"]]
+        # the task's intro is in the first messages and this turn's header in the last: read
+        # only those (a benchmark's server answers thousands of long prompts); else all of it
+        prompt = "\n".join(texts)
+        task = self._task_of("\n".join(texts[:2])) or self._task_of(prompt)
+        matches = TURN.findall(texts[-1]) if texts else []
+        if not matches:
+            matches = TURN.findall(prompt)
+        turn = int(matches[-1]) if matches else 0  # the dialogue heads each observation
         env = task.env if task else None
         with self._lock:
             self._tries[(env, turn)] += 1
