@@ -13,8 +13,14 @@ load average when it ended (the 2 cores are shared). The summary gives the media
 of the repeats and the ceiling: min(N / latency, the 0 ms rate at N), the network-free rate
 being what the CPU allows.
 
+``--rl`` measures the RL-scale rows instead (#40): 64, 256, 1,024 and 4,096 episodes in flight
+at 200 ms, 1 s, 2 s and 8 s (ceilings 320, 256, 512 and 512 turns/s), and inspect_ai at 32 and
+64 connections (200 ms) beside them; each command runs for a fixed time and its turns/s, CPU
+milliseconds per turn (``/proc``) and peak memory (also per open episode) are taken over its
+last seconds, start-up and ramp left out.
+
 Reproduce: ``python benchmarks/bench_throughput.py [--quick] [--no-inspect] [--repeats R]
-[--inspect-cap S]`` from the repository root (``--quick``: 0 ms only, 1 and 8 connections, no
+[--inspect-cap S] [--rl]`` from the repository root (``--quick``: 0 ms only, 1 and 8 connections, no
 inspect; ``--inspect-cap``: an inspect run stops after S seconds, and its rate is its turns
 over the seconds since its first request, start-up left out, which favours it).
 """
@@ -153,6 +159,123 @@ def inspect_run(server: FakeOpenAI, ids: list[str], attempts: int, conns: int,
     return result
 
 
+#: The RL-scale rows (#40): (episodes in flight, latency ms, seconds capped, seconds measured).
+RL_ROWS = [(64, 200, 40, 20), (256, 1000, 45, 20), (1024, 2000, 60, 25), (4096, 8000, 120, 50)]
+#: inspect_ai beside them: (connections, latency ms, seconds capped, seconds measured).
+RL_INSPECT = [(32, 200, 60, 25), (64, 200, 60, 25)]
+
+
+@dataclass
+class Steady:
+    """One capped command's steady state: its last ``window`` seconds."""
+
+    turns: int
+    seconds: float
+    cpu: float
+    rss_mb: float
+    #: CPU seconds of the loopback server (this process) over the same seconds
+    server_cpu: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.turns / self.seconds
+
+    @property
+    def cpu_ms(self) -> float:
+        return 1000 * self.cpu / max(self.turns, 1)
+
+
+def _proc(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) and resident megabytes of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    with open(f"/proc/{pid}/status") as f:
+        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return cpu, rss / 1024
+
+
+def steady(cmd: list[str], server: FakeOpenAI, env: dict[str, str], cap: float,
+           window: float) -> Steady:
+    """Run ``cmd`` for ``cap`` seconds; the turns the server answered, the command's CPU and
+    its peak memory over the last ``window`` seconds (start-up and ramp left out)."""
+    before = len(server.seen)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    start = time.perf_counter()
+    mark: tuple[float, int, float] | None = None
+    served = 0.0
+    peak = 0.0
+    try:
+        while time.perf_counter() - start < cap and proc.poll() is None:
+            time.sleep(0.5)
+            now = time.perf_counter()
+            cpu, rss = _proc(proc.pid)
+            if mark is None and now - start >= cap - window:
+                mark, served = (now, len(server.seen), cpu), time.process_time()
+            if mark is not None:
+                peak = max(peak, rss)
+        cpu, rss = _proc(proc.pid)
+        end = (time.perf_counter(), len(server.seen), cpu)
+        served = time.process_time() - served
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate()
+    if mark is None or proc.returncode not in (0, -signal.SIGTERM):
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n"
+                         f"{err.decode(errors='replace')[-2000:]}")
+    del before
+    return Steady(end[1] - mark[1], end[0] - mark[0], end[2] - mark[2], max(peak, rss),
+                  served)
+
+
+def rl_main(args: argparse.Namespace) -> None:
+    """The RL-scale rows and inspect_ai beside them, in one run (``--rl``)."""
+    print("command: python benchmarks/bench_throughput.py " + " ".join(sys.argv[1:]))
+    print(f"{os.cpu_count()} cores; load at start {load()}; turns/s, CPU and memory over each "
+          f"row's last seconds (start-up and ramp left out)")
+    tasks = read_suite("lite").tasks[ENV][:TASKS]
+    rows = [("arena-gen", *r) for r in RL_ROWS] + (
+        [] if args.no_inspect else [("inspect", *r) for r in RL_INSPECT])
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(tasks, keep=False) as server:
+        server._server.socket.listen(8192)  # thousands of connections arrive at once
+        server._server.handle_error = lambda *a: None  # a stopped client resets its sockets
+        print(f"{'what':>10}{'in flight':>10}{'latency':>9}{'episodes':>9}{'turns':>8}"
+              f"{'seconds':>8}{'turns/s':>9}{'ceiling':>8}{'% ceil':>8}{'cpu ms/turn':>12}"
+              f"{'MB':>7}{'KB/episode':>11}{'srv ms/turn':>12}{'load':>7}")
+        for what, n, ms, cap, window in rows:
+            server.delay = ms / 1000
+            episode_seconds = 120 * ms / 1000  # a trading episode at this latency
+            attempts = math.ceil(n / TASKS) * (2 if episode_seconds < cap else 1)
+            ids = [t.id for t in tasks[: min(n, TASKS)]]
+            out = Path(tmp) / f"{what}-{n}"
+            if what == "arena-gen":
+                cmd = [sys.executable, "-m", "arena_gen.cli", "run", "--suite", "lite", "--env",
+                       ENV, "--tasks", ",".join(ids), "--attempts", str(attempts), "--agent",
+                       "llm", "--model", "fake", "--base-url", server.url, "--max-connections",
+                       str(n), "--timeout", "120", "--out", str(out), "--display", "none",
+                       "--heartbeat", "0"]
+                env = dict(os.environ, OPENAI_API_KEY="sk-loop")
+            else:
+                inspect = shutil.which("inspect") or str(Path(sys.executable).parent / "inspect")
+                cmd = [inspect, "eval", "arena_gen/lite", "-T", f"env={ENV}", "-T",
+                       f"tasks={','.join(ids)}", "--model", "openai-api/loop/fake",
+                       "--max-connections", str(n), "--epochs", str(attempts), "--display",
+                       "none", "--log-dir", str(out)]
+                env = dict(os.environ, LOOP_BASE_URL=server.url, LOOP_API_KEY="sk-loop")
+            got = steady(cmd, server, env, cap, window)
+            server.seen.clear()
+            episodes = len(ids) * attempts
+            ceiling = min(n, episodes) / (ms / 1000)
+            open_episodes = min(episodes, 2 * n) if what == "arena-gen" else min(episodes, n)
+            print(f"{what:>10}{n:>10}{ms:>9}{episodes:>9}{got.turns:>8}{got.seconds:>8.1f}"
+                  f"{got.rate:>9.1f}{ceiling:>8.0f}{100 * got.rate / ceiling:>7.1f}%"
+                  f"{got.cpu_ms:>12.3f}{got.rss_mb:>7.0f}"
+                  f"{1024 * got.rss_mb / open_episodes:>11.0f}"
+                  f"{1000 * got.server_cpu / max(got.turns, 1):>12.3f}{load():>7}", flush=True)
+            shutil.rmtree(out, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="0 ms, 1 and 8 connections")
@@ -164,7 +287,13 @@ def main() -> None:
     parser.add_argument("--inspect-cap", type=float, default=None,
                         help="stop an inspect run after this many seconds; its rate is then "
                              "its turns since its first request (marked * in the output)")
+    parser.add_argument("--rl", action="store_true",
+                        help="the RL-scale rows: 64/256/1,024/4,096 episodes in flight at "
+                             "200 ms/1 s/2 s/8 s, and inspect_ai at 32 and 64 (200 ms)")
     args = parser.parse_args()
+    if args.rl:
+        rl_main(args)
+        return
     conns = [int(c) for c in (args.connections or ("1,8" if args.quick else "1,8,32,64"))
              .split(",")]
     latencies = [int(m) for m in (args.latency or ("0" if args.quick else "200,0")).split(",")]

@@ -83,8 +83,10 @@ class FakeOpenAI:
     def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
                  fault: Fault | None = None,
                  to_call: Callable[[str, str], tuple[str, str]] | None = None,
-                 keep: bool = True) -> None:
+                 keep: bool = True, cached: bool = False) -> None:
         self.tasks = {t.public["intro"]: t for t in tasks}
+        #: report ``usage.prompt_tokens_details.cached_tokens`` (3/4 of the prompt's tokens)
+        self.cached = cached
         #: keep each request's prompt and body in :attr:`seen` (a benchmark counts requests
         #: and keeps its memory flat: 7,680 prompts of a 64-episode run are ~1 GB as objects)
         self.keep = keep
@@ -210,6 +212,9 @@ class FakeOpenAI:
                                   "completion_tokens": len(out.content or "") // 4,
                                   "total_tokens": len(seen.prompt) // 4
                                   + len(out.content or "") // 4}}
+                if server.cached:
+                    body["usage"]["prompt_tokens_details"] = {
+                        "cached_tokens": len(seen.prompt) // 4 * 3 // 4}
                 self._send(out.status, json.dumps(body).encode(), out.headers)
 
             def _endless(self, out: Out) -> None:
@@ -247,10 +252,15 @@ class FakeOpenAI:
 
     def _decide(self, raw: bytes, auth: str | None, peer: int = 0) -> tuple[Out, Seen]:
         body = json.loads(raw)
-        prompt = "\n".join(m["content"] for m in body["messages"])
-        task = self._task_of(prompt)
-        matches = TURN.findall(prompt)  # the dialogue heads each observation: the last is now
-        turn = int(matches[-1]) if matches else 0
+        texts = [m.get("content") or "" for m in body["messages"]]
+        # the task's intro is in the first messages and this turn's header in the last: read
+        # only those (a benchmark's server answers thousands of long prompts); else all of it
+        prompt = "\n".join(texts)
+        task = self._task_of("\n".join(texts[:2])) or self._task_of(prompt)
+        matches = TURN.findall(texts[-1]) if texts else []
+        if not matches:
+            matches = TURN.findall(prompt)
+        turn = int(matches[-1]) if matches else 0  # the dialogue heads each observation
         env = task.env if task else None
         with self._lock:
             self._tries[(env, turn)] += 1

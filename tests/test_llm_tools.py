@@ -17,7 +17,7 @@ from fake_openai import FakeOpenAI, Out, Seen
 
 from arena_gen.agents.llm import LLMAgent
 from arena_gen.agents.llm_tools import (
-    TOOLS_NO_ACTION,
+    TOOLS_NO_CALL,
     action_tools,
     call_action,
     read_calls,
@@ -261,7 +261,7 @@ def test_malformed_calls_get_feedback_and_cost_a_turn(suite: Path, tmp_path: Pat
 
     with FakeOpenAI([task], key=KEY, fault=fault, to_call=lights_call) as server:
         rundir = run_tools(suite, tmp_path / "run", server)
-        prompts = {s.turn: s.prompt for s in server.seen}
+        bodies = {s.turn: s.body for s in server.seen}
     [record] = rundir.records()
     turns = record["turns"]
     assert [t["turn"] for t in turns[:5]] == [1, 2, 3, 4, 5]  # each one cost a turn
@@ -273,7 +273,14 @@ def test_malformed_calls_get_feedback_and_cost_a_turn(suite: Path, tmp_path: Pat
     assert len({t["feedback"] for t in turns[:4]}) == 1 and turns[0]["feedback"]
     assert turns[0]["tool_call"] == {"name": "toggle", "arguments": '{"bulb": '}
     assert "tool_call" not in turns[3]
-    assert TOOLS_NO_ACTION in prompts[5]  # the failed calls' turns, as the model reads them
+    # the failed calls' turns, as the model reads them: its calls, then the tool's answer
+    history = bodies[5]["messages"][2:]
+    assert [m["role"] for m in history] == ["assistant", "tool"] * 3 + ["assistant", "user"]
+    assert history[0]["tool_calls"][0]["function"] == {"name": "toggle", "arguments": "{}"}
+    assert history[1]["content"].startswith(
+        "Invalid call (the arguments are not JSON (Expecting value)): no action was played")
+    assert history[6] == {"role": "assistant", "content": ""}
+    assert history[7]["content"].startswith(TOOLS_NO_CALL)
     assert record["end_reason"] == "budget" or record["steps"] == len(turns)
 
 

@@ -7,7 +7,8 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("gymnasium", "scipy", "pysat", "z3", "matplotlib", "ray", "httpx", "cryptography")
+HEAVY = ("gymnasium", "scipy", "pysat", "z3", "matplotlib", "ray", "httpx", "aiohttp",
+         "cryptography")
 
 
 def loaded_after(code: str) -> set[str]:

@@ -22,6 +22,7 @@ profile says so) is :class:`~arena_gen.core.protocol.Protocol`, which the episod
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from arena_gen.agents.llm_parse import ACTION_CLOSE, ACTION_OPEN, extract_action, fold
 from arena_gen.agents.llm_prompts import Turn, build_messages
@@ -62,12 +63,16 @@ class ArenaGenHarness:
         """How many history entries ``turns`` make (every turn is one)."""
         return len(turns)
 
+    def __init__(self) -> None:
+        #: past turns' messages, by turn number (see :func:`build_messages`)
+        self._cache: dict[int, Any] = {}
+
     def messages(self, view: TaskView, rules_text: str | None, turns: Sequence[Turn],
                  observation: str, window: int | None) -> list[dict[str, str]]:
         """This turn's chat messages."""
         return build_messages(env=view.env, public=view.public, rules_text=rules_text,
                               history=turns, observation=observation, window=window,
-                              budget=view.budget)
+                              budget=view.budget, cache=self._cache)
 
     def extract(self, answer: str) -> str | None:
         """The action text of a reply: its last tag."""

@@ -45,6 +45,8 @@ from arena_gen.agents.llm_tools import (
     ToolsHarness,
     check_action_format,
     check_tool_choice,
+    history_call,
+    note_required_ignored,
     read_calls,
     rejected_tools,
     tool_schemas,
@@ -200,6 +202,9 @@ class LLMAgent:
         if self._tools is not None:
             action, called = read_calls(self._view.env, self._view.public,
                                         done.tool_calls or [], self.max_action_chars)
+            if not done.tool_calls and self.tool_choice == "required":
+                called["tool_choice_ignored"] = True
+                note_required_ignored(f"{self._view.task_id} turn {len(self._turns) + 1}")
         else:
             action = self._harness.extract(answer)
         truncated: dict[str, int] = {}
@@ -226,7 +231,7 @@ class LLMAgent:
         secret = getattr(self.client, "secret", None)  # the client redacted; this is the net
         action = scrub(action, secret)
         played = scrub(play.action, secret)
-        self._turns.append(Turn(observation, action, play.kept))
+        self._turns.append(Turn(observation, action, play.kept, history_call(called)))
         return Reply(action=played, raw=scrub(raw, secret),
                      tokens=done.usage, reasoning=scrub(reasoning, secret),
                      extra=scrub(extra, secret))

@@ -1,11 +1,14 @@
 """An async OpenAI-compatible chat client that survives flaky endpoints and never leaks its key.
 
 One :class:`ChatClient` is shared by every episode a process runs: its semaphore bounds the
-requests in flight across episodes (``max_connections``), and each request in flight holds one
-of up to ``max_connections`` single-connection httpx clients (sharing one TLS context). One
-client with a ``max_connections`` pool would cost O(connections) per request in httpcore 1.0's
-pool bookkeeping (encode/httpcore#1035): at 64 connections that, not the network, bounded an LLM
-run (``benchmarks/README.md``, "Throughput of LLM runs"). A request is retried with exponential
+requests in flight across episodes (``max_connections``), and its one aiohttp session keeps up
+to ``max_connections`` keep-alive connections. The transport is aiohttp because of what a
+request costs the client's CPU at RL scale: httpx with one pool costs O(connections) per request
+in httpcore 1.0's pool bookkeeping (encode/httpcore#1035; SkyRL PR #2161 measured 14-38 ms per
+request at 512-4,096 in flight), and even one single-connection httpx client per connection
+cost 1.4-1.7 ms of CPU per request at 64-1,024 in flight against aiohttp's 0.26-0.35 ms
+(``benchmarks/bench_http_clients.py``; ``benchmarks/README.md``, "RL-scale evaluation"). A
+request is retried with exponential
 backoff and jitter on 429 (``Retry-After`` honoured), 408, 5xx (but 501 and 505, which no retry
 changes), timeouts, transport errors and malformed bodies; when every retry fails, or the
 endpoint answers another 4xx, 501 or 505, it raises
@@ -36,9 +39,9 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 import numpy as np
 
 from arena_gen.core.agent import InfraError
@@ -169,8 +172,20 @@ def checked_key(key: str) -> str:
 
 def _is_loopback(url: str) -> bool:
     """Whether a URL points at this machine (then proxy variables must not apply)."""
-    host = httpx.URL(url).host
+    host = (urlsplit(url).hostname or "").lower()
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def tls_context() -> ssl.SSLContext:
+    """The system's CA store (``$SSL_CERT_FILE``/``$SSL_CERT_DIR`` honoured) and certifi's
+    bundle when installed, verifying hosts (built once per client: it takes ~0.1 s)."""
+    context = ssl.create_default_context()
+    try:
+        import certifi
+    except ImportError:  # pragma: no cover - installed with most HTTP stacks
+        return context
+    context.load_verify_locations(certifi.where())
+    return context
 
 
 def _text(content: Any) -> str:
@@ -198,6 +213,9 @@ def _usage(body: dict[str, Any]) -> dict[str, Any] | None:
     details = usage.get("completion_tokens_details")
     if isinstance(details, dict) and isinstance(details.get("reasoning_tokens"), int):
         out["reasoning_tokens"] = details["reasoning_tokens"]
+    prompt_details = usage.get("prompt_tokens_details")  # of prompt_tokens, served from cache
+    if isinstance(prompt_details, dict) and isinstance(prompt_details.get("cached_tokens"), int):
+        out["cached_tokens"] = prompt_details["cached_tokens"]
     clean, _ = clean_usage(out)  # the total of prompt + completion when none is reported
     if clean and "total_tokens" not in out and "total_tokens" in clean:
         out["total_tokens"] = clean["total_tokens"]
@@ -267,21 +285,10 @@ def parse_tool_calls(raw: bytes) -> list[dict[str, Any]]:
     return out
 
 
-def _retrieved(task: asyncio.Task[Any]) -> None:
-    """Mark an abandoned try's outcome as seen (asyncio warns of an unretrieved exception)."""
-    if not task.cancelled():
-        task.exception()
-
-
-async def _abandon_after(coro: Any, seconds: float) -> Any:
-    """Await ``coro`` for at most ``seconds``; past them (or when the caller is cancelled) it is
-    abandoned, not cancelled: it runs on as a task and ends by itself within httpx's timeouts and
-    the reply caps. A request cancelled while httpcore 1.0's pool sets up its connection leaves
-    that connection in the pool for good (encode/httpcore#1093), and after ``max_connections``
-    of them every later request of the run fails with a pool timeout."""
-    task = asyncio.ensure_future(coro)
-    task.add_done_callback(_retrieved)
-    return await asyncio.wait_for(asyncio.shield(task), timeout=seconds)
+async def _within(coro: Any, seconds: float) -> Any:
+    """Await ``coro`` for at most ``seconds`` (then it is cancelled: aiohttp closes the
+    connection of a cancelled request, so nothing is left in its pool)."""
+    return await asyncio.wait_for(coro, timeout=seconds)
 
 
 class ChatClient:
@@ -311,11 +318,21 @@ class ChatClient:
         self.max_reply_seconds = float(
             max_reply_seconds if max_reply_seconds is not None
             else positive_number(REPLY_SECONDS_ENV, DEFAULT_MAX_REPLY_SECONDS))
-        #: single-connection clients not in use (last used first), and every one made
-        self._idle: list[httpx.AsyncClient] = []
-        self._made: list[httpx.AsyncClient] = []
+        #: the session (made in the loop that first uses it) and its TLS context
+        self._session: aiohttp.ClientSession | None = None
         self._tls: ssl.SSLContext | None = None
         self._sem: asyncio.Semaphore | None = None
+        self._headers = {"Content-Type": "application/json"}
+        if self._key:
+            self._headers["Authorization"] = f"Bearer {self._key}"
+        #: where requests go: credentials in the URL become its Basic authorization (as httpx
+        #: sent them, in place of the bearer key), since aiohttp refuses both at once
+        parts = urlsplit(self.url)
+        self._post_url = self.url
+        if parts.username is not None or parts.password is not None:
+            self._headers["Authorization"] = aiohttp.BasicAuth(
+                unquote(parts.username or ""), unquote(parts.password or "")).encode()
+            self._post_url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
     def __repr__(self) -> str:  # never show the key
         return f"ChatClient(url={self.public_url!r}, max_connections={self.max_connections})"
@@ -334,30 +351,29 @@ class ChatClient:
             self._sem = asyncio.Semaphore(self.max_connections)
         return self._sem
 
-    def _take(self) -> httpx.AsyncClient:
-        """An idle single-connection client (its connection kept alive), or a new one; the
-        semaphore keeps the clients made at ``max_connections`` at most."""
-        if self._idle:
-            return self._idle.pop()
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        trust_env = not _is_loopback(self.url)
-        if self._tls is None:  # building one takes ~0.1 s (the CA bundle): shared by all
-            self._tls = httpx.create_ssl_context(verify=True, trust_env=trust_env)
-        http = httpx.AsyncClient(headers=headers, verify=self._tls,
-                                 limits=httpx.Limits(max_connections=1,
-                                                     max_keepalive_connections=1),
-                                 timeout=httpx.Timeout(self.timeout), follow_redirects=False,
-                                 trust_env=trust_env)
-        self._made.append(http)
-        return http
+    def _http(self) -> aiohttp.ClientSession:
+        """The session, made on first use in the running loop: a pool of ``max_connections``
+        keep-alive connections (the semaphore keeps requests in flight at that many)."""
+        if self._session is None:
+            loopback = _is_loopback(self.url)
+            if self._tls is None and not self.url.startswith("http://"):
+                self._tls = tls_context()
+            connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0,
+                                             ssl=self._tls if self._tls is not None else True,
+                                             ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector, headers=self._headers, trust_env=not loopback,
+                timeout=aiohttp.ClientTimeout(total=None, connect=self.timeout,
+                                              sock_connect=self.timeout,
+                                              sock_read=self.timeout),
+                auto_decompress=True)
+        return self._session
 
     async def aclose(self) -> None:
         """Close every connection (call from the loop that used them)."""
-        made, self._made, self._idle = self._made, [], []
-        for http in made:
-            await http.aclose()
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
         self._sem = None
 
     async def complete(self, payload: dict[str, Any], rng: np.random.Generator) -> Completion:
@@ -367,12 +383,8 @@ class ChatClient:
         for retry in range(self.retries + 1):
             try:
                 async with sem:
-                    http = self._take()
-                    # a failed or abandoned try may still hold its client's one connection:
-                    # only a try that returned gives its client back (aclose closes the rest)
-                    content, reasoning, usage, finish, calls = await _abandon_after(
-                        self._post(http, payload), self.timeout * 1.5)
-                    self._idle.append(http)
+                    content, reasoning, usage, finish, calls = await _within(
+                        self._post(self._http(), payload), self.timeout * 1.5)
                 return Completion(self.redact(content),
                                   self.redact(reasoning) if reasoning is not None else None,
                                   usage, self.redact(finish) if finish is not None else None,
@@ -380,9 +392,9 @@ class ChatClient:
                                       {k: self.redact(v) for k, v in c.items()} for c in calls])
             except _Retryable as exc:
                 last, retry_after = str(exc), exc.retry_after
-            except (httpx.TimeoutException, asyncio.TimeoutError):
+            except asyncio.TimeoutError:  # aiohttp's timeouts are TimeoutErrors too
                 last, retry_after = f"timed out after {self.timeout:g} s", None
-            except httpx.TransportError as exc:
+            except (aiohttp.ClientError, OSError) as exc:
                 last, retry_after = f"{type(exc).__name__}: {self.redact(str(exc))[:200]}", None
             if retry < self.retries:
                 await asyncio.sleep(backoff_delay(retry, self.backoff, self.backoff_max, rng,
@@ -390,19 +402,24 @@ class ChatClient:
         raise InfraError(self.redact(f"{self.public_url}: {last} "
                                      f"(after {self.retries + 1} tries)"))
 
-    async def _post(self, http: httpx.AsyncClient,
+    async def _post(self, http: aiohttp.ClientSession,
                     payload: dict[str, Any],
                     ) -> tuple[str, str | None, Any, str | None, list[dict[str, Any]] | None]:
-        request = http.build_request("POST", self.url,
-                                     content=json.dumps(payload).encode("utf-8"))
-        response = await http.send(request, stream=True)
+        response = await http.post(self._post_url, data=json.dumps(payload).encode("utf-8"),
+                                   allow_redirects=False)
+        status = response.status
         try:
-            status = response.status_code
             # an error body is only classified and quoted: its head is enough
             body = await self._read_body(response, None if status == 200 else ERROR_BODY_BYTES)
-        finally:
-            await response.aclose()
-        if status in RETRY_STATUSES or (status >= 500 and status not in PERMANENT_5XX):
+        except BaseException:
+            response.close()  # a body not read to its end: its connection is dropped
+            raise
+        if status == 200:
+            response.release()  # read whole: the connection is kept alive for the next
+        else:
+            response.close()
+        if status == 429 or status in RETRY_STATUSES or (status >= 500
+                                                          and status not in PERMANENT_5XX):
             raise _Retryable(f"HTTP {status}: {self._excerpt(body)}",
                              parse_retry_after(response.headers.get("retry-after")))
         if is_context_error(status, body):
@@ -417,35 +434,35 @@ class ChatClient:
         calls = parse_tool_calls(body) if payload.get("tools") else None
         return (*parsed, calls)
 
-    async def _read_body(self, response: httpx.Response, head: int | None) -> bytes:
+    async def _read_body(self, response: aiohttp.ClientResponse, head: int | None) -> bytes:
         """The (decoded) body, streamed: its first ``head`` bytes when given, else all of it
         within :attr:`max_reply_bytes` and :attr:`max_reply_seconds`; past either cap the
         reading stops with an InfraError (a hostile or broken endpoint, not retried)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.max_reply_seconds
         chunks: list[bytes] = []
-        size = 0
-        stream = response.aiter_bytes().__aiter__()
-        while True:
-            remaining = deadline - loop.time()
-            try:
-                if remaining <= 0:
-                    raise asyncio.TimeoutError
-                chunk = await asyncio.wait_for(stream.__anext__(), remaining)
-            except StopAsyncIteration:
-                break
-            except asyncio.TimeoutError:
-                raise InfraError(f"{self.public_url}: the reply body took longer than "
-                                 f"{self.max_reply_seconds:g} s (read {size} bytes); stopped "
-                                 f"(${REPLY_SECONDS_ENV} raises the cap)") from None
-            chunks.append(chunk)
-            size += len(chunk)
-            if head is not None and size >= head:
-                break
-            if size > self.max_reply_bytes:
-                raise InfraError(f"{self.public_url}: the reply body is larger than "
-                                 f"{self.max_reply_bytes} bytes; stopped reading "
-                                 f"(${REPLY_BYTES_ENV} raises the cap)")
+        read = [0]  # bytes so far, for the message of a body past its time
+
+        async def drain() -> None:
+            while True:
+                chunk = await response.content.readany()
+                if not chunk:
+                    return
+                chunks.append(chunk)
+                read[0] += len(chunk)
+                if head is not None and read[0] >= head:
+                    return
+                if read[0] > self.max_reply_bytes:
+                    raise InfraError(f"{self.public_url}: the reply body is larger than "
+                                     f"{self.max_reply_bytes} bytes; stopped reading "
+                                     f"(${REPLY_BYTES_ENV} raises the cap)")
+
+        try:
+            await asyncio.wait_for(drain(), self.max_reply_seconds)
+        except aiohttp.ServerTimeoutError:
+            raise  # a read past --timeout: retried like any timeout
+        except asyncio.TimeoutError:
+            raise InfraError(f"{self.public_url}: the reply body took longer than "
+                             f"{self.max_reply_seconds:g} s (read {read[0]} bytes); stopped "
+                             f"(${REPLY_SECONDS_ENV} raises the cap)") from None
         body = b"".join(chunks)
         return body[:head] if head is not None else body
 

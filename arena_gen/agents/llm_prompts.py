@@ -45,6 +45,9 @@ class Turn:
     observation: str
     action: str | None
     kept: bool = True
+    #: the tool call the reply made (tools format: ``name``, ``arguments`` as JSON object
+    #: text, ``error`` when malformed), shown as the API's own tool-call message; None: no call
+    call: dict[str, Any] | None = None
 
 
 def grammar_text(env: str, public: dict[str, Any]) -> str:
@@ -108,8 +111,11 @@ def played_text(action: str | None) -> str:
 
 def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
                    history: Sequence[Turn], observation: str, window: int | None,
-                   budget: int) -> list[dict[str, str]]:
-    """The chat messages for one turn (history cut to the last ``window`` turns)."""
+                   budget: int, cache: dict[int, Any] | None = None) -> list[dict[str, str]]:
+    """The chat messages for one turn (history cut to the last ``window`` turns). ``cache``
+    (one per episode's agent) keeps each past turn's two messages, so a turn costs what it
+    appends, not the whole history again (the texts are the same; a turn is found by its
+    number and reused only for the same turn and observation objects)."""
     intro = str(public.get("intro", ""))
     done = len(history)
     shown = list(history) if window is None else (list(history[-window:]) if window > 0 else [])
@@ -128,7 +134,14 @@ def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
     messages = [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": "\n\n".join(parts)}]
     for i, turn in enumerate(shown, start=1):
-        messages.append({"role": "assistant", "content": played_text(turn.action)})
-        messages.append({"role": "user",
-                         "content": observation_text(seen[i], intro, first + i, budget)})
+        hit = cache.get(first + i) if cache is not None else None
+        if hit is not None and hit[0] is turn and hit[1] is seen[i] and hit[2] == budget:
+            played, shown_obs = hit[3], hit[4]
+        else:
+            played = played_text(turn.action)
+            shown_obs = observation_text(seen[i], intro, first + i, budget)
+            if cache is not None:
+                cache[first + i] = (turn, seen[i], budget, played, shown_obs)
+        messages.append({"role": "assistant", "content": played})
+        messages.append({"role": "user", "content": shown_obs})
     return messages

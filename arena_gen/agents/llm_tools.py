@@ -15,18 +15,33 @@ invalid-action feedback, one turn spent) and the reason is recorded as ``tool_er
 game played is the turn's ``action`` text, so replay and scoring read a tools run as a text run.
 
 The prompt is the text format's prompt with the tag instructions replaced by tool instructions;
-past actions are shown as the action text they were played as.
+past turns are the API's own messages: an assistant message carrying the call the reply made
+(``tool_calls``, the arguments as the JSON object sent, or ``{}`` when they were not one) and a
+``tool`` message answering it with the next observation (headed by why the call was malformed,
+when it was). A reply without a call is an empty assistant message followed by a user message
+saying so: never assistant prose the model could copy (a real server's model copied such a
+marker back in 48 of 50 turns; written as tool messages, 0 of 5).
+
+Tool-call arguments are untrusted: more than ``MAX_ARGUMENT_CHARS`` characters, an integer
+over Python's 4,300-digit limit, nesting deeper than the parser's stack, or a number the
+action cannot be written from is a malformed call (``tool_error``, one turn), never an error
+of the agent.
+
+Under ``tool_choice=required`` a reply without any call means the server ignored the setting:
+the turn records ``tool_choice_ignored`` and the watchers hear of it (:func:`watch_required`),
+so ``arena-gen run`` says so once, at the first such reply, and gives the count at the end.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from arena_gen.agents.harness import ArenaGenHarness
-from arena_gen.agents.llm_prompts import CLOSE, NO_ACTION, SYSTEM, Turn, grammar_text
+from arena_gen.agents.llm_prompts import CLOSE, SYSTEM, Turn, grammar_text
 from arena_gen.core import registry
 from arena_gen.core.agent import InfraError, TaskView
 from arena_gen.core.errors import RegistryError
@@ -43,15 +58,41 @@ TOOLS_SYSTEM = (
     "the first tool call of your reply is executed. A reply without a valid tool call wastes "
     "the turn."
 )
-TOOLS_NO_ACTION = "(none: your reply had no valid tool call)"
+#: The user message's head after a reply without a tool call (never an assistant message).
+TOOLS_NO_CALL = "Your last reply made no tool call: no action was played and the turn was spent."
+#: The tool message's head after a malformed call.
+TOOLS_BAD_CALL = "Invalid call ({why}): no action was played and the turn was spent."
 #: The closing line of a text-format prompt and its tools-format replacement.
 TEXT_INSTRUCTION = CLOSE
-#: How a past turn's played action reads in a tools prompt (the text prompt's assistant
-#: message ``<action>X</action>``, which would teach the model to answer in tags).
-TOOLS_PLAYED = "(tool call played as: {action})"
 TOOLS_INSTRUCTION = "Think briefly, then call exactly one tool."
 #: Ignored parallel calls recorded per turn (a reply may carry any number).
 MAX_IGNORED_RECORDED = 16
+#: Most characters of one call's arguments read (an action is a few dozen; megabytes are
+#: malformed, not parsed).
+MAX_ARGUMENT_CHARS = 65536
+#: What a reply without a call under ``tool_choice=required`` records as its tool error.
+NO_CALL = "the reply made no tool call"
+
+#: Callbacks told of each reply without a call under ``tool_choice=required`` (see
+#: :func:`watch_required`).
+_required_watchers: list[Callable[[str], None]] = []
+
+
+@contextmanager
+def watch_required(callback: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, ``callback(where)`` hears of every reply in this process that made no
+    tool call although ``tool_choice=required`` was sent (a run says so at the first one)."""
+    _required_watchers.append(callback)
+    try:
+        yield
+    finally:
+        _required_watchers.remove(callback)
+
+
+def note_required_ignored(where: str) -> None:
+    """Tell the watchers of one reply without a call under ``tool_choice=required``."""
+    for callback in list(_required_watchers):
+        callback(where)
 
 
 #: ``tool_choice`` values a run may send with its tools (absent: the provider's default, auto).
@@ -126,26 +167,57 @@ def tools_grammar_text(env: str, public: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def tools_messages(messages: list[dict[str, str]], env: str,
-                   public: dict[str, Any]) -> list[dict[str, str]]:
-    """A text-format prompt rewritten for tool calls (system prompt, action section, the
-    closing instruction and the no-action marker of past turns); nothing else changes."""
+def history_call(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The call of a turn (what :func:`read_calls` recorded) as the prompt replays it: its name,
+    its arguments as JSON object text (``{}`` when they were not one), the error if malformed;
+    None when the reply made no call."""
+    call = record.get("tool_call")
+    if not isinstance(call, dict):
+        return None
+    arguments = "{}"
+    text = call.get("arguments")
+    if isinstance(text, str) and len(text) <= MAX_ARGUMENT_CHARS:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            arguments = json.dumps(parsed, ensure_ascii=False)
+    return {"name": str(call.get("name")), "arguments": arguments,
+            "error": record.get("tool_error")}
+
+
+def tools_messages(messages: list[dict[str, Any]], env: str, public: dict[str, Any],
+                   shown: Sequence[Turn] = (), first: int = 1) -> list[dict[str, Any]]:
+    """A text-format prompt rewritten for tool calls: the system prompt, the action section and
+    the closing instruction of the first user message, and each past turn (``shown``, the
+    first of them turn ``first``) as an assistant tool call and the tool message answering
+    it with the next observation (see the module docstring); nothing else changes."""
     text_actions = f"## Actions\n{grammar_text(env, public)}"
     tool_actions = f"## Actions\n{tools_grammar_text(env, public)}"
-    out = []
-    for m in messages:
+    out: list[dict[str, Any]] = []
+    for m in messages[:2]:
         content = m.get("content") or ""
         if m.get("role") == "system":
             content = content.replace(SYSTEM, TOOLS_SYSTEM)
-        elif m.get("role") == "assistant" and content.startswith("<action>") and content.endswith(
-                "</action>"):
-            played = content[len("<action>"):-len("</action>")]
-            content = TOOLS_PLAYED.format(action=played) if played else TOOLS_NO_ACTION
         else:
             content = (content.replace(text_actions, tool_actions, 1)
-                       .replace(TEXT_INSTRUCTION, TOOLS_INSTRUCTION)
-                       .replace(NO_ACTION, TOOLS_NO_ACTION))
+                       .replace(TEXT_INSTRUCTION, TOOLS_INSTRUCTION))
         out.append({**m, "content": content})
+    for number, (turn, seen) in enumerate(zip(shown, messages[3::2], strict=True), start=first):
+        observation = seen.get("content") or ""
+        if turn.call is None:
+            out.append({"role": "assistant", "content": ""})
+            out.append({"role": "user", "content": f"{TOOLS_NO_CALL}\n\n{observation}"})
+            continue
+        call_id = f"call_{number}"
+        out.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": turn.call["name"], "arguments": turn.call["arguments"]}}]})
+        error = turn.call.get("error")
+        result = (observation if error is None
+                  else f"{TOOLS_BAD_CALL.format(why=error)}\n\n{observation}")
+        out.append({"role": "tool", "tool_call_id": call_id, "content": result})
     return out
 
 
@@ -218,29 +290,50 @@ def call_action(env: str, public: dict[str, Any], name: str,
     tool = tools.get(name)
     if tool is None:
         return None, f"unknown tool {str(name)[:60]!r} (tools: {', '.join(tools)})"
+    try:
+        return _call_action(tool, public, arguments)
+    except RecursionError:  # a value nested deeper than the stack (a dict passed as is)
+        return None, "the arguments are nested too deeply"
+
+
+def _call_action(tool: ActionTool, public: dict[str, Any],
+                 arguments: str | dict[str, Any] | None) -> tuple[str | None, str | None]:
+    """:func:`call_action` once the tool is known."""
     if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENT_CHARS:
+            return None, (f"the arguments are {len(arguments)} characters, over the limit of "
+                          f"{MAX_ARGUMENT_CHARS}")
         try:
             args = json.loads(arguments) if arguments.strip() else {}
-        except (json.JSONDecodeError, RecursionError) as exc:
-            return None, f"the arguments are not JSON ({getattr(exc, 'msg', 'too deep')})"
+        except json.JSONDecodeError as exc:
+            return None, f"the arguments are not JSON ({exc.msg})"
+        except RecursionError:
+            return None, "the arguments are not JSON (nested too deeply)"
+        except ValueError as exc:  # e.g. an integer over Python's 4,300-digit limit
+            return None, f"the arguments are not JSON ({str(exc).split(':')[0][:120]})"
     else:
         args = {} if arguments is None else arguments
     if not isinstance(args, dict):
         return None, f"the arguments are a JSON {_kind(args)}, not an object"
     schema = tool.parameters(public)
-    why = schema_error(schema, args)
-    if why:
-        return None, why
     try:
+        why = schema_error(schema, args)
+        if why:
+            return None, why
         return tool.render(_integral(args, schema)), None
-    except (KeyError, TypeError, ValueError) as exc:
-        return None, f"the arguments do not make an action ({type(exc).__name__}: {exc})"
+    except RecursionError:
+        raise
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        return None, f"the arguments do not make an action ({type(exc).__name__}: {str(exc)[:200]})"
 
 
 def _shown(call: dict[str, Any], limit: int) -> dict[str, Any]:
     """A call as a turn records it: its name and its arguments' text, capped."""
     arguments = call.get("arguments")
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    try:
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    except (ValueError, TypeError, RecursionError):  # nested too deeply, or not JSON
+        text = "(not JSON)"
     return {"name": str(call.get("name"))[:200], "arguments": text[:limit]}
 
 
@@ -250,7 +343,7 @@ def read_calls(env: str, public: dict[str, Any], calls: Sequence[dict[str, Any]]
     turn records: ``tool_call``, ``tool_calls_ignored`` and ``tool_error``."""
     record: dict[str, Any] = {}
     if not calls:
-        record["tool_error"] = "the reply made no tool call"
+        record["tool_error"] = NO_CALL
         return None, record
     first = calls[0]
     record["tool_call"] = _shown(first, limit)
@@ -278,14 +371,16 @@ class ToolsHarness(ArenaGenHarness):
     """arena-gen's protocol with tool calls in place of ``<action>`` tags."""
 
     def messages(self, view: TaskView, rules_text: str | None, turns: Sequence[Turn],
-                 observation: str, window: int | None) -> list[dict[str, str]]:
+                 observation: str, window: int | None) -> list[dict[str, Any]]:
         """The text-format messages rewritten for tools (see :func:`tools_messages`)."""
+        shown = list(turns) if window is None else (list(turns[-window:]) if window > 0 else [])
         return tools_messages(super().messages(view, rules_text, turns, observation, window),
-                              view.env, view.public)
+                              view.env, view.public, shown, len(turns) - len(shown) + 1)
 
 
-__all__ = ["ACTION_FORMATS", "DEFAULT_ACTION_FORMAT", "TOOLS_NO_ACTION", "TOOLS_SYSTEM",
-           "TOOL_CHOICES", "ToolsHarness", "action_tools", "call_action", "check_action_format",
-           "check_tool_choice",
-           "read_calls", "rejected_tools", "schema_error", "tool_schemas", "tools_grammar_text",
-           "tools_messages"]
+__all__ = ["ACTION_FORMATS", "DEFAULT_ACTION_FORMAT", "MAX_ARGUMENT_CHARS", "NO_CALL",
+           "TOOLS_BAD_CALL", "TOOLS_NO_CALL", "TOOLS_SYSTEM", "TOOL_CHOICES", "ToolsHarness",
+           "action_tools", "call_action", "check_action_format", "check_tool_choice",
+           "history_call", "note_required_ignored", "read_calls", "rejected_tools",
+           "schema_error", "tool_schemas", "tools_grammar_text", "tools_messages",
+           "watch_required"]

@@ -51,6 +51,79 @@ def program_as_typed() -> str:
     return typed if os.path.basename(typed) == "arena-gen" else "arena-gen"
 
 
+class IgnoredToolChoice:
+    """Replies without a tool call although ``--tool-choice required`` was sent: the endpoint
+    ignores the setting (it answered 200 without a call). Said once, in words, at the first
+    such reply, and counted over the run's turns at its end."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        self.say = say
+        self.told = False
+
+    def heard(self, where: str) -> None:
+        """One reply without a call (``where``: its task and turn); the first one is said."""
+        if not self.told:
+            self.told = True
+            self.say(f"warning: the endpoint ignores --tool-choice required: the reply of "
+                     f"{where} made no tool call although one was required, so the turn was "
+                     f"played as an invalid action and counts against the model. The server "
+                     f"may not support tool_choice=required (check its tool-call settings, "
+                     f"e.g. vLLM's --tool-call-parser, or run with --action-format text)")
+
+    @staticmethod
+    def summary(records: list[dict[str, Any]]) -> str | None:
+        """The run's count of such turns, or None when there were none."""
+        turns = [sum(bool(t.get("tool_choice_ignored")) for t in r.get("turns", []))
+                 for r in records]
+        if not sum(turns):
+            return None
+        return (f"{sum(turns)} turn(s) in {sum(n > 0 for n in turns)} episode(s) got a reply "
+                f"without a tool call although --tool-choice required was sent (the endpoint "
+                f"ignores it); each was played as an invalid action")
+
+
+def dry_run_report(ui: Any, cfg: Any, prices: dict[str, float] | None) -> None:
+    """``run --dry-run``: the run's episodes, model calls, tokens and cost, played by no one."""
+    from arena_gen.runner.estimate import ASSUMED_REPLY_TOKENS, estimate
+    from arena_gen.runner.run import read_run_tasks, select_tasks
+    from arena_gen.runner.rundir import RunDir
+    from arena_gen.runner.spend import usd
+
+    suite_obj = read_run_tasks(cfg)
+    selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
+    done = RunDir(cfg.out).finished() if cfg.resume and RunDir(cfg.out).exists() else set()
+    left = [sum((t.id, a) not in done for a in range(cfg.attempts)) for t in selected]
+    est = estimate(selected, cfg.agent, cfg.agent_config, cfg.mode, left)
+
+    def cost(e: Any) -> str:
+        value = usd(e.prompt_tokens, e.completion_tokens, prices)
+        return "-" if value is None else f"${value:,.2f}"
+
+    rows = [[env, e.episodes, f"{e.calls:,}", f"{e.prompt_tokens / 1e6:,.2f}M",
+             f"{e.completion_tokens / 1e6:,.2f}M", cost(e)] for env, e in sorted(est.envs.items())]
+    rows.append(["total", est.episodes, f"{est.calls:,}", f"{est.prompt_tokens / 1e6:,.2f}M",
+                 f"{est.completion_tokens / 1e6:,.2f}M", cost(est)])
+    ui.table(f"Dry run of {cfg.agent} on {cfg.suite} (nothing is sent or written)",
+             ["env", "episodes", "model calls (at most)", "prompt tokens (about)",
+              "completion tokens", "cost"], rows)
+    config = cfg.agent_config or {}
+    if est.prompt_tokens:
+        policy = (f"the last {config['history']} turns" if config.get("history") is not None
+                  else "the whole history")
+        if config.get("max_prompt_tokens"):
+            policy += f", at most {config['max_prompt_tokens']} tokens a prompt"
+        reply = (f"--max-tokens {config['max_tokens']} per call (a bound)"
+                 if config.get("max_tokens") else
+                 f"{ASSUMED_REPLY_TOKENS} per call assumed (--max-tokens bounds it)")
+        ui.line(f"{est.episodes} episodes, at most {est.calls:,} model calls (the turn budgets; "
+                f"an episode that succeeds early makes fewer). Prompt tokens (characters / 4): "
+                f"first prompts {est.first_prompts // max(est.tasks, 1):,} on average, each past "
+                f"turn shown adds its observation; context policy: {policy}. Completion tokens: "
+                f"{reply}.")
+    if prices is None and est.prompt_tokens:
+        ui.line("give --price-in and --price-out (USD per 1M tokens) for the cost")
+
+
 def resume_command(ctx: click.Context) -> str:
     """The command that continues this run: the program and options as typed, plus
     ``--resume``."""
@@ -189,6 +262,23 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               help="The evaluator's private key (arena-gen keygen): sign the run as it is "
                    "written (run.json.sig over its plan, suite and chain head), so score and "
                    "report --public-key refuse any forged or edited run.")
+@click.option("--dry-run", is_flag=True,
+              help="Play nothing: print the episodes, the model calls (the turn budgets) and "
+                   "an estimate of the tokens (from the first prompts and the context policy) "
+                   "and, with --price-in/--price-out, of the cost; then exit.")
+@click.option("--price-in", type=click.FloatRange(min=0), default=None,
+              help="USD per 1M prompt tokens (with --price-out): prices --dry-run and "
+                   "--max-cost.")
+@click.option("--price-out", type=click.FloatRange(min=0), default=None,
+              help="USD per 1M completion tokens (with --price-in).")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop the run once its tokens cost this many USD at --price-in/--price-out "
+                   "(the usage the endpoint reports, counted per turn, over the whole run); "
+                   "the finished episodes are kept, continue with --resume and a higher cap.")
+@click.option("--max-total-tokens", type=click.IntRange(min=1), default=None,
+              help="Stop the run once it has used this many tokens (prompt + completion, over "
+                   "the whole run), as --max-cost does. (--max-tokens is the completion limit "
+                   "of one call.)")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
@@ -197,12 +287,16 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tool_choice: str | None, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
             backoff: float, abort_after_infra_errors: int, heartbeat: float,
-            sign_key: Path | None, display: str | None) -> None:
+            sign_key: Path | None,
+            dry_run: bool, price_in: float | None, price_out: float | None,
+            max_cost: float | None, max_total_tokens: int | None,
+            display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
     from arena_gen.core.episode import turns_played
     from arena_gen.runner.run import RunConfig, read_run_tasks, run_suite, select_tasks, summarize
+    from arena_gen.runner.spend import SpendStop
     from arena_gen.ui import Reporter, clock, rate
 
     ui = Reporter(display)
@@ -248,12 +342,25 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
 
     with user_errors():
         check_agent_mode(agent, mode)  # before the suite is read
-    infra, planned = InfraReasons(say), dict[str, int]()
+    from arena_gen.agents.llm_tools import watch_required
+    from arena_gen.scoring.cost import prices_of
+
+    with user_errors():
+        prices = prices_of(price_in, price_out)
+        if max_cost is not None and prices is None:
+            raise click.UsageError("--max-cost needs --price-in and --price-out (USD per 1M "
+                                   "prompt and completion tokens) to price the tokens")
+    infra, planned, ignored = InfraReasons(say), dict[str, int](), IgnoredToolChoice(say)
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
                     ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors,
-                    sign_key=str(sign_key) if sign_key is not None else None)
+                    sign_key=str(sign_key) if sign_key is not None else None,
+                    prices=prices, max_cost=max_cost, max_total_tokens=max_total_tokens)
+    if dry_run:
+        with user_errors():
+            dry_run_report(ui, cfg, prices)
+        return
     with user_errors(), interrupt_note(say, out, planned):
         suite_obj = read_run_tasks(cfg)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)
@@ -282,11 +389,18 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                 else:
                     advance(status(), step=0)
 
-            with ui.heartbeat(beat, heartbeat):
-                rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
+            with ui.heartbeat(beat, heartbeat), watch_required(ignored.heard):
+                try:
+                    rundir = run_suite(cfg, on_episode=on_episode, suite=suite_obj)
+                except SpendStop as exc:
+                    raise SpendStop(f"{exc}: {resume_command(click.get_current_context())}"
+                                    ) from None
     for text in infra.summary():
         say(text)
     records = rundir.records()
+    ignored_note = ignored.summary(records) if tool_choice == "required" else None
+    if ignored_note:
+        say(ignored_note)
     counts = summarize(records)
     rows = [[env, c["episodes"], f"{c['success']} ({100 * c['success'] / c['episodes']:.1f} %)",
              c["turns"], c["infra_error"], c["env_error"], c["agent_error"]]

@@ -13,8 +13,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-#: The usage counts arena-gen records (``reasoning_tokens``: of the completion).
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "reasoning_tokens")
+#: The usage counts arena-gen records (``reasoning_tokens``: of the completion;
+#: ``cached_tokens``: of the prompt, served from the server's cache).
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "reasoning_tokens",
+              "cached_tokens")
 #: Most tokens one turn may report: ten times the largest context windows of 2025 models.
 MAX_TURN_TOKENS = 100_000_000
 

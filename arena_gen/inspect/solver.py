@@ -28,6 +28,7 @@ estimate instead (:func:`offline_token_counts`); every other provider is left as
 from __future__ import annotations
 
 import inspect as pyinspect
+import json
 import time
 from typing import Any
 
@@ -35,13 +36,14 @@ from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageSystem,
+    ChatMessageTool,
     ChatMessageUser,
     GenerateConfig,
     Model,
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.tool import ToolInfo
+from inspect_ai.tool import ToolCall, ToolInfo
 
 from arena_gen.agents.harness import get_harness
 from arena_gen.agents.llm_client import ContextLengthError, is_context_error
@@ -53,6 +55,8 @@ from arena_gen.agents.llm_tools import (
     ToolsHarness,
     check_action_format,
     check_tool_choice,
+    history_call,
+    note_required_ignored,
     read_calls,
     tool_schemas,
 )
@@ -73,9 +77,25 @@ CHARS_PER_TOKEN = 4
 _ROLES = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
 
 
-def chat(messages: list[dict[str, str]]) -> list[ChatMessage]:
-    """arena-gen's role/content dicts as inspect chat messages."""
-    return [_ROLES[m["role"]](content=m["content"]) for m in messages]
+def chat(messages: list[dict[str, Any]]) -> list[ChatMessage]:
+    """arena-gen's chat messages as inspect's: role/content, and the tools format's assistant
+    tool calls and the tool messages answering them."""
+    out: list[ChatMessage] = []
+    names: dict[str, str] = {}
+    for m in messages:
+        if m["role"] == "tool":
+            out.append(ChatMessageTool(content=m["content"], tool_call_id=m["tool_call_id"],
+                                       function=names.get(m["tool_call_id"])))
+        elif m.get("tool_calls"):
+            calls = []
+            for c in m["tool_calls"]:
+                names[c["id"]] = c["function"]["name"]
+                calls.append(ToolCall(id=c["id"], function=c["function"]["name"],
+                                      arguments=json.loads(c["function"]["arguments"])))
+            out.append(ChatMessageAssistant(content=m.get("content") or "", tool_calls=calls))
+        else:
+            out.append(_ROLES[m["role"]](content=m["content"]))
+    return out
 
 
 async def _estimate_tokens(text: str) -> int:
@@ -200,9 +220,14 @@ class ModelAgent:
         reasoning = "\n\n".join(r for r in (_reasoning_of(output), think) if r) or None
         extra: dict[str, Any] = {}
         assert self._view is not None
+        called: dict[str, Any] = {}
         if self._tools:
-            action, called = read_calls(self._view.env, self._view.public,
-                                        _calls_of(output), self.max_action_chars)
+            calls = _calls_of(output)
+            action, called = read_calls(self._view.env, self._view.public, calls,
+                                        self.max_action_chars)
+            if not calls and self.tool_choice == "required":
+                called["tool_choice_ignored"] = True
+                note_required_ignored(f"{self._view.task_id} turn {len(self._turns) + 1}")
             extra.update(called)
         else:
             action = self._harness.extract(answer)
@@ -223,13 +248,45 @@ class ModelAgent:
         if shown < wanted or errors:
             extra["context"] = {"turns_shown": shown, "turns_dropped": wanted - shown,
                                 "context_errors": errors}
-        self._turns.append(Turn(observation, action, play.kept))
-        usage = output.usage
-        tokens = None if usage is None else {"prompt_tokens": usage.input_tokens,
-                                             "completion_tokens": usage.output_tokens,
-                                             "total_tokens": usage.total_tokens}
+        self._turns.append(Turn(observation, action, play.kept, history_call(called)))
+        tokens = usage_of(output.usage)
         return Reply(action=play.action, raw=content, tokens=tokens,
                      reasoning=reasoning, extra=extra)
+
+def usage_of(usage: Any) -> dict[str, Any] | None:
+    """inspect's usage as ``arena-gen run`` records it: inspect counts the prompt's cached (and
+    cache-written) tokens apart from ``input_tokens``, the endpoint's ``prompt_tokens`` holds
+    them all; ``cached_tokens`` when the provider reported any."""
+    if usage is None:
+        return None
+    read = getattr(usage, "input_tokens_cache_read", None) or 0
+    written = getattr(usage, "input_tokens_cache_write", None) or 0
+    tokens: dict[str, Any] = {"prompt_tokens": usage.input_tokens + read + written,
+                              "completion_tokens": usage.output_tokens,
+                              "total_tokens": usage.total_tokens}
+    if getattr(usage, "input_tokens_cache_read", None) is not None:
+        tokens["cached_tokens"] = read
+    reasoning = getattr(usage, "reasoning_tokens", None)
+    if isinstance(reasoning, int):
+        tokens["reasoning_tokens"] = reasoning
+    return tokens
+
+
+def same_schemas(model: Model) -> Model:
+    """``model`` itself; if its provider is inspect's OpenAI-compatible one, its tools are sent
+    as ``arena-gen run`` sends them: the schemas whole (inspect strips ``minimum`` and
+    ``maximum``, which say the bulb range) and no ``strict`` (inspect sets ``true``)."""
+    api = getattr(model, "api", None)
+    if api is not None and callable(getattr(api, "tools_to_openai", None)):
+        def tools_to_openai(tools: list[ToolInfo]) -> list[Any]:
+            return [{"type": "function",
+                     "function": {"name": t.name, "description": t.description,
+                                  "parameters": t.parameters.model_dump(exclude_none=True)}}
+                    for t in tools]
+
+        api.tools_to_openai = tools_to_openai
+    return model
+
 
 def tool_infos(view: TaskView) -> list[ToolInfo]:
     """The task's action tools in inspect's form (from the public view: no world, no witness)."""
@@ -337,7 +394,7 @@ def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_C
                          f"(it keeps the paper's <action> tags)")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        model = offline_token_counts(get_model())
+        model = same_schemas(offline_token_counts(get_model()))
         return await play(state, ModelAgent(model, history=history,
                                             max_action_chars=max_action_chars,
                                             harness=harness,

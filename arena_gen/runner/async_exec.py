@@ -24,6 +24,7 @@ from arena_gen.agents.registry import make_agent
 from arena_gen.core.agent import TaskView
 from arena_gen.core.episode import Episode
 from arena_gen.core.task import Task
+from arena_gen.runner.spend import Spend
 
 
 async def _act(agent: Any, observation: str) -> Any:
@@ -33,8 +34,9 @@ async def _act(agent: Any, observation: str) -> Any:
 
 
 async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                            run_seed: int = 0) -> dict[str, Any]:
-    """Play one attempt, awaiting the agent; the same :class:`Episode` as ``run_episode``."""
+                            run_seed: int = 0, spend: Spend | None = None) -> dict[str, Any]:
+    """Play one attempt, awaiting the agent; the same :class:`Episode` as ``run_episode``
+    (``spend``: count each turn's tokens, :class:`SpendStop` once a cap is reached)."""
     episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
     while not episode.over:
         t0 = time.perf_counter()
@@ -44,10 +46,15 @@ async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", 
             episode.fail(exc)
             break
         episode.step(reply, time.perf_counter() - t0)
+        if spend is not None:
+            tokens = getattr(reply, "tokens", None)
+            spend.add(tokens if isinstance(tokens, dict) else None)
+            spend.check()
     return episode.result()
 
 
-async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: Any) -> Any:
+async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: Any,
+                spend: Spend | None = None) -> Any:
     task, agent_name, agent_config, mode, attempt, seed = args
     try:
         agent = make_agent(agent_name, task.env, agent_config, task.env_version)
@@ -55,7 +62,8 @@ async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: A
         agent = _Broken(f"{type(exc).__name__}: {exc}")
     if client is not None and hasattr(agent, "client"):
         agent.client = client
-    return await run_episode_async(task, agent, mode=mode, attempt=attempt, run_seed=seed)
+    return await run_episode_async(task, agent, mode=mode, attempt=attempt, run_seed=seed,
+                                   spend=spend)
 
 
 class _Broken:
@@ -82,8 +90,11 @@ def _shared_client(pending: list[Any]) -> Any:
     return make() if make is not None else None
 
 
-def execute_async(pending: list[Any], jobs: int = 1) -> Iterator[dict[str, Any]]:
-    """Yield finished episode records as they complete, episodes running as asyncio tasks."""
+def execute_async(pending: list[Any], jobs: int = 1,
+                  spend: Spend | None = None) -> Iterator[dict[str, Any]]:
+    """Yield finished episode records as they complete, episodes running as asyncio tasks
+    (``spend``: a cap reached in any turn raises :class:`SpendStop` once the episodes that
+    finished with it are yielded; the others are cancelled)."""
     if not pending:
         return
     loop = asyncio.new_event_loop()
@@ -97,23 +108,27 @@ def execute_async(pending: list[Any], jobs: int = 1) -> Iterator[dict[str, Any]]
                 args = next(queue, None)
                 if args is None:
                     break
-                running.add(loop.create_task(_play(args, client)))
+                running.add(loop.create_task(_play(args, client, spend)))
             if not running:
                 break
             done, running = loop.run_until_complete(
                 asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED))
-            yield from _outcomes(done)
+            finished, error = _outcomes(done)
+            yield from finished  # a failed episode loses none that finished beside it
+            if error is not None:
+                raise error
     finally:
         _wind_down(loop, client)
 
 
-def _outcomes(done: set[asyncio.Task[Any]]) -> list[dict[str, Any]]:
-    """The records of finished episodes in key order; every exception among them is retrieved
-    before the first is raised (an unretrieved one prints a traceback when it is collected)."""
+def _outcomes(done: set[asyncio.Task[Any]]
+              ) -> tuple[list[dict[str, Any]], BaseException | None]:
+    """The records of finished episodes in key order and the first exception among them; every
+    exception is retrieved (an unretrieved one prints a traceback when it is collected)."""
     errors = [exc for fut in done if (exc := fut.exception()) is not None]
-    if errors:
-        raise errors[0]
-    return sorted((fut.result() for fut in done), key=lambda r: (r["task_id"], r["attempt"]))
+    finished = sorted((fut.result() for fut in done if fut.exception() is None),
+                      key=lambda r: (r["task_id"], r["attempt"]))
+    return finished, (errors[0] if errors else None)
 
 
 def _wind_down(loop: asyncio.AbstractEventLoop, client: Any) -> None:

@@ -22,7 +22,8 @@ from arena_gen.core.task import Task
 
 #: Agent options recorded although their names look like secrets (``--max-tokens``).
 PUBLIC_CONFIG_KEYS = ("max_tokens", "max_prompt_tokens")
-PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx")
+PACKAGES = ("numpy", "scipy", "python-sat", "z3-solver", "gymnasium", "jsonschema", "httpx",
+            "aiohttp")
 
 
 def package_versions() -> dict[str, str]:

@@ -18,6 +18,7 @@ from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.runner.meta import now, run_meta
 from arena_gen.runner.rundir import OPERATIONAL_KEYS, RunDir, check_run_folder, plan_digest
+from arena_gen.runner.spend import Spend, SpendStop
 
 #: Agents that read the rules text, so they play only ``--mode with-rules``.
 RULES_AGENTS = ("planner",)
@@ -45,6 +46,12 @@ class RunConfig:
     abort_after_infra_errors: int = 3
     #: The evaluator's private key (``--sign-key``): signs the run as it is written.
     sign_key: str | None = None
+    #: USD per 1M prompt and completion tokens (``input_usd_per_1m``, ``output_usd_per_1m``)
+    prices: dict[str, float] | None = None
+    #: stop the run (resumable) once its tokens cost this many USD (needs ``prices``)
+    max_cost: float | None = None
+    #: stop the run (resumable) once it has used this many tokens (prompt + completion)
+    max_total_tokens: int | None = None
 
 
 class InfraAbort(ArenaGenError):
@@ -149,6 +156,13 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
             f"lines cannot be continued as a chained run; score it as it is with "
             f"`arena-gen score --allow-unchained`, or start a new run with another --out")
     check_resume_signature(rundir, suite.manifest["suite_sha256"])
+    spend = Spend(cfg.prices, cfg.max_cost, cfg.max_total_tokens)
+    if rundir.exists() and "tokens_unrecorded" in old:
+        meta["tokens_unrecorded"] = old["tokens_unrecorded"]
+    if spend.capped and rundir.exists():
+        spend.add_records(rundir.records())  # the cap holds over the whole run
+        spend.add(meta.get("tokens_unrecorded"))  # and the turns of episodes a cap cancelled
+        spend.check()
     check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     by_id = {t.id: t for t in tasks}
@@ -157,9 +171,36 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     # run.json is written when the first episode is recorded, not before: a run that fails
     # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
     # the retry needs no --resume.
+    episodes = _execute(pending, cfg, spend) if spend.capped else _execute(pending, cfg)
+    try:
+        written = _record(episodes, cfg, rundir, meta, on_episode)
+    except SpendStop as exc:
+        episodes.close()  # cancels the episodes in flight; the finished ones are kept
+        saved = len(rundir.finished()) if rundir.exists() else 0
+        if rundir.exists():  # what the cancelled episodes spent counts on --resume
+            recorded = Spend()
+            recorded.add_records(rundir.records())
+            meta["tokens_unrecorded"] = {
+                "prompt_tokens": max(0, spend.prompt - recorded.prompt),
+                "completion_tokens": max(0, spend.completion - recorded.completion)}
+            rundir.write_meta(meta)
+        where = (f"{saved} of {len(order)} episodes are saved in {rundir.path}; continue "
+                 f"with --resume and a higher cap" if rundir.exists() else
+                 f"no episode had finished, nothing was written to {rundir.path}")
+        raise SpendStop(f"stopped: {exc}; {where}") from None
+    if not written:  # nothing was pending (a finished run resumed): refresh its record
+        rundir.write_meta(meta)
+    rundir.finalize(order)
+    meta["ended"] = now()
+    rundir.write_meta(meta)
+    return rundir
+
+
+def _record(episodes: Any, cfg: RunConfig, rundir: RunDir, meta: dict[str, Any],
+            on_episode: Callable[[dict[str, Any]], None] | None) -> bool:
+    """Append each finished episode (run.json with the first); whether any was written."""
     written = False
     leading_infra: int | None = 0
-    episodes = _execute(pending, cfg)
     for record in episodes:
         if not written:
             rundir.write_meta(meta)
@@ -179,12 +220,7 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
                     f"continue with --resume")
         else:
             leading_infra = None  # something works: later infra errors are the endpoint's hiccups
-    if not written:  # nothing was pending (a finished run resumed): refresh its record
-        rundir.write_meta(meta)
-    rundir.finalize(order)
-    meta["ended"] = now()
-    rundir.write_meta(meta)
-    return rundir
+    return written
 
 
 def check_resume_signature(rundir: RunDir, suite_sha256: str) -> None:
@@ -211,18 +247,24 @@ def check_resume_signature(rundir: RunDir, suite_sha256: str) -> None:
                          plan_digest(meta), suite_sha256, rundir.head or plan_digest(meta))
 
 
-def _execute(pending: list[Any], cfg: RunConfig) -> Any:
-    """Yield finished episode records as they complete, on the chosen executor."""
+def _execute(pending: list[Any], cfg: RunConfig, spend: Spend | None = None) -> Any:
+    """Yield finished episode records as they complete, on the chosen executor; with
+    ``spend``, raise :class:`SpendStop` once a cap is reached (per turn in the async executor,
+    per finished episode on the others)."""
     if cfg.executor not in EXECUTORS:
         raise ArenaGenError(f"unknown executor {cfg.executor!r}; choose local or ray")
     if cfg.executor == "local" and cfg.agent == "llm":
         # network-bound: asyncio tasks in one process, sharing one connection limit
         from arena_gen.runner.async_exec import execute_async
 
-        yield from execute_async(pending, cfg.jobs)
+        yield from execute_async(pending, cfg.jobs, spend)
         return
-    yield from map_unordered(_play, pending, jobs=cfg.jobs, executor=cfg.executor,
-                             ray_address=cfg.ray_address)
+    for record in map_unordered(_play, pending, jobs=cfg.jobs, executor=cfg.executor,
+                                ray_address=cfg.ray_address):
+        yield record
+        if spend is not None:  # counted once the runner has appended it
+            spend.add_records([record])
+            spend.check()
 
 
 #: The command-line options of :data:`OPERATIONAL_KEYS`, as a refusal names them.
