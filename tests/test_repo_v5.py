@@ -114,7 +114,8 @@ def test_released_conflict_messages_name_no_solution_bound() -> None:
 
 
 def test_conflict_text_is_the_installed_side() -> None:
-    assert conflict_text("pkg1", "2.0", "pkg3", "1.4") == "pkg1==2.0 is not compatible with pkg3==1.4"
+    assert conflict_text("pkg1", "2.0", "pkg3", "1.4") == \
+        "pkg1==2.0 is not compatible with pkg3==1.4"
 
 
 def sampled_worlds(n: int, suite: str = "lite") -> list[WorldView]:

@@ -93,6 +93,10 @@ V5 = replace(
     presets=part("sampler_v5:PRESETS"),
     accept=part("sampler_v5:accept"),
     calibration=part("sampler_v5:CALIBRATION"),
+    heuristic=part("agents.heuristic_v5:RepoV5HeuristicAgent"),
+    model_free={"climb": part("agents.climb:RepoClimbAgent"),
+                "optimist": part("agents.climb:RepoOptimistAgent"),
+                "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
 )
 
 SPECS = (V1, V2, V3, V4, V5)
