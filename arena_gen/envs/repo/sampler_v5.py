@@ -22,8 +22,14 @@ from arena_gen.envs.repo.sampler_v3 import RepoV3Preset
 
 accept = v3.accept
 
+#: v4's presets: tuned on seeds 7, 11 and 12 (Lite) and 7 and 11 (Challenge) against the v5
+#: rungs, the v5 learner stays >= 15 points above the best model-free rung pooled (36.7 % vs the
+#: climb's 16.7 % on Lite) and Challenge below Lite; held out of sample on seeds 31-40
+#: (``benchmarks/README.md``, "Repo v5"), so no knob had to move.
 PRESETS: dict[str, RepoV3Preset] = dict(v4.PRESETS)
 
+#: v4's per-suite targets, now against the stronger rungs (a 30-task Lite's gap swings by about
+#: 10 points between seeds, so one suite certifies a 5-point margin; pooled it is >= 15).
 CALIBRATION: dict[str, Calibration] = dict(v4.CALIBRATION)
 
 
