@@ -68,6 +68,7 @@ V5_VARIANTS: list[tuple[str, str, Callable[[], Any]]] = [
     ("climb (rung)", "model_free", RepoClimbAgent),
     ("climb, named_first=off", "model_free", lambda: RepoClimbAgent(named_first=False)),
     ("climb, novelty=off", "model_free", lambda: RepoClimbAgent(novelty=False)),
+    ("climb, pairs=on", "model_free", lambda: RepoClimbAgent(pairs=True)),
     ("optimist (rung)", "model_free", RepoOptimistAgent),
     ("named_loop (rung)", "model_free", RepoNamedLoopAgent),
     ("sweep", "model_free", RepoSweepAgent),

@@ -157,3 +157,11 @@ def test_the_v5_learner_never_repeats_an_install_from_a_state() -> None:
     assert ok
     pairs = [(key, cmd) for key, cmd in sent if cmd.startswith("pip install pkg")]
     assert len(pairs) == len(set(pairs))
+
+
+def test_the_climb_with_pairs_leaves_the_local_optimum() -> None:
+    """With ``pairs`` the climb tries two-version changes once every one-version change of
+    the kept configuration failed, and reaches the tiny world's working pair."""
+    ok, sent, _ = drive(RepoClimbAgent(pairs=True), hand_world(), 60)
+    assert ok and not drive(RepoClimbAgent(), hand_world(), 60)[0]
+    assert ("3.11", (("pkg0", "1.0"), ("pkg1", "1.0"))) in {key for key, _ in sent[-2:]}

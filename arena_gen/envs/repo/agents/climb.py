@@ -17,7 +17,8 @@ installed versions, as the command outputs report them) and remember what they s
   order; success is the top). From the kept configuration it tries one version change at a
   time, the packages the failure names first, keeps a change that gets further (or as far with
   an output never seen before), and moves back otherwise; a change tried from a configuration is
-  never tried again from it. When none is left it starts over from what it keeps.
+  never tried again from it. When none is left it starts over from what it keeps (with
+  ``pairs``, it first tries two-version changes: a named package and any other).
 
 Deterministic (no randomness); they read only the observations and the public view.
 """
@@ -148,8 +149,9 @@ class RepoClimbAgent:
     name = "climb"
     privileged = False
 
-    def __init__(self, named_first: bool = True, novelty: bool = True) -> None:
-        self.named_first, self.novelty = named_first, novelty
+    def __init__(self, named_first: bool = True, novelty: bool = True,
+                 pairs: bool = False) -> None:
+        self.named_first, self.novelty, self.pairs = named_first, novelty, pairs
         self.seen = VisibleState()
         self.versions: dict[str, list[str]] = {}
         self.order: list[str] = []
@@ -189,8 +191,8 @@ class RepoClimbAgent:
         self.seen.track(text)
         if self.last == RUN:
             self._score(text)
-        elif self.trial is not None and text.startswith("ERROR"):  # the trial's install
-            self.trial, self.queue = None, []  # failed: nothing changed, nothing to run
+        elif self.trial is not None and text.startswith("ERROR"):  # a trial's install failed:
+            self.trial, self.queue = None, self._back()  # back to the kept configuration
         self.last = self.queue.pop(0) if self.queue else self._next()
         return self.last
 
@@ -229,6 +231,29 @@ class RepoClimbAgent:
                 self.trial = (n, v)
                 self.queue = [RUN]
                 return f"pip install {n}=={v}"
+        if self.pairs:
+            for n, v, m, w in self._pairs(first, kept):
+                self.tried.add((self.keep, f"{n}=={v}", f"{m}=={w}"))
+                self.trial = (n, v)
+                self.queue = [f"pip install {m}=={w}", RUN]
+                return f"pip install {n}=={v}"
         self.tried = {t for t in self.tried if t[0] != self.keep}  # all tried here: start over
         self.trial = None
         return RUN
+
+    def _pairs(self, first: list[str], kept: dict[str, str]) -> list[tuple[str, str, str, str]]:
+        """Untried two-version changes from the kept configuration (a named package and any
+        other), for when every one-version change has been tried (``pairs``)."""
+        out = []
+        for n in first:
+            for m in self.order:
+                if m == n:
+                    continue
+                for v in self.versions[n]:
+                    for w in self.versions[m]:
+                        if kept.get(n) != v and kept.get(m) != w and \
+                                (self.keep, f"{n}=={v}", f"{m}=={w}") not in self.tried:
+                            out.append((n, v, m, w))
+                            if len(out) == 1:
+                                return out
+        return out
