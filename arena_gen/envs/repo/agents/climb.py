@@ -192,7 +192,8 @@ class RepoClimbAgent:
         if self.last == RUN:
             self._score(text)
         elif self.trial is not None and text.startswith("ERROR"):  # a trial's install failed:
-            self.trial, self.queue = None, self._back()  # back to the kept configuration
+            # nothing changed; a pair's second install leaves its first in place: move back
+            self.trial, self.queue = None, self._back() if self.pairs else []
         self.last = self.queue.pop(0) if self.queue else self._next()
         return self.last
 
