@@ -16,6 +16,7 @@ from arena_gen.envs.repo.agents.climb import RUN, RepoClimbAgent, RepoOptimistAg
 from arena_gen.envs.repo.agents.heuristic_v5 import RepoV5HeuristicAgent
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoV2
+from arena_gen.envs.repo.game_v4 import RepoGameV4
 from arena_gen.envs.repo.game_v5 import RepoGameV5
 from arena_gen.envs.repo.sampler_v2 import public_view
 
@@ -149,7 +150,8 @@ def test_v5_ladder_rungs() -> None:
     spec = registry.get("repo", 5)
     assert set(spec.model_free) == {"climb", "optimist", "named_loop"}
     assert spec.load("heuristic") is RepoV5HeuristicAgent
-    assert spec.preview and registry.get("repo").version == 4
+    v4 = registry.get("repo", 4)  # v4 stays registered with its own game and rungs
+    assert v4.load("game") is RepoGameV4 and set(v4.model_free) == {"sweep", "named_loop"}
 
 
 def test_the_v5_learner_never_repeats_an_install_from_a_state() -> None:
