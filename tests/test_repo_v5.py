@@ -13,16 +13,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from small_suites import preset_counts
 from test_repo_v4 import _success
 
 from arena_gen.core import registry
 from arena_gen.core.game import WorldView
 from arena_gen.core.seeds import attempt_seed
+from arena_gen.core.suite_io import write_suite
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import InstallFailure, RepoGameV2, RepoV2
 from arena_gen.envs.repo.game_v4 import RepoGameV4
 from arena_gen.envs.repo.game_v5 import RepoGameV5, conflict_text
 from arena_gen.envs.repo.semver import read_version
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = [ROOT / "suites" / name / "repo.jsonl" for name in ("lite", "challenge")]
@@ -201,3 +205,19 @@ def test_hidden_rule_errors_have_the_common_form(version: int) -> None:
         assert impossible > 0  # the tell on today's main
     else:
         assert impossible == 0
+
+
+@pytest.mark.slow
+def test_v5_builds_verify_and_are_deterministic(tmp_path: Path) -> None:
+    """A v5 build holds v4's worlds (same streams), verifies with the v5 game, and rebuilds to
+    the same bytes."""
+    first = build_suite("lite", 7, ["repo"], versions={"repo": 5}, counts={"repo": 2})
+    again = build_suite("lite", 7, ["repo"], versions={"repo": 5}, counts={"repo": 2})
+    assert [t.sha256 for t in first.tasks["repo"]] == [t.sha256 for t in again.tasks["repo"]]
+    assert first.manifest["env_versions"] == {"repo": 5}
+    ladder = first.tasks["repo"][0].certificate.facts["ladder"]
+    assert {r for r, row in ladder.items() if row["kind"] == "model_free"} == {
+        "climb", "optimist", "named_loop"}
+    write_suite(tmp_path / "s", first.manifest, first.tasks)
+    with preset_counts({"repo": 2}):
+        assert verify_suite(tmp_path / "s").ok
