@@ -7,8 +7,15 @@ consistency hypothesis, its depth per suspect, blame, memory context, drift repa
 model-free rungs once per task, as the ladder does (attempt 0, run seed 0), and prints per suite
 the success rate pooled over the seeds with its Wilson 95 % interval, and per seed.
 
+With ``--version 5`` it builds repo v5 (issue 38: messages that give nothing away) and plays
+v5's variants instead: the v5 learner (:class:`~.heuristic_v5.RepoV5HeuristicAgent`) with and
+without its memory of the visible state graph, and every model-free rung with its knobs
+(:mod:`~arena_gen.envs.repo.agents.climb`: the hill climb without naming or novelty, the
+optimist; the v4 rungs).
+
 Run: nice -n 10 python benchmarks/bench_ablation_repo.py [--seeds 7,11,12,13]
      [--suites lite,challenge] [--tasks-from DIR] (DIR: pickles written by an earlier run)
+     [--version 5]
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from typing import Any
 
 from arena_gen.core.calibration import wilson
 from arena_gen.core.episode import Episode
+from arena_gen.envs.repo.agents.climb import RepoClimbAgent, RepoOptimistAgent
 from arena_gen.envs.repo.agents.heuristic_v3 import RepoV3HeuristicAgent
+from arena_gen.envs.repo.agents.heuristic_v5 import RepoV5HeuristicAgent
 from arena_gen.envs.repo.agents.sweep import RepoNamedLoopAgent, RepoSweepAgent
 from arena_gen.suite.build import build_suite
 
@@ -49,6 +58,22 @@ VARIANTS: list[tuple[str, str, Callable[[], Any]]] = [
     ("sweep", "model_free", RepoSweepAgent),
 ]
 
+#: repo v5's variants: the rung first, then its knobs, then every model-free rung.
+V5_VARIANTS: list[tuple[str, str, Callable[[], Any]]] = [
+    ("heuristic v5 (rung)", "inductive", RepoV5HeuristicAgent),
+    ("no_repeat=off (the v4 learner)", "inductive",
+     lambda: RepoV5HeuristicAgent(no_repeat=False)),
+    ("depth=4", "inductive", lambda: RepoV5HeuristicAgent(depth=4)),
+    ("blame=off", "inductive", lambda: RepoV5HeuristicAgent(blame=False)),
+    ("climb (rung)", "model_free", RepoClimbAgent),
+    ("climb, named_first=off", "model_free", lambda: RepoClimbAgent(named_first=False)),
+    ("climb, novelty=off", "model_free", lambda: RepoClimbAgent(novelty=False)),
+    ("climb, pairs=on", "model_free", lambda: RepoClimbAgent(pairs=True)),
+    ("optimist (rung)", "model_free", RepoOptimistAgent),
+    ("named_loop (rung)", "model_free", RepoNamedLoopAgent),
+    ("sweep", "model_free", RepoSweepAgent),
+]
+
 
 def play(task: Any, agent: Any) -> bool:
     """One inductive attempt, as the ladder plays it."""
@@ -58,12 +83,15 @@ def play(task: Any, agent: Any) -> bool:
     return bool(episode.env.success)
 
 
-def tasks_for(suite: str, seed: int, cache: Path | None) -> list[Any]:
-    """The built v4 tasks of one suite and seed (read from ``cache`` when it holds them)."""
-    path = cache / f"{suite}-{seed}.pkl" if cache is not None else None
+def tasks_for(suite: str, seed: int, cache: Path | None, version: int = 4) -> list[Any]:
+    """The built tasks of one suite, seed and repo version (read from ``cache`` when it holds
+    them)."""
+    name = f"{suite}-{seed}.pkl" if version == 4 else f"{suite}-{seed}-v{version}.pkl"
+    path = cache / name if cache is not None else None
     if path is not None and path.is_file():
         return list(pickle.loads(path.read_bytes()))
-    tasks = build_suite(suite, seed, ["repo"], versions={"repo": 4}, jobs=1).tasks["repo"]
+    tasks = build_suite(suite, seed, ["repo"], versions={"repo": version},
+                        jobs=1).tasks["repo"]
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(pickle.dumps(tasks))
@@ -77,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--suites", default="lite,challenge")
     ap.add_argument("--tasks-from", type=Path, default=None,
                     help="a folder of built-task pickles (written there when missing)")
+    ap.add_argument("--version", type=int, default=4, choices=(4, 5))
     args = ap.parse_args(argv)
+    variants = V5_VARIANTS if args.version == 5 else VARIANTS
     seeds = [int(s) for s in args.seeds.split(",")]
     suites = args.suites.split(",")
     start = time.perf_counter()
@@ -85,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes: dict[str, int] = {}
     for suite in suites:
         for seed in seeds:
-            tasks = tasks_for(suite, seed, args.tasks_from)
+            tasks = tasks_for(suite, seed, args.tasks_from, args.version)
             sizes[suite] = sizes.get(suite, 0) + len(tasks)
-            for name, _, factory in VARIANTS:
+            for name, _, factory in variants:
                 wins = sum(play(t, factory()) for t in tasks)
                 table.setdefault(name, {}).setdefault(suite, []).append(wins)
     per = {suite: sizes[suite] // len(seeds) for suite in suites}
@@ -95,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{s} pooled (95 % CI) | {s} per seed ({', '.join(map(str, seeds))})" for s in suites)
     print(head + " |")
     print("|" + "---|" * (2 + 2 * len(suites)))
-    for name, kind, _ in VARIANTS:
+    for name, kind, _ in variants:
         cells = []
         for suite in suites:
             wins = table[name][suite]

@@ -12,6 +12,10 @@ that introduced it):
 - v4: :mod:`.game_v4`, one message format for every run-time check, on v3's worlds
   with rule messages in that form and tighter presets (:mod:`.sampler_v4`); a model-free rung
   (:mod:`.agents.sweep`) and the inductive learner :mod:`.agents.heuristic_v3` (issue 25).
+- v5: :mod:`.game_v5`, messages that give nothing away (conflicts stated from the installed
+  side, hidden-rule decoys printed as a real check would print them), on v4's worlds with
+  v5 presets (:mod:`.sampler_v5`); stronger model-free rungs (:mod:`.agents.climb`) and the
+  learner :mod:`.agents.heuristic_v5` (issue 38).
 """
 
 from __future__ import annotations
@@ -84,4 +88,20 @@ V4 = replace(
     levels=part("levels_v4:LEVELS"),
 )
 
-SPECS = (V1, V2, V3, V4)
+V5 = replace(
+    V4, version=5,
+    game=part("game_v5:RepoGameV5"),
+    sampler=part("sampler_v5:sample"),
+    presets=part("sampler_v5:PRESETS"),
+    accept=part("sampler_v5:accept"),
+    calibration=part("sampler_v5:CALIBRATION"),
+    heuristic=part("agents.heuristic_v5:RepoV5HeuristicAgent"),
+    model_free={"climb": part("agents.climb:RepoClimbAgent"),
+                "optimist": part("agents.climb:RepoOptimistAgent"),
+                "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
+    # Until the released suites are rebuilt on it (the lead's switch at merge): buildable with
+    # versions={"repo": 5}, not yet the default.
+    preview=True,
+)
+
+SPECS = (V1, V2, V3, V4, V5)

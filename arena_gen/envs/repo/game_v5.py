@@ -1,0 +1,110 @@
+"""Repo System v5: v4's game whose messages carry nothing the state does not already show.
+
+Two tells of v4 are closed (issue 38):
+
+- **Conflict messages.** v4 printed the world's conflict text, e.g. ``pkgP==V is not compatible
+  with pkgA>BOUND``, and the bound of a "newest version against an anchor above its solution"
+  rule *is* the anchor's solution version (seed 7: 71 of 81 such messages on Lite named the
+  certified solution's version). v5 states the violated constraint from the installed side only:
+  ``pkgP==V is not compatible with pkgA==X``, where ``X`` is the version of ``pkgA`` the install
+  would sit beside (already shown as ``cannot sit beside pkgA X``). The world's text and its
+  bound are never printed; the message is a function of the state and the rule's two package
+  names.
+- **Hidden-rule messages.** A v4 hidden-rule text is a fixed decoy naming a module of a package
+  the rule does not involve; when that package was not installed and the decoy was a
+  ``TypeError``, no real check could have printed it (a real keyword error needs its provider
+  installed; a missing provider is an ``ImportError``), so such a message was a hidden rule 14
+  times of 14. v5 renders the decoy as a real check would in the current state: a ``TypeError``
+  whose package is not installed is printed as the ``ImportError`` of the same module and
+  symbol, exactly the line a missing provider gives.
+
+Which checks pass, in which order, and every install rule are v4's (so v2's), so the v3 verifier
+and planner apply unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import InstallFailure, RepoV2, RunFailure
+from arena_gen.envs.repo.game_v4 import RepoGameV4, import_error
+
+#: A keyword-failure line (the v4 shape): module's package, module, symbol, importer.
+_KEYWORD = re.compile(r"TypeError: ([^.\s]+)\.([^.\s]+)\.([^.\s(]+)\(\) got an unexpected "
+                      r"keyword argument '[^']*' \(imported by '([^']*)'\)")
+
+
+def conflict_text(package: str, version: str, other: str, installed: str) -> str:
+    """THE v5 conflict line: the violated pair, stated from the installed side only."""
+    return f"{package}=={version} is not compatible with {other}=={installed}"
+
+
+class RepoGameV5(RepoGameV4):
+    """Repo System, version 5: :class:`~.game_v4.RepoGameV4` with messages that give nothing away.
+
+    Description:
+        As v4: packages, a Python, hidden dependency rules; ``python run.py`` must succeed.
+    Action Space:
+        As v4: one terminal command per turn (``pip install NAME[SPEC]``, ``pip install
+        python==3.X``, ``pip uninstall NAME``, ``pip list``, ``repo tree``, ``python run.py``,
+        ``python <script>``); text that is no command is invalid and costs a turn.
+    Observation:
+        As v4, except two messages. A conflict reads ``ERROR: pkgP V cannot sit beside pkgA X
+        (pkgP==V is not compatible with pkgA==X). Nothing was changed.``: the installed side
+        only, never the rule's bound. A hidden rule's decoy is printed as a real check would
+        print it in the current state (a keyword error naming a package that is not installed
+        becomes that module's import error).
+    Starting State:
+        No Python selected, nothing installed.
+    Rewards:
+        1.0 on the turn ``python run.py`` succeeds, 0.0 otherwise.
+    Episode End:
+        Terminated when ``python run.py`` succeeds; truncated when the turn budget is spent.
+    Information:
+        As v4: ``python``, ``installed``, ``scripts``, ``run_ok``; each event's ``kind``,
+        ``script`` and failing ``check`` (kept out of the agent's view).
+    Rubric:
+        ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint.
+    Arguments:
+        ``task``: a repo v5 task, Draft, or :class:`~arena_gen.core.game.WorldView` (a v4
+        world plays with v5's messages too; its rules are unchanged).
+    Version History:
+        v5: conflict messages state the installed side only (no bound from the world, which
+        named the solution's version); a hidden rule's decoy keyword error naming a package
+        that is not installed is printed as that module's import error, the line a real
+        missing provider gives (issue 38).
+    """
+
+    def apply_install(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, list[tuple[int, int]]]:
+        """v4's install rule; a conflict is reported from the installed side (class docstring)."""
+        try:
+            return super().apply_install(state, p, v)
+        except InstallFailure as exc:
+            if exc.kind != "conflict":
+                raise
+            r = self.rules
+            plan = r.plans[p][v]
+            work = list(state.installed)
+            for q in plan.touches():
+                work[q] = plan.update(q, work[q])[0]
+            q = next(q for q, versions, _ in plan.conflicts
+                     if work[q] != ABSENT and work[q] in versions)
+            installed = r.vname(q, work[q])
+            why = conflict_text(r.names[p], r.vname(p, v), r.names[q], installed)
+            raise InstallFailure("conflict", f"{r.names[p]} {r.vname(p, v)} cannot sit beside "
+                                             f"{r.names[q]} {installed} ({why}).") from None
+
+    def script_failure(self, installed: tuple[int, ...], path: str) -> RunFailure | None:
+        """v4's run-time rule; a hidden rule's decoy is printed as a real check would print it."""
+        fail = super().script_failure(installed, path)
+        if fail is None or fail.kind != "hidden_rule":
+            return fail
+        m = _KEYWORD.fullmatch(fail.message)
+        if m is None:
+            return fail
+        package, module, symbol, importer = m.groups()
+        p = self.rules.index.get(package)
+        if p is not None and installed[p] != ABSENT:
+            return fail
+        return RunFailure("hidden_rule", import_error(f"{package}.{module}", symbol, importer))
