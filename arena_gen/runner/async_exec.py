@@ -123,7 +123,7 @@ def execute_async(pending: list[Any], jobs: int = 1,
             fut.cancel()
         if running:
             loop.run_until_complete(asyncio.gather(*running, return_exceptions=True))
-        # requests abandoned by cancelled episodes (see llm_client._abandon_after): end them
+        # anything a cancelled episode left running (a request, a reply being read): end it
         # on this loop, not at its close
         rest = [t for t in asyncio.all_tasks(loop) if not t.done()]
         for fut in rest:
