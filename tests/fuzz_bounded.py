@@ -108,7 +108,7 @@ def _hostile_server() -> str:
 
 @functools.cache
 def _stream_client() -> tuple[asyncio.AbstractEventLoop, Any]:
-    """One event loop and one client for every case (a new httpx client costs ~0.15 s)."""
+    """One event loop and one client for every case (a new client's TLS context costs ~0.1 s)."""
     from arena_gen.agents.llm_client import ChatClient
 
     return asyncio.new_event_loop(), ChatClient(

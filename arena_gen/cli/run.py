@@ -108,7 +108,8 @@ def dry_run_report(ui: Any, cfg: Any, prices: dict[str, float] | None) -> None:
               "completion tokens", "cost"], rows)
     config = cfg.agent_config or {}
     if est.prompt_tokens:
-        policy = (f"the last {config['history']} turns" if config.get("history") is not None
+        policy = ("the odyssey harness's per-env history windows" if config.get("harness")
+                  else f"the last {config['history']} turns" if config.get("history") is not None
                   else "the whole history")
         if config.get("max_prompt_tokens"):
             policy += f", at most {config['max_prompt_tokens']} tokens a prompt"
