@@ -25,7 +25,7 @@ from arena_gen.core.task import Task
 from arena_gen.suite import ladder
 
 ROOT = Path(__file__).resolve().parents[1]
-ENVS = ("lights",)
+ENVS = ("lights", "trading")
 
 
 @cache
@@ -34,9 +34,18 @@ def released(env: str, suite: str) -> tuple[Task, ...]:
     return tuple(read_suite(ROOT / "suites" / suite, envs=[env]).tasks[env])
 
 
+_STATES: dict[str, list[tuple[Any, list[Any]]]] = {}
+
+
 def milestone_states(task: Task) -> list[tuple[Any, list[Any]]]:
     """Per milestone of the budget, the state the witness reaches by then and the states it
-    visited (a witness shorter than a milestone stays at its end)."""
+    visited (a witness shorter than a milestone stays at its end); one replay per task."""
+    if task.id not in _STATES:
+        _STATES[task.id] = _replay_to_milestones(task)
+    return _STATES[task.id]
+
+
+def _replay_to_milestones(task: Task) -> list[tuple[Any, list[Any]]]:
     game = registry.make_game(task)
     state = game.initial()
     visited = [state]
@@ -47,17 +56,52 @@ def milestone_states(task: Task) -> list[tuple[Any, list[Any]]]:
             for t in milestone_turns(task.budget)]
 
 
-def _lights_by_env(task: Task, state: Any, probe: Probe) -> str:
-    """Put the text env in the probe's state, send the toggle, see whether the state moved."""
+def _lights_by_env(task: Task, probes: list[Probe]) -> list[str]:
+    """Put the text env in each probe's state, send the toggle, see whether the state moved."""
     env = registry.make_env(task)
-    env.reset()
-    env.state = int(probe.subject["state"])
-    info = env.step(f"B{probe.subject['bulb']}")[4]
-    return "yes" if info["state"] != probe.subject["state"] else "no"
+    out = []
+    for probe in probes:
+        env.reset()
+        env.state = int(probe.subject["state"])
+        info = env.step(f"B{probe.subject['bulb']}")[4]
+        out.append("yes" if info["state"] != probe.subject["state"] else "no")
+    return out
 
 
-#: Per env, the answer a probe gets by playing the text env (never through probe_answer).
-BY_ENV: dict[str, Callable[[Task, Any, Probe], str]] = {"lights": _lights_by_env}
+def _with_world(task: Task, **changes: Any) -> Task:
+    """``task`` with world keys replaced (a test-only variant)."""
+    return dataclasses.replace(task, world={**task.world, **changes})
+
+
+def _trading_by_env(task: Task, probes: list[Probe]) -> list[str]:
+    """Make probe d's news day d's exact changes with no noise, prices high above the floor,
+    hold day after day in the text env and read each day's price moves from ``info``."""
+    world, k = task.world, len(probes)
+    stocks = list(world["stocks"])
+    assert k <= len(world["changes"])
+    variant = _with_world(
+        task, changes=[list(p.subject["news"]) for p in probes] + world["changes"][k:],
+        noise=[[0.0] * len(stocks)] * k + world["noise"][k:],
+        initial_prices=[1000.0] * len(stocks))
+    env = registry.make_env(variant)
+    before = env.reset()[1]["prices"]
+    out = []
+    for probe in probes:
+        after = env.step("{}")[4]["prices"]
+        moves = {s: a - b for s, a, b in zip(stocks, after, before, strict=True)}
+        before = after
+        if probe.kind == "move_sign":
+            out.append("up" if moves[probe.subject["stock"]] > 0 else "down")
+            continue
+        order = sorted(probe.subject["stocks"], key=lambda s: -moves[s])
+        assert probe.choices is not None
+        out.append(probe.choices[[list(o) for o in probe.subject["options"]].index(order)])
+    return out
+
+
+#: Per env, the answers probes get by playing the text env (never through probe_answer).
+BY_ENV: dict[str, Callable[[Task, list[Probe]], list[str]]] = {"lights": _lights_by_env,
+                                                              "trading": _trading_by_env}
 
 
 @pytest.mark.parametrize("suite", ["lite", "challenge"])
@@ -67,9 +111,11 @@ def test_every_probe_answer_equals_the_replayed_answer(env: str, suite: str) -> 
     for task in released(env, suite):
         game = registry.make_game(task)
         for m, (state, visited) in enumerate(milestone_states(task)):
-            for probe in draw(game, state, visited, task.sha256, 0, m):
+            probes = draw(game, state, visited, task.sha256, 0, m)
+            played = BY_ENV[env](task, probes)
+            for probe, by_env in zip(probes, played, strict=True):
                 answer = game.probe_answer(state, probe)
-                assert answer == BY_ENV[env](task, state, probe), (task.id, m, probe)
+                assert answer == by_env, (task.id, m, probe)
                 assert game.probe_correct(probe, answer, answer)
                 assert answer in (probe.choices or (answer,))
                 asked += 1
