@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,9 +21,11 @@ from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.probes import Probe, draw, milestone_turns, parse_choice
 from arena_gen.core.schema import validate_doc
-from arena_gen.core.suite_io import read_suite
+from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.suite import ladder
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVS = ("lights", "trading", "energy", "repo")
@@ -222,7 +224,7 @@ def _curves(env: str, suite: str, rung: str, tasks: int | None = None
     spec = registry.for_task(released(env, suite)[0])
     factory, mode = ((spec.load("planner"), "with-rules") if rung == "planner"
                      else (spec.load("heuristic"), "inductive"))
-    return [ladder._attempt(task, factory(), mode, 0, probes=True)["probes"]
+    return [ladder._attempt(task, factory(), mode, 0, probes=ladder.probe_key(task))["probes"]
             for task in released(env, suite)[:tasks]]
 
 
@@ -319,7 +321,11 @@ def test_a_format_3_ladder_records_a_valid_knowledge_curve(monkeypatch: pytest.M
     assert first["planner"]["results"][0]["probes"][-1]["correct"] == 8
     doc = task.to_dict()
     doc["certificate"]["ladder"] = first
-    validate_doc(Task.from_dict(doc, check_hash=False).to_dict(), "task")
+    stored = Task.from_dict(doc, check_hash=False)
+    validate_doc(stored.to_dict(), "task")
+    # verify replays the ladder of the stored task (its ladder attached): the same probes
+    assert ladder.probe_key(stored) == ladder.probe_key(task) != stored.sha256
+    assert ladder.climb(stored, cal) == first
 
 
 def test_an_older_ladder_format_records_no_probes() -> None:
@@ -329,3 +335,31 @@ def test_an_older_ladder_format_records_no_probes() -> None:
     lad = ladder.climb(task, spec.load("calibration")["lite"], only={"planner"})
     assert "probes" not in lad["planner"]["results"][0]
     assert lad == {"planner": task.certificate.facts["ladder"]["planner"]}
+
+
+@pytest.fixture
+def lights_at_format_3() -> Iterator[registry.EnvSpec]:
+    """The newest lights version re-registered at ladder format 3 for one test."""
+    spec = registry.get("lights")
+    registry.unregister("lights", spec.version)
+    registry.register(dataclasses.replace(spec, ladder_version=3))
+    try:
+        yield registry.get("lights")
+    finally:
+        registry.unregister("lights", spec.version)
+        registry.register(spec)
+
+
+def test_a_format_3_build_verifies_and_rebuilds_the_same(
+        lights_at_format_3: registry.EnvSpec, tmp_path: Path) -> None:
+    result = build_suite("lite", 7, ["lights"], counts={"lights": 2})
+    for task in result.tasks["lights"]:
+        for rung in task.certificate.facts["ladder"].values():
+            assert all(len(r["probes"]) == 4 for r in rung["results"])
+    write_suite(tmp_path / "s", result.manifest, result.tasks)
+    report = verify_suite(tmp_path / "s")  # replays every ladder: the same probes, replies
+    assert len(report.checks) == 2 and all(c.ok for c in report.checks), report.checks
+    again = build_suite("lite", 7, ["lights"], counts={"lights": 2})
+    assert [t.to_dict() for t in again.tasks["lights"]] == [
+        t.to_dict() for t in result.tasks["lights"]]
+    assert report.manifest_problems == ["manifest counts.lights is 2, the lite preset's is 30"]
