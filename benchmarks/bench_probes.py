@@ -3,6 +3,7 @@ newest version at its own ladder format, or moved to format 3 (every rung's atte
 the world-model probes at each milestone), and the pooled curve of every rung.
 
     python benchmarks/bench_probes.py --ladder 3 [--env lights] [--suite lite] [--seed 7]
+                                      [--count N]
 
 It prints the build's wall seconds and, with ``--ladder 3``, per env and rung the probe
 accuracy pooled over every task and attempt at each milestone (25/50/75/100 % of the budget;
@@ -37,11 +38,13 @@ def main() -> None:
     parser.add_argument("--env", action="append", help="env(s) to build (default: all)")
     parser.add_argument("--suite", default="lite")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--count", type=int, help="tasks per env (default: the preset's)")
     args = parser.parse_args()
     envs = args.env or registry.suite_envs(args.suite)
     _move_to(args.ladder, envs)
     start = time.perf_counter()
-    result = build_suite(args.suite, args.seed, envs, jobs=1)
+    counts = {env: args.count for env in envs} if args.count else None
+    result = build_suite(args.suite, args.seed, envs, jobs=1, counts=counts)
     print(f"build {args.suite} seed {args.seed} {','.join(envs)} ladder {args.ladder}: "
           f"{time.perf_counter() - start:.1f} s")
     curves: dict[tuple[str, str], list[list[int]]] = defaultdict(list)

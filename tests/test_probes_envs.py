@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import Episode
 from arena_gen.core.probes import Probe, draw, milestone_turns, parse_choice
 from arena_gen.core.schema import validate_doc
 from arena_gen.core.suite_io import read_suite, write_suite
@@ -363,3 +365,59 @@ def test_a_format_3_build_verifies_and_rebuilds_the_same(
     assert [t.to_dict() for t in again.tasks["lights"]] == [
         t.to_dict() for t in result.tasks["lights"]]
     assert report.manifest_problems == ["manifest counts.lights is 2, the lite preset's is 30"]
+
+
+#: Lite tasks per env the no-side-effect test plays (energy's rungs are slow).
+SAME_TASKS = {"lights": 4, "trading": 3, "energy": 2, "repo": 4}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", ENVS)
+def test_answering_probes_changes_no_rung_result(env: str, monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:
+    """Every rung of a format-3 ladder, its knowledge curves removed, is the released
+    format-2 ladder: answering changed no action, success, step or value."""
+    for task in released(env, "lite")[:SAME_TASKS[env]]:
+        spec = registry.for_task(task)
+        monkeypatch.setattr(ladder.registry, "for_task",
+                            lambda _t, s=spec: dataclasses.replace(s, ladder_version=3))
+        fresh = ladder.climb(task, spec.load("calibration")["lite"])
+        monkeypatch.undo()
+        stored = task.certificate.facts["ladder"]
+        assert set(fresh) == set(stored)
+        for rung, record in fresh.items():
+            assert all(len(r.pop("probes")) == 4 for r in record["results"]), rung
+            assert record == stored[rung], (task.id, rung)
+
+
+@pytest.mark.parametrize("rung", ["heuristic", "planner"])
+@pytest.mark.parametrize("env", ENVS)
+def test_answering_leaves_the_answerer_as_it_was(env: str, rung: str) -> None:
+    """At each milestone of a Lite task the answerer's whole state (pickled) is the same
+    before and after it answers: nothing it learns or caches is touched."""
+    task = released(env, "lite")[1]
+    spec = registry.for_task(task)
+    mode = "with-rules" if rung == "planner" else "inductive"
+    agent = spec.load(rung)()
+    episode = Episode(task, agent, mode=mode, attempt=0, run_seed=0)
+    game, visited = episode.env.game, [episode.env.state]
+    for m, turn in enumerate(milestone_turns(task.budget)):
+        while not episode.over and len(episode.turns) < turn:
+            episode.step(agent.act(episode.obs), 0.0)
+            visited.append(episode.env.state)
+        probes = draw(game, episode.env.state, visited, task.sha256, 0, m)
+        before = _snapshot(agent)
+        assert len(agent.answer_probes(probes)) == len(probes)
+        assert _snapshot(agent) == before, (m, turn)
+
+
+def _snapshot(agent: Any) -> dict[str, bytes]:
+    """Each attribute of ``agent`` pickled (compiled rules, which hold closures, by identity:
+    they are read-only once built)."""
+    out = {}
+    for name, value in vars(agent).items():
+        try:
+            out[name] = pickle.dumps(value)
+        except (AttributeError, TypeError, pickle.PicklingError):
+            out[name] = repr(id(value)).encode()
+    return out

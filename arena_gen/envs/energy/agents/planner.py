@@ -24,6 +24,7 @@ They read ``view.public``, ``view.rules_text`` (the planner only) and observatio
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -123,9 +124,12 @@ class EnergyPlanner:
 
     def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
         """From its own prediction of the probe day's efficiencies (patterns read in the rules
-        text, or learnt), through a game compiled from those beliefs."""
+        text, or learnt), through a game compiled from those beliefs; a copy predicts, since
+        predicting fills caches (a period estimate) the episode must not see early."""
+        mind = copy.deepcopy(self)
+
         def believe(source: str, day: int) -> float:
-            return float(self.predict(source, np.array([day]), day)[0][0])
+            return float(mind.predict(source, np.array([day]), day)[0][0])
         return belief_replies(probes, self.public, believe)
 
     # -- prediction ---------------------------------------------------------------------------
