@@ -17,11 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_gen.agents.oracle import OracleAgent
 from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.episode import Episode
-from arena_gen.core.probes import Probe, draw, milestone_turns, parse_choice
+from arena_gen.core.probes import Probe, draw, grade, milestone_turns, parse_choice
 from arena_gen.core.schema import validate_doc
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
@@ -421,3 +422,15 @@ def _snapshot(agent: Any) -> dict[str, bytes]:
         except (AttributeError, TypeError, pickle.PicklingError):
             out[name] = repr(id(value)).encode()
     return out
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_oracle_answers_from_the_world(env: str) -> None:
+    task = released(env, "lite")[2]
+    oracle = OracleAgent()
+    oracle.reset(TaskView.of(task, "inductive", privileged=True), "inductive",
+                 np.random.default_rng(0))
+    game = registry.make_game(task)
+    for m, (state, visited) in enumerate(milestone_states(task)):
+        probes = draw(game, state, visited, task.sha256, 0, m)
+        assert all(grade(game, state, probes, oracle.answer_probes(probes)))
