@@ -37,13 +37,14 @@ IMPORTER = "{importer}"
 COMMAND_OK, COMMAND_ERROR = "command_ok", "command_error"
 YES_NO = ("yes", "no")
 ERROR_OPTIONS = 4
-#: The events of a command that worked (anything else printed an error).
-_WORKED = frozenset({"installed", "run_ok", "script_ok"})
+#: The events of a command that worked (anything else printed an error); an install of what
+#: an environment already has works (pip says so and changes nothing).
+_WORKED = frozenset({"installed", "already_installed", "run_ok", "script_ok"})
 RUN_PY = "python run.py"
 #: Failing commands tried per ``command_error`` question before it is given up.
 _ERROR_TRIES = 6
 #: Near and visited environments a ``command_ok`` question may look in for its answer.
-_NEAR = 8
+_NEAR = 9
 
 
 def import_error(module: str, symbol: str, importer: str) -> str:
@@ -85,15 +86,15 @@ class RepoGameV4(RepoGameV2):
         ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint.
     Probes:
         Each states an environment (Python and ``pip list``'s packages: the current one, or,
-        for a ``command_ok`` question whose answer the current one lacks, one a working install
-        away or one the agent visited) and a command, ``python
+        for a ``command_ok`` question whose answer the current one lacks, one a step away or
+        one the agent visited) and a command, ``python
         run.py`` or ``pip install NAME==M.m`` of a version not installed. ``command_ok``: does
         it succeed? ``yes``/``no``, half each (chance 50 %).
-        ``command_error``: a command that fails; which of four error outputs (all real outputs
-        of failing commands in that environment, whitespace joined into one line) does it
-        print? One letter, balanced (chance 25 %); asked only where the environment has four
-        distinct error outputs, else a ``command_ok`` question is asked instead. Answers step
-        the game from the stated environment.
+        ``command_error``: a command that fails here; which of four error outputs does it
+        print (on one line)? The others are errors the same command prints from environments
+        one step away (a package added, moved or removed). One letter, balanced (chance
+        25 %); where no failing command has three such others, a ``command_ok`` question is
+        asked instead. Answers step the game from the stated environment.
     Arguments:
         ``task``: a repo v4 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
     Version History:
@@ -193,8 +194,7 @@ class RepoGameV4(RepoGameV2):
         kind's answers balanced."""
         visited = [v for v in visited if isinstance(v, RepoV2)]
         pool = [(c, *self.outcome(state, c)) for c in self._commands(state)]
-        works = [c for c, ok, _ in pool if ok and c != RUN_PY]
-        near = [self.act(state, works[int(j)])[0] for j in rng.permutation(len(works))[:_NEAR]]
+        near = self._near(state, pool, rng)
         failing = [c for c, ok, _ in pool if not ok]
         made = []
         for slot in balanced(rng, count // 2, letters(ERROR_OPTIONS)):
@@ -224,6 +224,21 @@ class RepoGameV4(RepoGameV2):
         order = rng.permutation(len(made))
         return [_renamed(made[int(j)], f"q{i}") for i, j in enumerate(order)]
 
+    def _near(self, state: RepoV2, pool: list[tuple[str, bool, str]],
+              rng: np.random.Generator) -> list[RepoV2]:
+        """Environments one step from ``state``, a few of each kind in a drawn order: a
+        package added, one moved to another version, one removed (so an environment's size
+        tells nothing about which one a question states)."""
+        r = self.rules
+        works = [c for c, ok, _ in pool if ok and c != RUN_PY]
+        held = {r.names[q] for q in range(r.n) if state.installed[q] != ABSENT}
+        kinds = [[c for c in works if c.split()[2].split("==")[0] not in held],
+                 [c for c in works if c.split()[2].split("==")[0] in held],
+                 [f"pip uninstall {name}" for name in sorted(held)]]
+        picked = [kind[int(j)] for kind in kinds
+                  for j in rng.permutation(len(kind))[:_NEAR // len(kinds)]]
+        return [self.act(state, picked[int(j)])[0] for j in rng.permutation(len(picked))]
+
     def _subject(self, state: RepoV2, command: str) -> dict[str, Any]:
         py = None if state.python == ABSENT else version_text(self.rules.pythons[state.python])
         return {"python": py, "installed": {self.rules.names[q]: self.rules.vname(q, x)
@@ -240,15 +255,16 @@ class RepoGameV4(RepoGameV2):
     def _error_probe(self, state: RepoV2, near: list[RepoV2], failing: list[str], slot: str,
                      rng: np.random.Generator) -> Probe | None:
         """A failing command and four outputs: what it prints here, and three other outputs it
-        prints from environments one working install away (a drawn few; so every option names
-        the same command's packages); None when no failing command of a few drawn has three."""
+        prints from environments one working install or one uninstall away (a drawn few; so
+        every option names the same command's packages, and lists of missing packages grow and
+        shrink alike); None when no failing command of a few drawn has three."""
         for j in rng.permutation(len(failing))[:_ERROR_TRIES]:
             command = failing[int(j)]
             right = self.outcome(state, command)[1]
             others: list[str] = []
             for k in rng.permutation(len(near)):
                 ok, text = self.outcome(near[int(k)], command)
-                if not ok and text != right and text not in others:
+                if not ok and text.startswith("ERROR") and text != right and text not in others:
                     others.append(text)
                     if len(others) == ERROR_OPTIONS - 1:
                         break

@@ -21,7 +21,8 @@ def env_key(python: str | None, installed: Mapping[str, str]) -> EnvKey:
 
 
 def _worked(text: str) -> bool:
-    """Whether an output is no error (the game prints every failure as ``ERROR: ...``)."""
+    """Whether an output is no error (the game prints every failure as ``ERROR: ...``, and
+    success, an install already in place included, otherwise)."""
     return not text.startswith("ERROR")
 
 
