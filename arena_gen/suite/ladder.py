@@ -5,23 +5,43 @@ Each rung is played by :func:`~.episode.run_episode` exactly as ``arena-gen run`
 running the same agents, and ``verify`` recomputes it turn for turn. Per attempt the ladder
 keeps success, steps, item credit (share of rubric checks met at the end) and, where the game
 defines one, its headline value (e.g. trading's profit rate).
+
+From ladder format 3 each attempt also records its knowledge curve: at every milestone turn
+(:func:`~arena_gen.core.probes.milestone_turns` of the budget) the rung answers the probes
+:func:`~arena_gen.core.probes.draw` draws for that milestone, and the game grades the replies.
+A milestone the episode does not reach (it ended earlier) is asked at the episode's end, so
+every curve has one point per milestone. A rung that cannot answer (no ``answer_probes``)
+guesses uniformly from a stream of its own (spawned from the milestone's by its place).
+Probes never change the episode.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from typing import Any
+
+import numpy as np
 
 from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM, Calibration
 from arena_gen.core.episode import Episode
+from arena_gen.core.probes import (
+    ProbeAnswerer,
+    draw,
+    grade,
+    guess,
+    milestone_turns,
+    offers_probes,
+    probe_seed,
+)
 from arena_gen.core.task import Task
 
 #: The newest ladder format (an env version names the one its certificates carry in
 #: ``EnvSpec.ladder_version``): 1 = rungs without kinds; 2 = each rung records its kind and
-#: model-free rungs are played.
-LADDER_VERSION = 2
+#: model-free rungs are played; 3 = each attempt records its knowledge curve (``probes``).
+LADDER_VERSION = 3
 
 
 def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str, int, str]]:
@@ -40,15 +60,79 @@ def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str
     return rungs
 
 
-def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
+def probe_key(task: Task) -> str:
+    """The sha256 the ladder's probe streams come from: the task's own, as it is before its
+    ladder is attached (a certificate cannot seed the probes it records, so build and verify
+    draw the same questions)."""
+    if "ladder" not in task.certificate.facts:
+        return task.sha256
+    facts = {k: v for k, v in task.certificate.facts.items() if k != "ladder"}
+    return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                     facts=facts)).sha256
+
+
+class _Knowledge:
+    """One attempt's probe bookkeeping: the states visited, and each milestone's score."""
+
+    def __init__(self, task: Task, agent: Any, attempt: int, budget: int, key: str,
+                 rung: int) -> None:
+        self.task, self.agent, self.attempt, self.key = task, agent, attempt, key
+        self.rung = rung  # the rung's place in the ladder: its own guessing stream
+        self.turns = milestone_turns(budget)
+        self.visited: list[Any] = []
+        self.curve: list[dict[str, int]] = []
+
+    def _ask(self, game: Any, state: Any, turn: int) -> None:
+        """Ask the next milestone's probes at ``state`` (reached after ``turn`` turns)."""
+        m = len(self.curve)
+        probes = draw(game, state, self.visited, self.key, self.attempt, m)
+        if isinstance(self.agent, ProbeAnswerer):
+            try:
+                replies = list(self.agent.answer_probes(probes))
+            except Exception:  # a baseline bug in answering scores the milestone 0
+                replies = []
+        else:
+            seq = probe_seed(self.key, self.attempt, m).spawn(self.rung + 1)[self.rung]
+            replies = guess(probes, np.random.Generator(np.random.PCG64(seq)))
+        right = grade(game, state, probes, replies)
+        self.curve.append({"turn": turn, "asked": len(probes), "correct": sum(right)})
+
+    def after(self, episode: Episode) -> None:
+        """Record the state a turn reached and ask the milestone that turn completes."""
+        game, state, turn = episode.env.game, episode.env.state, len(episode.turns)
+        if not self.visited:
+            self.visited.append(game.initial())
+        self.visited.append(state)
+        if len(self.curve) < len(self.turns) and turn == self.turns[len(self.curve)]:
+            self._ask(game, state, turn)
+
+    def finish(self, episode: Episode) -> list[dict[str, int]]:
+        """Ask the milestones the episode did not reach at its final state; the curve."""
+        game, state = episode.env.game, episode.env.state
+        if not self.visited:
+            self.visited.append(game.initial())
+        while len(self.curve) < len(self.turns):
+            self._ask(game, state, len(episode.turns))
+        return self.curve
+
+
+def _attempt(task: Task, agent: Any, mode: str, attempt: int, probes: str | None = None,
+             rung: int = 0) -> dict[str, Any]:
+    """One rung attempt's record; with ``probes`` (the :func:`probe_key`) its knowledge
+    curve too (``rung``: the rung's place in the ladder, which picks a guesser's stream)."""
     episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=0)
+    know = (_Knowledge(task, agent, attempt, episode.budget, probes, rung)
+            if probes is not None and episode.env is not None else None)
     while not episode.over:
         try:
             reply = agent.act(episode.obs)
         except Exception as exc:  # a baseline bug is recorded as a failed attempt
             episode.fail(exc)
             break
+        turns = len(episode.turns)
         episode.step(reply, 0.0)
+        if know is not None and len(episode.turns) > turns:
+            know.after(episode)
     if episode.env is None:  # the game could not be built: no state to credit
         return {"success": False, "steps": 0, "credit": 0.0, "error": episode.end_reason}
     game, state = episode.env.game, episode.env.state
@@ -63,6 +147,8 @@ def _attempt(task: Task, agent: Any, mode: str, attempt: int) -> dict[str, Any]:
         out["value"] = None if v is None else round(float(v), 6)
     if episode.error is not None:
         out["error"] = episode.end_reason
+    if know is not None and episode.end_reason != "env_error":
+        out["probes"] = know.finish(episode)
     return out
 
 
@@ -70,11 +156,13 @@ def climb(task: Task, cal: Calibration, only: Collection[str] | None = None) -> 
     """Play every rung of the ladder on ``task`` (or the rungs named in ``only``, so an
     ablation pays for the rungs it compares); deterministic for a task and calibration."""
     spec = registry.for_task(task)
+    probes = (probe_key(task) if spec.ladder_version >= 3 and offers_probes(spec.load("game"))
+              else None)
     ladder: dict[str, Any] = {}
-    for rung, factory, mode, attempts, kind in _rungs(spec, cal):
+    for place, (rung, factory, mode, attempts, kind) in enumerate(_rungs(spec, cal)):
         if only is not None and rung not in only:
             continue
-        results = [_attempt(task, factory(), mode, a) for a in range(attempts)]
+        results = [_attempt(task, factory(), mode, a, probes, place) for a in range(attempts)]
         ladder[rung] = {
             "mode": mode,
             "attempts": attempts,
