@@ -178,3 +178,16 @@ def test_a_hostile_task_id_is_printed_escaped_and_bounded(world: dict[str, Path]
     assert len(result.output) < 5000 and "\x1b" not in result.output, result.output[:300]
     assert "task \\x1b[2J\\x1b]0;pwned\\x07AAA" in result.output
     assert "characters cut]" in result.output
+
+
+def test_play_refuses_a_signed_run_folder(world: dict[str, Path], tmp_path: Path) -> None:
+    from arena_gen.agents.registry import make_agent
+    from arena_gen.core.suite_io import read_suite
+    from arena_gen.runner.play import play_task
+
+    run = copy(world, tmp_path)
+    suite = read_suite(world["suite"])
+    task = suite.all_tasks()[0]
+    with pytest.raises(ArenaGenError, match="is a signed run"):
+        play_task(task, make_agent("random", task.env, None, task.env_version),
+                  manifest=suite.manifest, suite_path=suite.path, out=run)
