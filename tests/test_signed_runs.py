@@ -178,3 +178,51 @@ def test_a_hostile_task_id_is_printed_escaped_and_bounded(world: dict[str, Path]
     assert len(result.output) < 5000 and "\x1b" not in result.output, result.output[:300]
     assert "task \\x1b[2J\\x1b]0;pwned\\x07AAA" in result.output
     assert "characters cut]" in result.output
+
+
+def test_play_refuses_a_signed_run_folder(world: dict[str, Path], tmp_path: Path) -> None:
+    from arena_gen.agents.registry import make_agent
+    from arena_gen.core.suite_io import read_suite
+    from arena_gen.runner.play import play_task
+
+    run = copy(world, tmp_path)
+    suite = read_suite(world["suite"])
+    task = suite.all_tasks()[0]
+    with pytest.raises(ArenaGenError, match="is a signed run"):
+        play_task(task, make_agent("random", task.env, None, task.env_version),
+                  manifest=suite.manifest, suite_path=suite.path, out=run)
+
+
+class Killed(BaseException):
+    """A SIGKILL stand-in: nothing in arena-gen catches it."""
+
+
+def test_a_kill_between_the_line_and_its_head_still_verifies(
+        world: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signature is written before run.json at every step, so a run killed after a line
+    and before its head verifies under the key, and resumes signed."""
+    from arena_gen.runner.rundir import RunDir
+
+    real = RunDir._write_chain
+    seen: list[str | None] = []
+
+    def write_chain(self: RunDir, pending: str | None = None) -> None:
+        if pending is None and seen and seen[-1] is not None:  # the head after a line
+            raise Killed
+        seen.append(pending)
+        real(self, pending)
+
+    monkeypatch.setattr(RunDir, "_write_chain", write_chain)
+    out = tmp_path / "killed"
+    cfg = RunConfig(suite=str(world["suite"]), agent="random", out=str(out),
+                    sign_key=str(world["key"]))
+    with pytest.raises(Killed):
+        run_suite(cfg)
+    monkeypatch.setattr(RunDir, "_write_chain", real)
+    assert len(lines(out)) == 1
+    assert "pending" in json.loads((out / RUN_SIGNATURE).read_text())
+    summary = score_run(out, public_key=world["pub"])
+    assert summary["coverage"]["scored"] == 1 and not summary["complete"]
+    cfg.resume = True
+    run_suite(cfg)
+    assert score_run(out, public_key=world["pub"])["complete"]

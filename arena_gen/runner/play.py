@@ -46,6 +46,9 @@ def _play_locked(task: Task, agent: Any, rundir: RunDir, manifest: dict[str, Any
                 old.get("harness", DEFAULT_HARNESS) != harness):  # one harness: one budget
             raise ArenaGenError(f"{rundir.path} holds a run of another suite, agent or "
                                 f"harness; choose another --out")
+    if rundir.signed:  # play signs nothing: its lines would fall outside the signature
+        raise ArenaGenError(f"{rundir.path} is a signed run (run --sign-key); play into "
+                            f"another --out")
     records = rundir.records()  # the chain is checked: a broken one is refused
     if rundir.unchained:
         raise ArenaGenError(f"{rundir.run_json} records no trajectory chain (written by an "

@@ -32,6 +32,7 @@ from arena_gen.core.bounded_io import (
 )
 from arena_gen.core.errors import ArenaGenError, SchemaError
 from arena_gen.core.schema import loads, read_json
+from arena_gen.core.suite_io import Suite
 from arena_gen.scoring.cost import prices_of
 from arena_gen.scoring.score import (
     findings_text,
@@ -56,6 +57,7 @@ class CheckedRun:
     summary: dict[str, Any]
     findings: list[dict[str, Any]]
     scored: bool  # True: summary.json was missing or stale, and the run was scored now
+    suite: Suite | None = None  # the suite the replay read (hash-checked against run.json)
 
 
 def _options(recorded: dict[str, Any] | None) -> tuple[bool, bool, dict[str, float] | None]:
@@ -203,12 +205,13 @@ def check_run(run_dir: str | Path, public_key: str | os.PathLike[str] | None = N
             except (SchemaError, OSError):
                 recorded = None
         strict, unchained, prices = _options(recorded)
+        read: dict[str, Suite] = {}
         summary, lines = judge_run(path, strict=strict, allow_unchained=unchained,
-                                   public_key=public_key)
+                                   public_key=public_key, read=read)
         write_scores(path, summary, lines)
         if prices is not None:
             summary = record_prices(path, summary, prices)
-        return CheckedRun(path, summary, lines, True)
+        return CheckedRun(path, summary, lines, True, read.get("suite"))
     try:
         recorded = read_json(file, "summary")
     except OSError as exc:
@@ -216,10 +219,11 @@ def check_run(run_dir: str | Path, public_key: str | os.PathLike[str] | None = N
     findings = path / "findings.jsonl"
     _check_size(findings, max_file_bytes())  # before the replay: a huge file costs nothing
     strict, unchained, prices = _options(recorded)
+    suites: dict[str, Suite] = {}
     summary, lines = judge_run(path, strict=strict, allow_unchained=unchained,
-                               public_key=public_key)
+                               public_key=public_key, read=suites)
     if prices is not None:
         summary = {**summary, "prices": prices}
     check_summary(file, recorded, summary)
     check_findings(path / "findings.jsonl", lines)
-    return CheckedRun(path, summary, lines, False)
+    return CheckedRun(path, summary, lines, False, suites.get("suite"))

@@ -112,7 +112,10 @@ def load_run(run_dir: str | Path, checked: CheckedRun | None = None) -> RunView:
     summary = checked.summary
     rundir = RunDir(path)
     meta = rundir.read_meta() if rundir.exists() else {}
-    suite, note = _suite_of(meta) if meta else (None, "no run.json")
+    suite: Suite | None = checked.suite  # the suite the replay read, hash-checked already
+    note: str | None = None
+    if suite is None:
+        suite, note = _suite_of(meta) if meta else (None, "no run.json")
     lines = {(str(line["task_id"]), int(line["attempt"])): line for line in checked.findings}
     latest: dict[tuple[str, int], dict[str, Any]] = {}
     for _, rec in rundir.iter_numbered_records():  # one line held at a time

@@ -32,7 +32,7 @@ from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
 from arena_gen.core.records import FindingsLine, Summary
 from arena_gen.core.run_signature import check_run_signature
 from arena_gen.core.schema import loads, validate_doc
-from arena_gen.core.suite_io import read_suite
+from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
 from arena_gen.core.usage import USAGE_KEYS, turn_tokens
 from arena_gen.runner.rundir import RunDir, plan_digest, planned_attempts
@@ -473,15 +473,19 @@ def summary_text(summary: dict[str, Any]) -> str:
 
 
 def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
-              allow_unchained: bool = False, public_key: str | os.PathLike[str] | None = None
+              allow_unchained: bool = False, public_key: str | os.PathLike[str] | None = None,
+              read: dict[str, Suite] | None = None
               ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The summary and findings lines :func:`score_run` writes, computed from the replay and
-    written nowhere (``report`` compares them with the files on disk)."""
+    written nowhere (``report`` compares them with the files on disk; ``read``, when given,
+    receives the suite read, under ``"suite"``, so it is not read again)."""
     rundir = RunDir(run_dir)
     if not rundir.exists():
         raise ArenaGenError(f"{run_dir}: no run.json (not a run directory)")
     meta = rundir.read_meta()
     suite_obj = read_suite(suite or meta.get("suite_path") or meta["suite"])
+    if read is not None:
+        read["suite"] = suite_obj
     if suite_obj.manifest["suite_sha256"] != meta.get("suite_sha256", suite_obj.manifest[
             "suite_sha256"]):
         raise ArenaGenError(f"{run_dir}: the run was made on another suite (hash differs)")
