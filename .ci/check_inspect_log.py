@@ -11,7 +11,8 @@ import sys
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-SCORER, VALUES = "judge_scorer", ("success", "credit", "steps", "agent_error", "env_error")
+SCORER, VALUES = "judge_scorer", ("success", "credit", "steps", "pass_at_k", "agent_error",
+                                  "env_error")
 VIEW_KEYS = {"task_id", "suite", "suite_sha256", "mode", "env", "budget"}
 
 
@@ -44,7 +45,7 @@ def problems(log_dir: str) -> list[str]:
         print(f"CI: inspect sample {sample.id}: {value}")
     reduced = {(s.name, s.reducer) for s in (log.results.scores if log.results else [])
                if s.scorer == SCORER}
-    missing = [f"{n} ({r})" for n in VALUES for r in ("mean", "max") if (n, r) not in reduced]
+    missing = [f"{n} ({r})" for n in VALUES for r in ("epochs",) if (n, r) not in reduced]
     if missing:
         found.append("reduced metrics missing: " + ", ".join(missing))
     return found

@@ -124,7 +124,7 @@ def test_whole_episode_per_env_scores_by_the_judge(env: str) -> None:
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(witness)),
-                           "agent_error": 0.0, "env_error": 0.0}
+                           "pass_at_k": 1.0, "agent_error": 0.0, "env_error": 0.0}
     assert all(f["status"] == "met" for f in score.metadata["findings"])
     assert score.metadata["end_reason"] in ("success", "terminated", "budget")
     record = sample.store["arena_gen_trajectory"]
@@ -147,7 +147,7 @@ def test_replies_without_an_action_tag_waste_every_turn(monkeypatch) -> None:
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 0.0, "credit": 0.0, "steps": float(task.budget),
-                           "agent_error": 0.0, "env_error": 0.0}
+                           "pass_at_k": 0.0, "agent_error": 0.0, "env_error": 0.0}
     assert score.explanation.startswith("all_on: violated (final state: 0/")
     turns = sample.store["arena_gen_trajectory"]["turns"]
     assert len(turns) == task.budget and not any(t["valid"] for t in turns)
@@ -193,6 +193,10 @@ def test_epochs_give_avg_and_pass_at_k() -> None:
     model = get_model("mockllm/model", custom_outputs=first_succeeds)
     log = run(suite_task("lite", env="lights", tasks=task.id), model, epochs=2, max_samples=1)
     assert len(episodes) == 2
-    assert metric(log, "success", "mean") == 0.5  # success rate over attempts
-    assert metric(log, "credit", "mean") == 50.0  # Avg@2
-    assert metric(log, "success", "max") == 1.0  # Pass@2
+    assert metric(log, "success", "epochs") == 0.5  # success rate over attempts
+    assert metric(log, "credit", "epochs") == 50.0  # Avg@2
+    assert metric(log, "pass_at_k", "epochs") == 1.0  # Pass@2
+    # one reducer: one block per figure in inspect's panel, each named (two reducers gave
+    # two blocks named "success", "credit", ... side by side)
+    names = [s.name for s in log.results.scores]
+    assert len(names) == len(set(names)) and "pass_at_k" in names

@@ -44,7 +44,7 @@ def evaluate(server: FakeOpenAI) -> Any:
     return log
 
 
-def metric(log: Any, name: str, reducer: str = "mean") -> float:
+def metric(log: Any, name: str, reducer: str = "epochs") -> float:
     """A reducer's mean of one score key."""
     for s in log.results.scores:
         if s.name == name and s.reducer == reducer:
@@ -91,7 +91,7 @@ def test_context_error_mid_episode_drops_old_turns(chars: int, flavor: str) -> N
     assert late["turns_dropped"] >= 1 and late["turns_shown"] + late["turns_dropped"] == 13
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(turns)),
-                           "agent_error": 0.0, "env_error": 0.0}
+                           "pass_at_k": 1.0, "agent_error": 0.0, "env_error": 0.0}
     assert record["end_reason"] == "success"
 
 

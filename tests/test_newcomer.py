@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -21,6 +22,7 @@ from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.episode import run_episode
 from arena_gen.core.suite_io import read_task, resolve_suite
+from arena_gen.envs.repo.game_v2 import ABSENT
 from arena_gen.runner import run as run_module
 from arena_gen.runner.run import RunConfig
 from arena_gen.scoring import report_plots
@@ -209,3 +211,26 @@ def test_a_matplotlib_that_fails_to_import_leaves_the_plots_out_said_once(
     assert result.output.count("no plots") == 1 and "libfreetype" in result.output
     page = (tmp_path / "r.html").read_text()
     assert "could not be imported" in page and "<img class='plot'" not in page
+
+
+@pytest.mark.parametrize(("suite", "task_id"), [("odyssey-lite", "repo-import-0-0003"),
+                                                ("lite", "repo-lite-7-0003")])
+def test_repo_script_status_remembered_per_configuration_is_the_rule_itself(
+        suite: str, task_id: str) -> None:
+    """The facts' per-script status comes from a memo per configuration (#41: two thirds of a
+    repo step on error-driven sequences); it must be what the run-time rule says, on random
+    configurations as well as those the heuristic visits, and after the memo is cleared."""
+    task = read_task(suite, task_id)
+    game = registry.for_task(task).make_game(task)
+    rng = np.random.default_rng(41)
+    sizes = [len(v) for v in game.rules.versions]  # a version index per package, or ABSENT
+    configs = [game.initial().installed]
+    for _ in range(300):
+        configs.append(tuple(ABSENT if (x := int(rng.integers(-1, n))) < 0 else x
+                             for n in sizes))
+    for installed in configs * 2:
+        want = {p: game.script_failure(installed, p) is None for p in game.rules.entrypoints}
+        assert game.scripts_ok(installed) == want
+    game.__dict__["_ok_memo"].clear()
+    assert game.scripts_ok(configs[1]) == {
+        p: game.script_failure(configs[1], p) is None for p in game.rules.entrypoints}

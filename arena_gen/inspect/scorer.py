@@ -14,12 +14,24 @@ end reason, the certified minimum and the budget the episode ran under (checked 
 harness's, and replayed under) are in the score's metadata. Over epochs, the ``mean`` reducer
 gives the success rate and Avg@k, and ``max`` of ``success`` is Pass@k at k = epochs (the
 unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly when some attempt succeeded and 0
-otherwise when k = n).
+otherwise when k = n): :func:`epochs_reducer` does both in one reducer, ``pass_at_k`` its own
+key, so inspect's panel labels every block.
 """
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import (
+    Score,
+    Scorer,
+    ScoreReducer,
+    Target,
+    max_score,
+    mean,
+    mean_score,
+    score_reducer,
+    scorer,
+    stderr,
+)
 from inspect_ai.solver import TaskState
 
 from arena_gen.core.errors import ArenaGenError
@@ -31,8 +43,28 @@ from arena_gen.scoring.score import judge_record
 
 #: End reasons the run table counts that end a recorded attempt (an infra error errs the sample).
 END_COUNTS = ("agent_error", "env_error")
+#: The score key whose epochs reduce by max: Pass@k at k = epochs (one attempt: its success).
+PASS = "pass_at_k"
 METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()],
-           **{reason: [mean()] for reason in END_COUNTS}}
+           PASS: [mean(), stderr()], **{reason: [mean()] for reason in END_COUNTS}}
+
+
+@score_reducer(name="epochs")
+def epochs_reducer() -> ScoreReducer:
+    """One reducer, so inspect's panel shows one labelled block per figure (two reducers gave
+    two blocks named alike, "success" twice): every key's mean (the success rate, Avg@k of
+    ``credit``, mean steps, end shares) and :data:`PASS`, the max of ``success``."""
+    averaged, best = mean_score(), max_score()
+
+    def reduce(scores: list[Score]) -> Score:
+        out = averaged(scores)
+        top = best(scores)
+        if isinstance(out.value, dict) and isinstance(top.value, dict):
+            value = {**out.value, PASS: top.value.get("success")}
+            return out.model_copy(update={"value": value})
+        return out
+
+    return reduce
 
 
 @scorer(metrics=METRICS)  # type: ignore[arg-type]
@@ -57,7 +89,7 @@ def judge_scorer(harness: str | None = None) -> Scorer:
         turns = record.get("turns") or []
         return Score(
             value={"success": 1.0 if perfect else 0.0, "credit": credit,
-                   "steps": float(record["steps"]),
+                   "steps": float(record["steps"]), PASS: 1.0 if perfect else 0.0,
                    **{r: float(record["end_reason"] == r) for r in END_COUNTS}},
             answer=str(turns[-1]["action"]) if turns else "",
             explanation="; ".join(f"{f['item']}: {f['status']} ({f['evidence']})"

@@ -5,8 +5,8 @@ Task arguments (``-T name=value``): ``env`` (one env or a comma-separated list; 
 (past turns each prompt shows; default all), ``harness`` (``arena-gen`` or ``odyssey``, the
 OdysseyArena paper's protocol), ``action_format`` (``text``: ``<action>`` tags, or ``tools``:
 tool calls through inspect's tool API; arena-gen harness only) and, for ``suite``, ``path``.
-Epochs keep the ``mean`` and ``max`` reducers (see :mod:`.scorer`): ``--epochs 4`` reports
-Avg@4 and Pass@4.
+Epochs reduce with :func:`.scorer.epochs_reducer` (the mean of every figure and ``pass_at_k``,
+the max of success): ``--epochs 4`` reports Avg@4 and Pass@4.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from inspect_ai import Epochs, Task, task
 
 from arena_gen.core.suite_io import read_suite, resolve_suite
 from arena_gen.inspect.dataset import suite_dataset
-from arena_gen.inspect.scorer import judge_scorer
+from arena_gen.inspect.scorer import epochs_reducer, judge_scorer
 from arena_gen.inspect.solver import model_agent
 
-REDUCERS = ["mean", "max"]
+REDUCERS = [epochs_reducer()]
 
 
 def _names(value: str | list[str] | None) -> list[str] | None:

@@ -691,9 +691,23 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             python=None if state.python == ABSENT else version_text(r.pythons[state.python]),
             installed={r.names[q]: r.vname(q, x) for q, x in enumerate(state.installed)
                        if x != ABSENT},
-            scripts={p: state.python != ABSENT and self.script_failure(state.installed, p)
-                     is None for p in r.entrypoints},
+            scripts=(dict(self.scripts_ok(state.installed)) if state.python != ABSENT
+                     else dict.fromkeys(r.entrypoints, False)),
             run_ok=state.run_ok)
+
+    def scripts_ok(self, installed: tuple[int, ...]) -> dict[str, bool]:
+        """Whether each script runs on ``installed``, remembered per configuration: a step's
+        facts asked it of every script at every step (two thirds of a repo step on error-driven
+        repair sequences, where most commands leave the configuration as it was or return
+        to one seen before). The same values as :meth:`script_failure` gives, in order."""
+        memo: dict[tuple[int, ...], dict[str, bool]] = self.__dict__.setdefault("_ok_memo", {})
+        found = memo.get(installed)
+        if found is None:
+            if len(memo) >= 4096:  # bounded: a long random episode visits many
+                memo.clear()
+            found = memo[installed] = {p: self.script_failure(installed, p) is None
+                                       for p in self.rules.entrypoints}
+        return found
 
     @classmethod
     def rubric(cls, params: Mapping[str, Any], world: Mapping[str, Any]) -> list[RubricItem]:
