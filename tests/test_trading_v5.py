@@ -182,6 +182,9 @@ def test_v5_witness_replays_and_v4_stays_the_default() -> None:
     assert task.env_version == 5 and task.certificate.verifier_version == 5
     assert check_task(task).ok, check_task(task).problem
     assert task.certificate.facts["planner_knowledge"] > 0.99
+    ladder = task.certificate.facts["ladder"]
+    assert ladder["planner"]["successes"] == 1 and ladder["random"]["successes"] == 0
+    assert {ladder[r]["kind"] for r in ("ridge-top2", "ridge-gated")} == {"inductive"}
     assert registry.get("trading", 5).preview and registry.get("trading").version == 4
 
 

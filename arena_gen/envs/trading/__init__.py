@@ -117,6 +117,13 @@ V5 = replace(
     calibration=part("sampler_v5:CALIBRATION"),
     levels=part("levels_v5:LEVELS"),
     grammar=part("prompts:GRAMMAR_V5"),
+    # v4's rungs, with the splits naming their best place (v5 grades the named place; a split
+    # that names none is graded on one of its positions) and the gated attack as a rung.
+    baselines={**V4.baselines,
+               **{name: part(f"agents.allocation:{cls}")
+                  for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),
+                                    ("ridge-top3", "RidgeTop3V5Agent"),
+                                    ("ridge-gated", "RidgeGatedV5Agent"))}},
     # Registered and playable; ``build`` keeps v4 until the released suites are rebuilt on v5.
     preview=True,
 )

@@ -18,7 +18,8 @@ import numpy as np
 from arena_gen.core.agent import TaskView
 from arena_gen.envs.trading.policies_v5 import ALLOCATIONS, AllocationPolicy, allocation_policy
 
-__all__ = ["ALLOCATION_AGENTS", "AllocationAgent"]
+__all__ = ["ALLOCATION_AGENTS", "AllocationAgent", "RidgeGatedV5Agent", "RidgeTop2V5Agent",
+           "RidgeTop3V5Agent"]
 
 
 class AllocationAgent:
@@ -58,3 +59,25 @@ ALLOCATION_AGENTS: dict[str, Any] = {
     f"{'knows-w' if knows else 'ridge'}-{rule}": _maker(rule, knows)
     for knows in (False, True) for rule in ALLOCATIONS
 }
+
+
+class RidgeTop2V5Agent(AllocationAgent):
+    """v5 ladder rung: the ridge forecaster split across its best two, naming its best."""
+
+    def __init__(self) -> None:
+        super().__init__("top2")
+
+
+class RidgeTop3V5Agent(AllocationAgent):
+    """v5 ladder rung: the ridge forecaster split across its best three, naming its best."""
+
+    def __init__(self) -> None:
+        super().__init__("top3")
+
+
+class RidgeGatedV5Agent(AllocationAgent):
+    """v5 ladder rung: the ridge forecaster all-in when confident, spread otherwise, naming its
+    best every day (the v4 attack, played the v5 way)."""
+
+    def __init__(self) -> None:
+        super().__init__("gated")
