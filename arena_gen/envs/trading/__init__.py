@@ -117,9 +117,11 @@ V5 = replace(
     calibration=part("sampler_v5:CALIBRATION"),
     levels=part("levels_v5:LEVELS"),
     grammar=part("prompts:GRAMMAR_V5"),
-    # v4's rungs, with the splits naming their best place (v5 grades the named place; a split
-    # that names none is graded on one of its positions) and the gated attack as a rung.
-    baselines={**V4.baselines,
+    # v4's learners naming their best place (v5 grades the named place; a book naming none
+    # is graded on its largest position, so a split or a fee-aware hold would be misread),
+    # the gated attack as a rung; v4's ridge-margin (its tolerance is gone) leaves.
+    heuristic=part("agents.allocation:HeuristicV5Agent"),
+    baselines={"window60-allin": V4.baselines["window60-allin"],
                **{name: part(f"agents.allocation:{cls}")
                   for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),
                                     ("ridge-top3", "RidgeTop3V5Agent"),

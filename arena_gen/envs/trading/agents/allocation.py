@@ -18,8 +18,8 @@ import numpy as np
 from arena_gen.core.agent import TaskView
 from arena_gen.envs.trading.policies_v5 import ALLOCATIONS, AllocationPolicy, allocation_policy
 
-__all__ = ["ALLOCATION_AGENTS", "AllocationAgent", "RidgeGatedV5Agent", "RidgeTop2V5Agent",
-           "RidgeTop3V5Agent"]
+__all__ = ["ALLOCATION_AGENTS", "AllocationAgent", "HeuristicV5Agent", "RidgeGatedV5Agent",
+           "RidgeTop2V5Agent", "RidgeTop3V5Agent"]
 
 
 class AllocationAgent:
@@ -59,6 +59,14 @@ ALLOCATION_AGENTS: dict[str, Any] = {
     f"{'knows-w' if knows else 'ridge'}-{rule}": _maker(rule, knows)
     for knows in (False, True) for rule in ALLOCATIONS
 }
+
+
+class HeuristicV5Agent(AllocationAgent):
+    """v5 heuristic rung: v4's (online ridge, all-in from day 3), naming its best place."""
+
+    def __init__(self) -> None:
+        super().__init__("allin")
+        self.name = "trading-heuristic-v5"
 
 
 class RidgeTop2V5Agent(AllocationAgent):
