@@ -121,6 +121,7 @@ V5 = replace(
     # is graded on its largest position, so a split or a fee-aware hold would be misread),
     # the gated attack as a rung; v4's ridge-margin (its tolerance is gone) leaves.
     heuristic=part("agents.allocation:HeuristicV5Agent"),
+    planner=part("agents.planner:TradingPlannerV5Agent"),
     baselines={"window60-allin": V4.baselines["window60-allin"],
                **{name: part(f"agents.allocation:{cls}")
                   for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),

@@ -34,6 +34,7 @@ from arena_gen.envs.trading.game_v1 import Order, affordable_qty, execute, order
 from arena_gen.envs.trading.game_v5 import CASH, EXPECT_KEY
 from arena_gen.envs.trading.policies import (
     RIDGE_LAMBDA,
+    PlannerPolicy,
     RidgeLearner,
     greedy_order,
     parse_observation,
@@ -48,7 +49,7 @@ from arena_gen.envs.trading.policies_v3 import (
 )
 
 __all__ = ["ALLOCATIONS", "AllocationPolicy", "GATE_SHARE", "WARMUP_DAYS", "ConfidentRidge",
-           "allocation_policy", "target_order"]
+           "NamingPlanner", "allocation_policy", "named", "target_order"]
 
 #: The allocation rules a forecast is played with (the ablation's columns).
 ALLOCATIONS = ("allin", "gated", "warmup", "proportional", "top2", "top3")
@@ -148,11 +149,7 @@ class AllocationPolicy:
         move = np.asarray(self.forecaster.predict(news), dtype=float)
         order = self.place(int(seen["day"]), float(seen["cash"]), holdings, prices, news, move)
         text = order_text(order, self.stocks)
-        if not self.naming:
-            return text
-        places = [CASH, *self.stocks]
-        best = int(np.argmax(np.append(0.0, move / prices)))
-        return json.dumps({**json.loads(text), EXPECT_KEY: places[best]})
+        return named(text, self.stocks, move, prices) if self.naming else text
 
     def place(self, day: int, cash: float, holdings: list[int], prices: np.ndarray,
               news: np.ndarray, move: np.ndarray) -> Order:
@@ -206,3 +203,26 @@ def allocation_policy(public: dict[str, Any], allocation: str, rules_text: str |
                                 allocation, name=name)
     return AllocationPolicy(public, ConfidentRidge(len(stocks), len(factors)), allocation,
                             start_day, name)
+
+
+def named(text: str, stocks: list[str], move: np.ndarray, prices: np.ndarray) -> str:
+    """An action text with ``"expect"`` added: the place whose forecast return ``move /
+    prices`` is best (cash returns 0; ties: the first, cash first)."""
+    best = int(np.argmax(np.append(0.0, np.asarray(move) / np.asarray(prices))))
+    return json.dumps({**json.loads(text), EXPECT_KEY: [CASH, *stocks][best]})
+
+
+class NamingPlanner(PlannerPolicy):
+    """The v2 with-rules planner's orders, each naming the place ``W @ news`` says is best
+    (the v5 witness: v5 grades the named place, and a fee-aware hold names nothing)."""
+
+    def act(self, observation: str) -> str:
+        """The planner's order plus its named place (a hold before the first full view)."""
+        text = super().act(observation)
+        seen = parse_observation(observation)
+        if seen["news"] is None or seen["cash"] is None or len(seen["prices"]) != len(
+                self.stocks):
+            return text
+        prices = np.array([seen["prices"][s] for s in self.stocks])
+        news = np.array([seen["news"].get(f, 0.0) for f in self.factors])
+        return named(text, self.stocks, KnownMap(self.matrix).predict(news), prices)

@@ -12,6 +12,7 @@ import numpy as np
 
 from arena_gen.core.agent import TaskView
 from arena_gen.envs.trading.policies import PlannerPolicy
+from arena_gen.envs.trading.policies_v5 import NamingPlanner
 
 
 class TradingPlannerAgent:
@@ -32,3 +33,14 @@ class TradingPlannerAgent:
     def act(self, observation: str) -> str:
         assert self.policy is not None, "reset() first"
         return self.policy.act(observation)
+
+
+class TradingPlannerV5Agent(TradingPlannerAgent):
+    """The v5 planner rung: the same orders, each naming the place ``W @ news`` says is best
+    (the v5 certificate's witness)."""
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        if view.rules_text is None:
+            raise ValueError("the trading planner plays in with-rules mode only (it reads W "
+                             "from the rules text)")
+        self.policy = NamingPlanner(view.public, view.rules_text)
