@@ -147,6 +147,11 @@ def test_expect_is_parsed_and_a_bad_one_costs_a_turn(lite: list[Task]) -> None:
                 '{"expect": "cash", "buy": {"S99": 1}}'):
         with pytest.raises(ValueError):
             parse_order_v5(bad, task.public["stocks"])
+    with pytest.raises(ValueError, match="use only 'buy', 'sell' and 'expect'"):
+        parse_order_v5('{"expect": "cash", "short": {}}', task.public["stocks"])
+    with pytest.raises(ValueError):
+        parse_order_v5('{"expect": "cash", "buy": ' + "[" * 5000 + "]" * 5000 + "}",
+                       task.public["stocks"])
     env = GameEnv(TradingGameV5(task))
     env.reset()
     _, _, _, _, info = env.step(json.dumps({"buy": {stock: 5}, "expect": "nowhere"}))

@@ -45,16 +45,22 @@ def parse_order_v5(text: str, stocks: list[str]) -> OrderV5:
         data = json.loads(text.strip())
     except (ValueError, RecursionError):
         data = None
-    if not isinstance(data, dict) or EXPECT_KEY not in data:
-        order = parse_order(text, stocks)  # v1's grammar and its messages
-        return OrderV5(sells=order.sells, buys=order.buys)
-    named = data.pop(EXPECT_KEY)
+    named = data.pop(EXPECT_KEY, None) if isinstance(data, dict) else None
     places = [CASH, *stocks]
-    if not isinstance(named, str) or named not in places:
+    if named is not None and (not isinstance(named, str) or named not in places):
         raise ValueError(f"'{EXPECT_KEY}' must name {CASH!r} or a stock ({stocks[0]} to "
-                         f"{stocks[-1]}), got {repr(named)[:30]}")
-    order = parse_order(json.dumps(data), stocks)
-    return OrderV5(sells=order.sells, buys=order.buys, expect=places.index(named))
+                         f"{stocks[-1]}), got {str(named)[:30]!r}")
+    try:  # v1's grammar and its messages for the rest
+        order = parse_order(text if data is None else json.dumps(data), stocks)
+    except RecursionError:
+        raise ValueError("the action is nested too deeply") from None
+    except ValueError as exc:
+        if str(exc).startswith("unknown key"):
+            raise ValueError(f"{str(exc).split(';')[0]}; use only 'buy', 'sell' and "
+                             f"'{EXPECT_KEY}'") from None
+        raise
+    return OrderV5(sells=order.sells, buys=order.buys,
+                   expect=None if named is None else places.index(named))
 
 
 def day_credit(values: np.ndarray, returns: np.ndarray, expect: int | None) -> tuple[float, float]:
