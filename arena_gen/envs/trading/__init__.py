@@ -13,6 +13,9 @@ that introduced it):
 - v4: :mod:`.game_v4` (v3's knowledge score with a switching tolerance for money kept in
   place, so a trader told W that switches only past a margin passes), v3's worlds, presets and
   ladder; released 2026-12-03.
+- v5: :mod:`.game_v5` (every day counts in the knowledge score by its own stakes, so spreading
+  evenly on uncertain days costs instead of dropping them), v4's worlds, presets and ladder;
+  the allocation variants of :mod:`.policies_v5` are its evidence and its tests' attackers.
 """
 
 from __future__ import annotations
@@ -104,4 +107,29 @@ V4 = replace(
     levels=part("levels_v4:LEVELS"),
 )
 
-SPECS = (V1, V2, V3, V4)
+V5 = replace(
+    V4, version=5,
+    game=part("game_v5:TradingGameV5"),
+    sampler=part("sampler_v5:sample"),
+    presets=part("sampler_v5:PRESETS"),
+    accept=part("sampler_v5:accept"),
+    verifier=part("verify_v5:verify"),
+    replay_check=part("verify_v5:replay_check"),
+    calibration=part("sampler_v5:CALIBRATION"),
+    levels=part("levels_v5:LEVELS"),
+    grammar=part("prompts:GRAMMAR_V5"),
+    # v4's learners naming their best place (v5 grades the named place; a book naming none
+    # is graded on its largest position, so a split or a fee-aware hold would be misread),
+    # the gated attack as a rung; v4's ridge-margin (its tolerance is gone) leaves.
+    heuristic=part("agents.allocation:HeuristicV5Agent"),
+    planner=part("agents.planner:TradingPlannerV5Agent"),
+    baselines={"window60-allin": V4.baselines["window60-allin"],
+               **{name: part(f"agents.allocation:{cls}")
+                  for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),
+                                    ("ridge-top3", "RidgeTop3V5Agent"),
+                                    ("ridge-gated", "RidgeGatedV5Agent"))}},
+    # Registered and playable; ``build`` keeps v4 until the released suites are rebuilt on v5.
+    preview=True,
+)
+
+SPECS = (V1, V2, V3, V4, V5)

@@ -10,8 +10,13 @@ the heuristic falls L3 > L4 > L5 (figures in ``benchmarks/README.md``, curriculu
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from arena_gen.envs.trading.levels_v3 import levels_from
+from arena_gen.envs.trading.sampler_v3 import TradingPresetV3
 from arena_gen.envs.trading.sampler_v4 import PRESETS, TradingPresetV4
+
+P = TypeVar("P", bound=TradingPresetV3)
 
 #: L4's factor scale (Lite 1.8, Challenge 0.5): 23 % of 100 tasks for the heuristic (seeds 7
 #: and 8), against 39 % at L3; Challenge's 0.5 gave 0 of 20.
@@ -20,8 +25,9 @@ L4_W_MAX = 1.2
 L5_HORIZON = 240
 
 
-def v4_levels(lite: TradingPresetV4, challenge: TradingPresetV4) -> dict[str, TradingPresetV4]:
-    """v3's levels of the v4 presets with v4's L4 and L5 (v3's own levels stay as they are)."""
+def v4_levels(lite: P, challenge: P) -> dict[str, P]:
+    """v3's levels of the v4 (or later) presets with v4's L4 and L5 (v3's own levels stay as
+    they are)."""
     levels = levels_from(lite, challenge)
     return {**levels, "L4": levels["L4"].replace(w_max=L4_W_MAX),
             "L5": challenge.replace(horizon=L5_HORIZON)}

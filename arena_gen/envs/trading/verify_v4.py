@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
+from typing import Any
 
 from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import TaskLike
@@ -23,34 +25,40 @@ VERIFIER_VERSION = 4
 __all__ = ["VERIFIER_VERSION", "play_planner", "replay_check", "verify"]
 
 
-def play_planner(task: TaskLike) -> tuple[list[str], float, float, float, bool]:
-    """Actions, final value, knowledge, exposure and success (no rubric check of the v4 game
-    violated) of the W-known planner on ``task`` (it reads the rules text, not the world)."""
-    game = TradingGameV4(task)
+def play_planner(task: TaskLike, game_class: type[TradingGameV4] = TradingGameV4,
+                 score: Callable[[Any], tuple[float, float]] = knowledge_of_v4,
+                 planner: type[PlannerPolicy] = PlannerPolicy,
+                 ) -> tuple[list[str], float, float, float, bool]:
+    """Actions, final value, knowledge, exposure and success (no rubric check of the v4 game,
+    or of a later ``game_class`` with its own ``score`` and ``planner``, violated) of the
+    W-known planner on ``task`` (it reads the rules text, not the world)."""
+    game = game_class(task)
     env = GameEnv(game)
     obs, _ = env.reset()
     rules = getattr(task, "rules_text", None)
     if not isinstance(rules, str):
         raise VerificationError("a trading v4 task needs its rules text (the planner reads W)")
-    policy = PlannerPolicy(task.public, rules)
+    policy = planner(task.public, rules)
     actions: list[str] = []
     while not game.done(env.state):
         actions.append(policy.act(obs))
         obs, *_ = env.step(actions[-1])
     state = env.state
     assert isinstance(state, BookV4)
-    knowledge, exposure = knowledge_of_v4(state)
+    knowledge, exposure = score(state)
     ok = all(c.met is not False for c in game.checks(game.facts(state)))
     return actions, float(game.value(state)), knowledge, exposure, ok
 
 
-def verify(task: TaskLike) -> Certificate:
+def verify(task: TaskLike, game_class: type[TradingGameV4] = TradingGameV4,
+           score: Callable[[Any], tuple[float, float]] = knowledge_of_v4,
+           planner: type[PlannerPolicy] = PlannerPolicy) -> Certificate:
     """Certify a trading v4 Draft (or Task): v1's facts, then the planner's value, growth,
-    knowledge and exposure under the v4 rubric."""
+    knowledge and exposure under the v4 rubric (a later version passes its game and score)."""
     start = time.perf_counter()
     cert = verify_v1(task)
     cash = float(task.world["initial_cash"])
-    actions, value, knowledge, exposure, success = play_planner(task)
+    actions, value, knowledge, exposure, success = play_planner(task, game_class, score, planner)
     cert.facts["planner_final_value"] = round(value, 2)
     cert.facts["planner_profit"] = round(value / cash - 1.0, 6)
     cert.facts["planner_growth"] = round(math.log(value / cash), 6) if value > 0 else None

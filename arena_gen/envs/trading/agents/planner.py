@@ -17,6 +17,7 @@ from arena_gen.core.probes import Probe
 from arena_gen.envs.trading.agents.probe_replies import forecast_replies
 from arena_gen.envs.trading.policies import PlannerPolicy
 from arena_gen.envs.trading.policies_v3 import KnownMap
+from arena_gen.envs.trading.policies_v5 import NamingPlanner
 
 
 class TradingPlannerAgent:
@@ -42,3 +43,14 @@ class TradingPlannerAgent:
         """From the W read in the rules text (noise ignored, as the questions say)."""
         assert self.policy is not None, "reset() first"
         return forecast_replies(probes, self.policy.stocks, KnownMap(self.policy.matrix).predict)
+
+
+class TradingPlannerV5Agent(TradingPlannerAgent):
+    """The v5 planner rung: the same orders, each naming the place ``W @ news`` says is best
+    (the v5 certificate's witness)."""
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        if view.rules_text is None:
+            raise ValueError("the trading planner plays in with-rules mode only (it reads W "
+                             "from the rules text)")
+        self.policy = NamingPlanner(view.public, view.rules_text)
