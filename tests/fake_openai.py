@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from arena_gen.agents.llm_prompts import disclosed_intro
 from arena_gen.core.task import Task
 
 TURN = re.compile(r"## Current observation \(turn (\d+) of \d+\)")
@@ -84,7 +85,11 @@ class FakeOpenAI:
                  fault: Fault | None = None,
                  to_call: Callable[[str, str], tuple[str, str]] | None = None,
                  keep: bool = True, cached: bool = False) -> None:
+        tasks = list(tasks)
+        #: each task by its intro as an inductive prompt shows it, and as a with-rules prompt
+        #: words it (the rules shown, not called hidden)
         self.tasks = {t.public["intro"]: t for t in tasks}
+        self.tasks.update({disclosed_intro(t.public["intro"]): t for t in tasks})
         #: report ``usage.prompt_tokens_details.cached_tokens`` (3/4 of the prompt's tokens)
         self.cached = cached
         #: keep each request's prompt and body in :attr:`seen` (a benchmark counts requests
