@@ -13,6 +13,8 @@ import click
 from click.core import ParameterSource
 
 from arena_gen.cli.options import AgentChoice, display_option, split_list, user_errors
+from arena_gen.core.probes import PROBES_PER_MILESTONE
+from arena_gen.core.records import MAX_PROBES_PER_MILESTONE
 
 
 class InfraReasons:
@@ -146,6 +148,15 @@ def interrupt_note(say: Callable[[str], None], out: Path,
 @click.option("--heartbeat", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds between progress lines while episodes run (turns so far, elapsed "
                    "time, turns/s), so a long LLM episode shows it is alive. 0: none.")
+@click.option("--probes", is_flag=True,
+              help="Ask world-model probes: after each milestone turn (25, 50, 75 and 100 % "
+                   "of the budget) and at an episode's end, a copy of the agent that cannot "
+                   "act answers questions about the hidden world (the LLM agent in a forked "
+                   "conversation without tools). They never change the episode or its cost; "
+                   "their tokens are counted apart and score grades them from the replay.")
+@click.option("--probes-per-milestone", type=click.IntRange(min=1, max=MAX_PROBES_PER_MILESTONE),
+              default=PROBES_PER_MILESTONE,
+              show_default=True, help="With --probes: questions asked at each milestone.")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
@@ -153,8 +164,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             temperature: float, max_tokens: int | None, harness: str, action_format: str,
             tool_choice: str | None, history: int | None,
             max_connections: int, max_prompt_tokens: int | None, timeout: float, retries: int,
-            backoff: float, abort_after_infra_errors: int, heartbeat: float,
-            display: str | None) -> None:
+            backoff: float, abort_after_infra_errors: int, heartbeat: float, probes: bool,
+            probes_per_milestone: int, display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
 
@@ -209,7 +220,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
     cfg = RunConfig(suite=suite, agent=agent, attempts=attempts, out=str(out),
                     envs=split_list(envs), tasks=split_list(tasks), mode=mode, jobs=jobs,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
-                    ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors)
+                    ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors,
+                    probes=probes_per_milestone if probes else 0)
     with user_errors(), interrupt_note(say, out, planned):
         suite_obj = read_run_tasks(cfg)
         selected = select_tasks(suite_obj, cfg.envs, cfg.tasks)

@@ -1,0 +1,193 @@
+"""Probes in runs (#38): asked at milestones to a side copy of the agent, recorded without
+answers, never changing the episode, and graded by the judge from the replay alone."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import toy_env
+
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.core.episode import run_episode
+from arena_gen.core.probe_ask import schedule
+from arena_gen.core.probes import Probe
+from arena_gen.core.records import Trajectory
+from arena_gen.core.suite_io import read_suite, write_suite
+from arena_gen.runner.run import RunConfig, run_suite
+from arena_gen.scoring.score import judge_attempt, score_run
+from arena_gen.suite.build import build_suite
+
+
+@pytest.fixture(scope="module")
+def probe_suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    registry.register(toy_env.spec(1, game=toy_env.ProbeCounterGame))
+    try:
+        built = build_suite("lite", 5, ["counter"])
+        yield write_suite(tmp_path_factory.mktemp("s") / "suite", built.manifest, built.tasks)
+    finally:
+        registry.unregister("counter")
+
+
+@pytest.fixture()
+def registered(probe_suite: Path) -> Path:
+    """The suite, its probe-offering counter registered (for the module's tests)."""
+    return probe_suite
+
+
+class Walker:
+    """Goes down ``down`` times, then up to the target (so episodes pass several milestones);
+    answers probes from the true target when ``knows``, else always ``yes``."""
+
+    name = "walker"
+    privileged = False
+
+    def __init__(self, knows: bool = True, down: int = 6, fail: bool = False) -> None:
+        self.knows, self.down, self.fail = knows, down, fail
+        self.asked: list[tuple[int, list[str], str]] = []
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        self.played = 0
+
+    def act(self, observation: str) -> str:
+        self.played += 1
+        return "down" if self.played <= self.down else "up"
+
+    def answer_probes(self, probes: Sequence[Probe], observation: str = "") -> list[str]:
+        self.asked.append((self.played, [p.question for p in probes], observation))
+        if self.fail:
+            raise RuntimeError("cannot answer")
+        if not self.knows:
+            return ["yes"] * len(probes)
+        game = registry.make_game(self.task)
+        return [game.probe_answer(0, p) for p in probes]
+
+
+def _tasks(suite: Path) -> list[Any]:
+    return read_suite(suite).tasks["counter"]
+
+
+def _walker(task: Any, **kw: Any) -> Walker:
+    agent = Walker(**kw)
+    agent.task = task
+    return agent
+
+
+def test_schedule_milestones_and_the_end() -> None:
+    assert schedule(20, 20) == [(5, "25%"), (10, "50%"), (15, "75%"), (20, "100%")]
+    assert schedule(20, 12) == [(5, "25%"), (10, "50%"), (12, "end")]
+    assert schedule(20, 10) == [(5, "25%"), (10, "50%")]  # the end is a milestone: once
+    assert schedule(2, 2) == [(1, "50%"), (2, "100%")]
+    assert schedule(20, 0) == []
+
+
+def test_probes_are_recorded_per_milestone_and_change_nothing(registered: Path) -> None:
+    task = _tasks(registered)[0]
+    plain = run_episode(task, _walker(task), probes=0)
+    agent = _walker(task)
+    probed = run_episode(task, agent, probes=4)
+    Trajectory.model_validate(probed)
+    assert "probes" not in plain
+    for key in ("turns", "success", "end_reason", "steps", "final_info", "budget"):
+        if key == "turns":  # latencies differ between two runs; everything else is equal
+            strip = [{k: v for k, v in t.items() if k != "latency"} for t in plain[key]]
+            assert strip == [{k: v for k, v in t.items() if k != "latency"} for t in probed[key]]
+        else:
+            assert plain[key] == probed[key], key
+    expected = schedule(probed["budget"], probed["steps"])
+    assert [(m["turn"], m["label"]) for m in probed["probes"]] == expected
+    assert [m["index"] for m in probed["probes"]] == list(range(len(expected)))
+    assert [a[0] for a in agent.asked] == [t for t, _ in expected]  # asked after that turn
+    assert all(len(m["probes"]) == len(m["replies"]) == 4 for m in probed["probes"])
+    line = json.dumps(probed)
+    assert "answer" not in line.replace("Answer yes", "")  # the questions carry no answers
+    assert all("subject" not in p for m in probed["probes"] for p in m["probes"])
+    assert agent.asked[0][2].startswith("value ")  # the observation after the milestone turn
+
+
+def test_an_agent_that_cannot_answer_goes_on_and_scores_wrong(registered: Path) -> None:
+    task = _tasks(registered)[0]
+    for agent in (_walker(task, fail=True), toy_oracle(task)):
+        rec = run_episode(task, agent, probes=3)
+        assert rec["end_reason"] == "success" and rec["probes"]
+        for m in rec["probes"]:
+            assert m["replies"] == [None] * 3 and m["error"]
+        line, _ = judge_attempt(task, rec, probes=3)
+        assert line["knowledge"]["final_accuracy"] == 0.0
+
+
+def toy_oracle(task: Any) -> Any:
+    from arena_gen.agents.registry import make_agent
+
+    return make_agent("oracle", task.env, None, task.env_version)
+
+
+def test_the_judge_grades_from_the_replay(registered: Path) -> None:
+    task = _tasks(registered)[0]
+    knower = run_episode(task, _walker(task), probes=6)
+    guesser = run_episode(task, _walker(task, knows=False), probes=6)
+    good, _ = judge_attempt(task, knower, probes=6)
+    bad, _ = judge_attempt(task, guesser, probes=6)
+    curve = good["knowledge"]["milestones"]
+    assert [(m["turn"], m["label"]) for m in curve] == [
+        (m["turn"], m["label"]) for m in knower["probes"]]
+    assert all(m["asked"] == m["correct"] == 6 for m in curve)
+    assert good["knowledge"]["final_accuracy"] == 100.0
+    assert bad["knowledge"]["final_accuracy"] < 100.0
+    assert good["findings"] == bad["findings"]  # knowledge is apart from the rubric
+
+
+def test_a_forged_trajectory_cannot_raise_its_knowledge(registered: Path) -> None:
+    """Questions swapped for easy ones, answers written in, turns and labels moved: the judge
+    draws its own probes and reads only the replies, so nothing rises."""
+    task = _tasks(registered)[0]
+    rec = run_episode(task, _walker(task, knows=False), probes=6)
+    honest, _ = judge_attempt(task, rec, probes=6)
+    assert honest["knowledge"]["final_accuracy"] < 100.0
+    forged = json.loads(json.dumps(rec))
+    for m in forged["probes"]:
+        m["turn"], m["label"] = 0, "end"
+        for p in m["probes"]:
+            p["question"], p["kind"] = "Is 1 equal to 1? Answer yes or no.", "above"
+            p["answer"], p["correct"] = "yes", True
+        m["answer"] = ["yes"] * len(m["replies"])
+    forged["knowledge"] = {"final_accuracy": 100.0}
+    again, _ = judge_attempt(task, forged, probes=6)
+    assert again["knowledge"] == honest["knowledge"]
+    # a milestone dropped from the file is a milestone of wrong replies, not one fewer asked
+    dropped = json.loads(json.dumps(rec))
+    dropped["probes"] = dropped["probes"][1:]
+    fewer, _ = judge_attempt(task, dropped, probes=6)
+    first = fewer["knowledge"]["milestones"][0]
+    assert first["asked"] == 6 and first["correct"] == 0
+    # a forged count per milestone in the file is not read: the run's count is
+    assert all(m["asked"] == 6 for m in again["knowledge"]["milestones"])
+
+
+def test_run_and_score_report_knowledge(registered: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run_suite(RunConfig(suite=str(registered), agent="oracle", out=str(out), probes=2))
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["probes"] == {"per_milestone": 2}
+    summary = score_run(out)
+    know = summary["envs"]["counter"]["knowledge"]
+    assert know["episodes"] == len(_tasks(registered))
+    assert know["accuracy"] == 0.0  # the oracle answers no probes: every one is wrong
+    assert know["knows_vs_succeeds"]["succeeded"]["episodes"] == know["episodes"]
+    assert know["knows_vs_succeeds"]["failed"]["episodes"] == 0
+    assert summary["overall"]["knowledge"]["probes"] == know["probes"] > 0
+    assert summary["run"]["probes"] == {"per_milestone": 2}
+    findings = [json.loads(x) for x in (out / "findings.jsonl").read_text().splitlines()]
+    assert all("knowledge" in f for f in findings)
+    off = tmp_path / "off"
+    run_suite(RunConfig(suite=str(registered), agent="oracle", out=str(off)))
+    assert "probes" not in json.loads((off / "run.json").read_text())
+    assert "knowledge" not in score_run(off)["overall"]
+    with pytest.raises(Exception, match="--probes differs: 2 per milestone now, off"):
+        run_suite(RunConfig(suite=str(registered), agent="oracle", out=str(off), probes=2,
+                            resume=True))
