@@ -191,3 +191,23 @@ def test_run_and_score_report_knowledge(registered: Path, tmp_path: Path) -> Non
     with pytest.raises(Exception, match="--probes differs: 2 per milestone now, off"):
         run_suite(RunConfig(suite=str(registered), agent="oracle", out=str(off), probes=2,
                             resume=True))
+
+
+def test_cli_run_probes_and_score_print_knows_vs_succeeds(registered: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    from click.testing import CliRunner
+
+    from arena_gen.cli import main
+
+    out = tmp_path / "cli"
+    monkeypatch.setenv("ARENA_GEN_RUN_PROBES_PER_MILESTONE", "3")  # the CLI's env convention
+    ran = CliRunner().invoke(main, ["run", "--suite", str(registered), "--agent", "random",
+                                    "--out", str(out), "--probes", "--display", "plain"])
+    assert ran.exit_code == 0, ran.output
+    assert json.loads((out / "run.json").read_text())["probes"] == {"per_milestone": 3}
+    lines = [json.loads(x) for x in (out / "trajectories.jsonl").read_text().splitlines()]
+    assert all(len(m["probes"]) == 3 for rec in lines for m in rec["probes"])
+    scored = CliRunner().invoke(main, ["score", str(out), "--display", "plain"])
+    assert scored.exit_code == 0, scored.output
+    assert "Knows vs succeeds" in scored.output and "final %" in scored.output

@@ -121,3 +121,43 @@ def knowledge_metrics(attempts: Iterable[tuple[bool, Sequence[dict[str, Any]]]]
             "succeeded": {"episodes": len(finals[True]), "final_accuracy": mean(finals[True])},
             "failed": {"episodes": len(finals[False]), "final_accuracy": mean(finals[False])}},
     }
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{x:.1f}"
+
+
+def knowledge_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]] | None:
+    """The "knows vs succeeds" table of a scored run (headers, rows): per env and overall the
+    probes graded, accuracy at each milestone, at the last one, and the last one's accuracy
+    for the attempts that succeeded and failed; None when the run asked no probes."""
+    groups = [(env, e.get("knowledge")) for env, e in sorted(summary.get("envs", {}).items())]
+    groups.append(("overall", (summary.get("overall") or {}).get("knowledge")))
+    groups = [(name, k) for name, k in groups if isinstance(k, dict)]
+    if not groups:
+        return None
+    labels: list[str] = []
+    for _, know in groups:
+        labels += [lb for lb in know.get("curve", {}) if lb not in labels]
+    order = sorted((lb for lb in labels if lb != END), key=lambda lb: float(lb.rstrip("%")))
+    order += [END] if END in labels else []
+    headers = ["env", "probes", *(f"@{lb}" for lb in order), "final", "succeeded", "failed"]
+    rows = []
+    for name, know in groups:
+        vs = know.get("knows_vs_succeeds", {})
+        ok, bad = vs.get("succeeded", {}), vs.get("failed", {})
+        rows.append([name, str(know.get("probes", 0)),
+                     *(_pct(know.get("curve", {}).get(lb)) for lb in order),
+                     _pct(know.get("final_accuracy")),
+                     f"{_pct(ok.get('final_accuracy'))} ({ok.get('episodes', 0)})",
+                     f"{_pct(bad.get('final_accuracy'))} ({bad.get('episodes', 0)})"])
+    return headers, rows
+
+
+#: What the knowledge table's columns mean (printed under it and shown beside it in reports).
+KNOWLEDGE_LEGEND = (
+    "Knowledge: world-model probes asked at milestones (% of the budget, and at an episode's "
+    "end) to a copy of the agent that cannot act, graded by score from the replay. @X %: "
+    "probes right at that milestone; final: at each attempt's last milestone, averaged over "
+    "attempts; succeeded/failed: the same for the attempts that succeeded and failed (their "
+    "number in brackets). All in %. Probe tokens are counted apart from the run's tokens and cost.")
