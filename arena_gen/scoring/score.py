@@ -52,11 +52,12 @@ from arena_gen.scoring.metrics import (
 from arena_gen.scoring.policy import attempt_score, is_perfect
 
 
-def judge_record(task: Task, record: dict[str, Any], harness: str | None = None
-                 ) -> dict[str, Any]:
+def judge_record(task: Task, record: dict[str, Any], harness: str | None = None,
+                 probes: int | None = None) -> dict[str, Any]:
     """One findings line for one trajectory: its actions replayed through the task's game under
-    the budget ``harness`` (its run's; default: the one the trajectory records) gives the task."""
-    return judge_attempt(task, record, harness)[0]
+    the budget ``harness`` (its run's; default: the one the trajectory records) gives the task
+    (``probes``: the run's probes per milestone, graded into ``knowledge``)."""
+    return judge_attempt(task, record, harness, probes)[0]
 
 
 def judge_attempt(task: Task, record: dict[str, Any], harness: str | None = None,
