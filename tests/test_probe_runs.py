@@ -184,6 +184,13 @@ def test_run_and_score_report_knowledge(registered: Path, tmp_path: Path) -> Non
     assert summary["run"]["probes"] == {"per_milestone": 2}
     findings = [json.loads(x) for x in (out / "findings.jsonl").read_text().splitlines()]
     assert all("knowledge" in f for f in findings)
+    edited = json.loads((out / "run.json").read_text())  # the count is part of the plan
+    edited["probes"]["per_milestone"] = 1
+    (out / "run.json").write_text(json.dumps(edited))
+    with pytest.raises(Exception, match="does not chain"):
+        score_run(out)
+    edited["probes"]["per_milestone"] = 2
+    (out / "run.json").write_text(json.dumps(edited))
     off = tmp_path / "off"
     run_suite(RunConfig(suite=str(registered), agent="oracle", out=str(off)))
     assert "probes" not in json.loads((off / "run.json").read_text())
