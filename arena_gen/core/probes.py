@@ -12,6 +12,8 @@ The contract (the one shared by games, agents, the runner and the judge):
   count)`` draws the questions (answers balanced so that a constant or uniform guess scores at
   most chance), ``probe_answer(state, probe)`` is the exact answer and ``probe_correct(probe,
   answer, reply)`` judges a reply strictly (an unparseable reply is wrong, never an error);
+- such a game states, in a class attribute ``probe_chance`` (kind -> share), what a uniform
+  guess or a constant reply scores per kind (the answers' balance makes the two equal);
 - an agent that can answer implements :class:`ProbeAnswerer` (scripted learners from their own
   model, the random agent by guessing, the with-rules planner from the rules, the LLM agent in a
   forked conversation without tools);
@@ -107,6 +109,64 @@ def probe_seed(task_sha256: str, attempt: int, milestone: int) -> np.random.Seed
     words = [int(task_sha256[i:i + 8], 16) for i in range(0, 64, 8)]
     return np.random.SeedSequence(words, spawn_key=(PROBE_NAMESPACE, int(attempt),
                                                     int(milestone)))
+
+
+#: Longest reply the parsers read (a longer one is wrong, never parsed).
+MAX_REPLY_CHARS = 200
+_QUOTES = "\"'`*"
+
+
+def parse_choice(reply: Any, choices: Sequence[str]) -> str | None:
+    """The choice a reply names exactly (case-insensitive; surrounding whitespace, quotes,
+    backticks, asterisks and one final period tolerated), else None: the strict grammar every
+    categorical probe states."""
+    if not isinstance(reply, str) or len(reply) > MAX_REPLY_CHARS:
+        return None
+    text = reply.strip().strip(_QUOTES).strip()
+    if text.endswith("."):
+        text = text[:-1].rstrip()
+    text = text.strip(_QUOTES).strip().lower()
+    for choice in choices:
+        if text == choice.lower():
+            return choice
+    return None
+
+
+def choice_correct(probe: Probe, answer: str, reply: Any) -> bool:
+    """Whether ``reply`` names exactly the choice ``answer`` (the judge of categorical probes)."""
+    return probe.choices is not None and parse_choice(reply, probe.choices) == answer
+
+
+def balanced(rng: np.random.Generator, count: int, choices: Sequence[Any]) -> list[Any]:
+    """``count`` target answers in which every choice appears ``count // len(choices)`` times
+    (the remainder drawn without repeats), shuffled: a constant reply then scores at most
+    ``1 / len(choices)`` plus the remainder's share, and a uniform guess exactly chance."""
+    k = len(choices)
+    picks = [choices[i % k] for i in range(count - count % k)]
+    picks += [choices[int(i)] for i in rng.permutation(k)[:count % k]]
+    order = rng.permutation(len(picks))
+    return [picks[int(i)] for i in order]
+
+
+def letters(k: int) -> tuple[str, ...]:
+    """The option labels of a k-way multiple-choice probe: ``A``, ``B``, ..."""
+    return tuple(chr(ord("A") + i) for i in range(k))
+
+
+def guess(probes: Sequence[Probe], rng: np.random.Generator) -> list[str]:
+    """A uniform guess per probe among its choices (what a rung that has no model answers)."""
+    return [probe.choices[int(rng.integers(len(probe.choices)))] if probe.choices else ""
+            for probe in probes]
+
+
+def guess_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A guessing stream beside an agent's own ``rng`` (spawned from its seed sequence, so
+    answering probes never draws from the stream that picks the agent's actions)."""
+    seq = rng.bit_generator.seed_seq
+    if not isinstance(seq, np.random.SeedSequence):
+        raise TypeError("an agent's rng is built from a numpy SeedSequence")
+    child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, PROBE_NAMESPACE))
+    return np.random.Generator(np.random.PCG64(child))
 
 
 def offers_probes(game: Any) -> bool:

@@ -11,14 +11,15 @@ an action (``" B3 "`` toggles bulb 3), since agents write either form.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from arena_gen.core.compiled import compiled
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.probes import Probe, balanced, choice_correct
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.lights.formula import (
     Formula,
@@ -31,6 +32,11 @@ from arena_gen.envs.lights.formula import (
 
 #: The one rubric item (success): every bulb is on.
 ALL_ON = "all_on"
+#: The probe kind: in a given state, does toggling a given bulb change the lights?
+TOGGLE_CHANGES = "toggle_changes"
+YES_NO = ("yes", "no")
+#: Draws of an unvisited state before a probe falls back to a visited one.
+_UNVISITED_TRIES = 64
 
 
 def parse_action(action: str, n: int) -> int:
@@ -133,6 +139,10 @@ class LightsGame(Game[int, int, LightsFacts]):
         ``state`` (the bitmask), ``bulbs_on`` (how many are on), ``n`` (the bulb count).
     Rubric:
         ``all_on``: every bulb is on (success).
+    Probes:
+        ``toggle_changes``: "in this state, does toggling Bk change the lights?", answered
+        ``yes`` or ``no``; half the states are ones the agent has visited, half ones it has not,
+        and half the answers are ``yes`` (chance 50 %). The answer steps the game itself.
     Arguments:
         ``task``: a lights :class:`~arena_gen.core.task.Task`.
     Version History:
@@ -145,6 +155,9 @@ class LightsGame(Game[int, int, LightsFacts]):
         sweep rung, a version-space learner as heuristic) and the #25 targets (induction margin
         on Lite, inductive ceiling on Challenge).
     """
+
+    #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).
+    probe_chance: ClassVar[dict[str, float]] = {TOGGLE_CHANGES: 0.5}
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
@@ -188,3 +201,52 @@ class LightsGame(Game[int, int, LightsFacts]):
     @staticmethod
     def random_action(public: dict[str, Any], rng: np.random.Generator) -> str:
         return str(int(rng.integers(int(public["n"]))))
+
+    # -- world-model probes (arena_gen.core.probes); no rule of their own: answers step ----
+
+    def changes(self, state: int, bulb: int) -> bool:
+        """Whether toggling ``bulb`` in ``state`` changes the lights (by the game's ``step``)."""
+        return self.step(state, bulb)[0] != state
+
+    def _probe_state(self, seen: list[int], seen_set: set[int], visited: bool,
+                     rng: np.random.Generator) -> tuple[int, bool]:
+        """A state to ask about: a visited one, or one drawn uniformly among the unvisited."""
+        if not visited and len(seen_set) < 1 << self.n:
+            for _ in range(_UNVISITED_TRIES):
+                s = int(rng.integers(1 << self.n))
+                if s not in seen_set:
+                    return s, False
+        return seen[int(rng.integers(len(seen)))], True
+
+    def probes(self, state: int, visited: Sequence[int], rng: np.random.Generator,
+               count: int) -> list[Probe]:
+        """``count`` toggle questions, half over visited states, half ``yes``."""
+        seen = sorted({int(s) for s in visited} | {int(state)})
+        seen_set = set(seen)
+        wants = balanced(rng, count, YES_NO)
+        sources = balanced(rng, count, (True, False))
+        out = []
+        for i, (want, from_visited) in enumerate(zip(wants, sources, strict=True)):
+            for _ in range(_UNVISITED_TRIES):  # a (state, bulb) pair with the wanted answer
+                s, was_seen = self._probe_state(seen, seen_set, from_visited, rng)
+                b = int(rng.integers(self.n))
+                if self.changes(s, b) == (want == "yes"):
+                    break
+            line = state_line(s, self.n)
+            out.append(Probe(
+                id=f"q{i}", kind=TOGGLE_CHANGES, choices=YES_NO,
+                question=(f"Suppose the bulbs are in this state (B0 first): {line}. "
+                          f"Does toggling B{b} change the lights? "
+                          "Answer with exactly one word: yes or no."),
+                subject={"state": s, "lights": line, "bulb": b, "visited": was_seen}))
+        return out
+
+    def probe_answer(self, state: int, probe: Probe) -> str:
+        """``yes`` when toggling the probe's bulb in the probe's state flips it."""
+        s, b = int(probe.subject["state"]), int(probe.subject["bulb"])
+        if probe.kind != TOGGLE_CHANGES or not 0 <= s < 1 << self.n or not 0 <= b < self.n:
+            raise ValueError(f"not a lights probe of this task: {probe.to_dict()}")
+        return "yes" if self.changes(s, b) else "no"
+
+    def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
+        return choice_correct(probe, answer, reply)

@@ -7,15 +7,23 @@ of the score: neither credit nor blame (see :class:`TradingGameV4`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from itertools import permutations
+from typing import Any, ClassVar
 
 import numpy as np
 
 from arena_gen.core.game import TaskLike
+from arena_gen.core.probes import Probe, balanced, choice_correct, letters
 from arena_gen.core.task import RubricItem
-from arena_gen.envs.trading.game_v1 import BASE_RUBRIC, Book, TradingFacts
+from arena_gen.envs.trading.game_v1 import (
+    BASE_RUBRIC,
+    Book,
+    TradingFacts,
+    news_text,
+    price_deltas,
+)
 from arena_gen.envs.trading.game_v3 import (
     KNOWLEDGE_ITEM,
     BookV3,
@@ -23,8 +31,18 @@ from arena_gen.envs.trading.game_v3 import (
     TradingGameV3,
 )
 
-__all__ = ["KNOWLEDGE_ITEM", "BookV4", "TradingGameV4", "day_terms", "knowledge_of_v4",
-           "tolerance_of"]
+__all__ = ["KNOWLEDGE_ITEM", "MOVE_RANK", "MOVE_SIGN", "BookV4", "TradingGameV4", "day_terms",
+           "knowledge_of_v4", "tolerance_of"]
+
+#: Probe kinds: the sign of one stock's move, and the order of three stocks' moves, tomorrow
+#: under a given news vector (noise and the price floor ignored: exact from W).
+MOVE_SIGN, MOVE_RANK = "move_sign", "move_rank"
+UP_DOWN = ("up", "down")
+#: Stocks ranked per ``move_rank`` probe, and the options offered (one right).
+RANKED, OPTIONS = 3, 4
+#: Moves closer than this to zero (or to each other) are redrawn: no answer hangs on rounding.
+_MIN_GAP = 1e-6
+_TRIES = 64
 
 
 def tolerance_of(params: Mapping[str, Any], cost_rate: float) -> float:
@@ -104,6 +122,13 @@ class TradingGameV4(TradingGameV3):
         day, and kept money further behind), each day's edge at most its judged room. v3's
         flat fee credit is gone (the tolerance includes the round-trip fee). Success: all
         three met.
+    Probes:
+        Given a news vector (each factor's change, 2 decimals, shown as a news line), with
+        noise and the price floor ignored (exact from W and the game's own price rule):
+        ``move_sign`` "does S2's price go up or down tomorrow?" (``up``/``down``, half each,
+        chance 50 %) and ``move_rank`` "which order ranks S1, S4, S0 from the largest rise to
+        the largest fall?" (four orders offered, one right, its letter balanced: ``A``-``D``,
+        chance 25 %).
     Arguments:
         ``task``: a trading v4 task or Draft (its ``params`` hold ``knowledge_regret``,
         ``min_exposure`` and ``switch_margin``).
@@ -118,6 +143,9 @@ class TradingGameV4(TradingGameV3):
         leave, and judges the rest: random and hold books score about 0. Figures in
         docs/envs/trading.md.
     """
+
+    #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).
+    probe_chance: ClassVar[dict[str, float]] = {MOVE_SIGN: 0.5, MOVE_RANK: 1 / OPTIONS}
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
@@ -176,3 +204,88 @@ class TradingGameV4(TradingGameV3):
                             f"best place's, is left out of the score ({why}: a switch would "
                             f"not have paid for itself); money further behind, and money "
                             f"moved that day, is judged.")]
+
+    # -- world-model probes (arena_gen.core.probes); the moves come from the price rule -----
+
+    def expected_moves(self, news: Sequence[float]) -> np.ndarray:
+        """Tomorrow's price moves under factor changes ``news``, noise and floor ignored: the
+        game's own price rule on a one-day world with zero noise."""
+        world = self.task.world
+        one_day = {"matrix": world["matrix"], "changes": [[float(x) for x in news]],
+                   "noise": [[0.0] * len(self.stocks)]}
+        return price_deltas(one_day)[0]
+
+    def _draw_news(self, rng: np.random.Generator) -> list[float]:
+        """A news vector: each factor's change of a random day of this world, at 2 decimals."""
+        days = rng.integers(len(self.changes), size=len(self.factors))
+        return [round(float(self.changes[int(d)][f]), 2) + 0.0 for f, d in enumerate(days)]
+
+    def probes(self, state: Book, visited: Sequence[Book], rng: np.random.Generator,
+               count: int) -> list[Probe]:
+        """``count`` move questions, half sign and half rank, each kind's answers balanced."""
+        kinds = balanced(rng, count, (MOVE_SIGN, MOVE_RANK))
+        signs = iter(balanced(rng, kinds.count(MOVE_SIGN), UP_DOWN))
+        slots = iter(balanced(rng, kinds.count(MOVE_RANK), letters(OPTIONS)))
+        return [self._sign_probe(i, next(signs), rng) if kind == MOVE_SIGN
+                else self._rank_probe(i, next(slots), rng) for i, kind in enumerate(kinds)]
+
+    def _sign_probe(self, i: int, want: str, rng: np.random.Generator) -> Probe:
+        for _ in range(_TRIES):
+            news, stock = self._draw_news(rng), int(rng.integers(len(self.stocks)))
+            move = float(self.expected_moves(news)[stock])
+            if abs(move) >= _MIN_GAP:
+                break
+        if (move > 0) != (want == "up"):  # the mirrored news moves the other way
+            news = [-x + 0.0 for x in news]
+        name = self.stocks[stock]
+        return Probe(id=f"q{i}", kind=MOVE_SIGN, choices=UP_DOWN, question=(
+            f"Suppose tomorrow's news were: {news_text(self.factors, news)}. Ignoring the "
+            f"noise and the price floor, does {name}'s price go up or down tomorrow? Answer "
+            "with exactly one word: up or down."),
+            subject={"news": news, "stock": name})
+
+    def _rank_probe(self, i: int, slot: str, rng: np.random.Generator) -> Probe:
+        k = min(RANKED, len(self.stocks))
+        for _ in range(_TRIES):
+            news = self._draw_news(rng)
+            picked = [int(x) for x in rng.choice(len(self.stocks), size=k, replace=False)]
+            moves = sorted(float(self.expected_moves(news)[s]) for s in picked)
+            if all(b - a >= _MIN_GAP for a, b in zip(moves, moves[1:], strict=False)):
+                break
+        names = [self.stocks[s] for s in picked]
+        right = self._order(news, names)
+        others = [list(p) for p in permutations(names) if list(p) != right]
+        labels = letters(min(OPTIONS, len(others) + 1))
+        chosen = [others[int(j)] for j in rng.permutation(len(others))[:len(labels) - 1]]
+        at = labels.index(slot) if slot in labels else int(rng.integers(len(labels)))
+        options = [*chosen[:at], right, *chosen[at:]]
+        shown = " ".join(f"{lab}) {' > '.join(o)}." for lab, o in zip(labels, options,
+                                                                          strict=True))
+        return Probe(id=f"q{i}", kind=MOVE_RANK, choices=labels, question=(
+            f"Suppose tomorrow's news were: {news_text(self.factors, news)}. Ignoring the "
+            f"noise and the price floor, which order ranks {', '.join(names)} from the largest "
+            f"price rise to the largest fall tomorrow? {shown} Answer with exactly one letter: "
+            f"{', '.join(labels[:-1])} or {labels[-1]}."),
+            subject={"news": news, "stocks": names, "options": options})
+
+    def _order(self, news: Sequence[float], names: Sequence[str]) -> list[str]:
+        """``names`` from the largest expected move to the smallest."""
+        moves = self.expected_moves(news)
+        index = {s: j for j, s in enumerate(self.stocks)}
+        return sorted(names, key=lambda s: -float(moves[index[s]]))
+
+    def probe_answer(self, state: Book, probe: Probe) -> str:
+        """The sign of the stock's expected move, or the letter of the true order."""
+        news = [float(x) for x in probe.subject["news"]]
+        if len(news) != len(self.factors):
+            raise ValueError(f"a trading probe needs {len(self.factors)} factor changes")
+        if probe.kind == MOVE_SIGN:
+            move = float(self.expected_moves(news)[self.stocks.index(probe.subject["stock"])])
+            return "up" if move > 0 else "down"
+        if probe.kind == MOVE_RANK and probe.choices is not None:
+            right = self._order(news, probe.subject["stocks"])
+            return probe.choices[[list(o) for o in probe.subject["options"]].index(right)]
+        raise ValueError(f"not a trading probe: {probe.kind!r}")
+
+    def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
+        return choice_correct(probe, answer, reply)

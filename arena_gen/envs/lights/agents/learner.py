@@ -17,11 +17,13 @@ offers no plan it explores a toggle untried in the current state. No world, no r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
 from arena_gen.envs.lights.agents.heuristic import read_state
 from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.formula import Formula
@@ -236,6 +238,11 @@ class LightsLearnerAgent:
         bulb = self._choose()
         self._last = (self.state, bulb)
         return str(bulb)
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the fitted decision lists: ``yes`` where the bulb's list predicts a flip."""
+        return ["yes" if self.models[int(p.subject["bulb"])].predict(int(p.subject["state"]))
+                else "no" for p in probes]
 
     def world(self) -> dict[str, Any]:
         """The learned model as a lights world (what the planner searches)."""

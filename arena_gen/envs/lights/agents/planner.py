@@ -11,11 +11,13 @@ prediction (it cannot when the rules are the game's), it re-plans by BFS from th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
 from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.formula import Formula, FormulaError, parse
 from arena_gen.envs.lights.game_v1 import Rules
@@ -77,6 +79,12 @@ class LightsPlannerAgent:
         self.rules = Rules(self.world)
         self.plan = shortest_plan(self.world)
         self.expect = 0
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the disclosed rules alone: ``yes`` where the bulb's condition holds."""
+        assert self.rules is not None, "reset() first"
+        return ["yes" if self.rules.enabled(int(p.subject["state"]), int(p.subject["bulb"]))
+                else "no" for p in probes]
 
     def _read_state(self, observation: str) -> int | None:
         m = _STATE.search(observation)

@@ -18,12 +18,14 @@ it plays the v2 decision-list learner. No world, no rules text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, product
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
 from arena_gen.envs.lights.agents.heuristic import read_state
 from arena_gen.envs.lights.agents.learner import LightsLearnerAgent
 
@@ -181,3 +183,14 @@ class LightsVersionSpaceAgent:
         if not np.isfinite(min(options)):
             return int(np.argmax(self.p[:, s]))
         return int(np.argmin(options))
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the version spaces: ``yes`` where at least half the live hypotheses' weight
+        lets the bulb flip in the probe's state (the fallback's decision lists above 12)."""
+        if self.fallback is not None:
+            return self.fallback.answer_probes(probes)
+        out = []
+        for probe in probes:
+            s, b = int(probe.subject["state"]), int(probe.subject["bulb"])
+            out.append("yes" if self.p[b, s] >= 0.5 else "no")
+        return out

@@ -8,10 +8,15 @@ wraps it in the agent protocol. It reads ``view.public`` and ``view.rules_text``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
+from arena_gen.envs.trading.agents.probe_replies import forecast_replies
 from arena_gen.envs.trading.policies import PlannerPolicy
+from arena_gen.envs.trading.policies_v3 import KnownMap
 
 
 class TradingPlannerAgent:
@@ -32,3 +37,8 @@ class TradingPlannerAgent:
     def act(self, observation: str) -> str:
         assert self.policy is not None, "reset() first"
         return self.policy.act(observation)
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the W read in the rules text (noise ignored, as the questions say)."""
+        assert self.policy is not None, "reset() first"
+        return forecast_replies(probes, self.policy.stocks, KnownMap(self.policy.matrix).predict)

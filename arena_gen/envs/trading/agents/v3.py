@@ -8,11 +8,14 @@ in with-rules mode they play exactly as in inductive mode.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
+from arena_gen.envs.trading.agents.probe_replies import forecast_replies
 from arena_gen.envs.trading.policies_v3 import HoldPolicy, MomentumPolicy, learner_policy
 
 #: The v3 inductive rungs: name -> (estimator, window, allocation rule). ``heuristic`` is the
@@ -64,6 +67,11 @@ class LearnerAgent(_PolicyAgent):
     def make(self, public: dict[str, Any]) -> Any:
         estimator, window, rule = LEARNERS[self.rung]
         return learner_policy(public, estimator, window, rule)
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the fitted map (the forecast it trades on)."""
+        assert self.policy is not None, "reset() first"
+        return forecast_replies(probes, self.policy.stocks, self.policy.forecaster.predict)
 
 
 class HeuristicV3Agent(LearnerAgent):
