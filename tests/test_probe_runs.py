@@ -80,10 +80,10 @@ def _walker(task: Any, **kw: Any) -> Walker:
 
 def test_schedule_milestones_and_the_end() -> None:
     assert schedule(20, 20) == [(5, "25%"), (10, "50%"), (15, "75%"), (20, "100%")]
-    assert schedule(20, 12) == [(5, "25%"), (10, "50%"), (12, "end")]
-    assert schedule(20, 10) == [(5, "25%"), (10, "50%")]  # the end is a milestone: once
+    # the milestones an episode did not reach are asked at its end, one point each
+    assert schedule(20, 12) == [(5, "25%"), (10, "50%"), (12, "75%"), (12, "100%")]
     assert schedule(2, 2) == [(1, "50%"), (2, "100%")]
-    assert schedule(20, 0) == []
+    assert schedule(20, 0) == [(0, "25%"), (0, "50%"), (0, "75%"), (0, "100%")]
 
 
 def test_probes_are_recorded_per_milestone_and_change_nothing(registered: Path) -> None:
@@ -223,3 +223,25 @@ def test_cli_run_probes_and_score_print_knows_vs_succeeds(registered: Path, tmp_
     scored = CliRunner().invoke(main, ["score", str(out), "--display", "plain"])
     assert scored.exit_code == 0, scored.output
     assert "Knows vs succeeds" in scored.output and "succeeded" in scored.output
+
+
+@pytest.mark.parametrize("agent,mode", [("planner", "with-rules"), ("heuristic", "inductive")])
+def test_released_lights_runs_grade_as_the_ladder_does(agent: str, mode: str,
+                                                      tmp_path: Path) -> None:
+    """On released Lite lights tasks the runner and judge give each milestone the counts the
+    ladder's own knowledge bookkeeping gives the same agent and seed (one schedule, one draw),
+    and the with-rules planner is right at every milestone."""
+    from arena_gen.agents.registry import make_agent
+    from arena_gen.suite.ladder import _attempt
+
+    tasks = read_suite("lite", envs=["lights"]).tasks["lights"][:3]
+    for task in tasks:
+        record = run_episode(task, make_agent(agent, "lights", None, task.env_version),
+                             mode=mode, probes=8)
+        curve = judge_attempt(task, record, probes=8)[0]["knowledge"]["milestones"]
+        ladder = _attempt(task, make_agent(agent, "lights", None, task.env_version), mode, 0,
+                          probes=True)["probes"]
+        assert [(m["turn"], m["asked"], m["correct"]) for m in curve] == [
+            (m["turn"], m["asked"], m["correct"]) for m in ladder]
+        if agent == "planner":
+            assert all(m["correct"] == m["asked"] == 8 for m in curve)

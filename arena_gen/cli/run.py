@@ -149,11 +149,12 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               help="Seconds between progress lines while episodes run (turns so far, elapsed "
                    "time, turns/s), so a long LLM episode shows it is alive. 0: none.")
 @click.option("--probes", is_flag=True,
-              help="Ask world-model probes: after each milestone turn (25, 50, 75 and 100 % "
-                   "of the budget) and at an episode's end, a copy of the agent that cannot "
-                   "act answers questions about the hidden world (the LLM agent in a forked "
-                   "conversation without tools). They never change the episode or its cost; "
-                   "their tokens are counted apart and score grades them from the replay.")
+              help="Ask world-model probes: at each milestone (after 25, 50, 75 and 100 % of "
+                   "the budget, or at the end of an episode that ended before), a copy of the "
+                   "agent that cannot act answers questions about the hidden world (the LLM "
+                   "agent in a forked conversation without tools). They never change the "
+                   "episode or its cost; their tokens are counted apart and score grades them "
+                   "from the replay.")
 @click.option("--probes-per-milestone", type=click.IntRange(min=1, max=MAX_PROBES_PER_MILESTONE),
               default=PROBES_PER_MILESTONE,
               show_default=True, help="With --probes: questions asked at each milestone.")

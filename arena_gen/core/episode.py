@@ -27,7 +27,7 @@ import numpy as np
 
 from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
 from arena_gen.core.budget import protocol_for
-from arena_gen.core.probe_ask import aask, ask, milestone_record, schedule
+from arena_gen.core.probe_ask import aask, ask, milestone_record, milestones
 from arena_gen.core.probes import Probe, draw, offers_probes
 from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_budget
 from arena_gen.core.records import Trajectory
@@ -146,21 +146,21 @@ class Episode:
                                else ("terminated" if terminated else "budget"))
 
     def probes_due(self) -> tuple[int, int, str, list[Probe]] | None:
-        """The milestone to ask now (index, turn, label, its probes), or None: after a milestone
-        turn of the budget, and at the end of an episode (:func:`~.probe_ask.schedule`)."""
+        """The next milestone to ask now (index, turn, label, its probes), or None: one whose
+        turn was just reached, or, once the episode is over, each one it did not reach, at its
+        final state (:func:`~.probe_ask.schedule`)."""
         if self.probe_game is None or self.end_reason == "infra_error":
             return None
-        steps = len(self.turns)
-        asked = {m["turn"] for m in self.probe_milestones}
-        budget = int(getattr(self.env, "budget", self.budget))
-        due = [(i, t, label) for i, (t, label) in enumerate(schedule(budget, steps))
-               if t == steps and t not in asked]
-        if not due or (due[0][2] == "end" and not self.over):
+        index, steps = len(self.probe_milestones), len(self.turns)
+        plan = milestones(int(getattr(self.env, "budget", self.budget)))
+        if index >= len(plan):
             return None
-        index, turn, label = due[0]
+        turn, label = plan[index]
+        if turn != steps and not (self.over and turn > steps):
+            return None
         probes = draw(self.probe_game, self.env.state, list(self.visited), self.task.sha256,
                       self.attempt, index, self.probe_count)
-        return index, turn, label, probes
+        return index, steps, label, probes
 
     def record_probes(self, due: tuple[int, int, str, list[Probe]], raw: Any,
                       error: str | None, seconds: float) -> None:
@@ -171,16 +171,14 @@ class Episode:
             milestone_record(index, turn, label, probes, raw, error, self.agent, seconds))
 
     def ask_probes(self) -> None:
-        """Ask the milestone due now, if any (the blocking agent call)."""
-        due = self.probes_due()
-        if due is not None:
+        """Ask the milestones due now, if any (blocking agent calls)."""
+        while (due := self.probes_due()) is not None:
             raw, error, seconds = ask(self.agent, due[3], str(self.obs))
             self.record_probes(due, raw, error, seconds)
 
     async def aask_probes(self) -> None:
         """:meth:`ask_probes` awaiting the agent."""
-        due = self.probes_due()
-        if due is not None:
+        while (due := self.probes_due()) is not None:
             raw, error, seconds = await aask(self.agent, due[3], str(self.obs))
             self.record_probes(due, raw, error, seconds)
 

@@ -1,9 +1,11 @@
 """Asking an episode's probes: when (the schedule), how (the agent's side copy) and the record.
 
-The runner and the judge agree on *when* through :func:`schedule` alone: after each milestone
-turn of the budget the episode reaches, and once more at its end when that is no milestone
-turn (an episode of 0 turns is asked nothing). The judge recomputes the schedule from the
-replay, so a recorded ``turn`` or ``label`` is never read as a fact.
+The runner, the judge and the ladder agree on *when*: every milestone turn of the budget
+(:func:`~arena_gen.core.probes.milestone_turns`) is asked once, after that turn when the
+episode reaches it, else at the episode's end on its final state (so every curve has one point
+per milestone, as the ladder's certificates record them). :func:`schedule` is that rule from the
+steps played; the judge recomputes it from the replay, so a recorded ``turn`` or ``label`` is
+never read as a fact.
 
 Asking never changes the episode: the agent answers through ``answer_probes`` (or the async
 ``aanswer_probes``) and nothing it returns or raises reaches the env. An agent without the
@@ -26,8 +28,6 @@ from arena_gen.core.probes import MILESTONES, Probe, milestone_turns
 from arena_gen.core.records import MAX_PROBES_PER_MILESTONE
 from arena_gen.core.usage import clean_usage
 
-#: The label of the milestone asked at an episode's end when that is no milestone turn.
-END = "end"
 #: Characters of one reply recorded (a reply is untrusted text of any size).
 MAX_REPLY_CHARS = 4096
 #: Most probes a run may ask per milestone (run.json and the CLI bound it).
@@ -39,18 +39,21 @@ def share_label(share: float) -> str:
     return f"{round(100 * share)}%"
 
 
-def schedule(budget: int, steps: int) -> list[tuple[int, str]]:
-    """The (turn, label) milestones an episode of ``steps`` turns under ``budget`` is asked
-    at, in order; a turn several shares round to is labelled by the largest of them."""
+def milestones(budget: int) -> list[tuple[int, str]]:
+    """The (turn, label) milestones of a budget, in order; a turn several shares round to is
+    one milestone, labelled by the largest of them."""
     labels: dict[int, str] = {}
     for share in sorted(MILESTONES):
         turns = milestone_turns(budget, [share])
         if turns:
             labels[turns[0]] = share_label(share)
-    out = [(t, labels[t]) for t in milestone_turns(budget) if t <= steps]
-    if steps > 0 and (not out or out[-1][0] != steps):
-        out.append((steps, END))
-    return out
+    return [(t, labels[t]) for t in milestone_turns(budget)]
+
+
+def schedule(budget: int, steps: int) -> list[tuple[int, str]]:
+    """The (turn asked after, label) of each milestone of an episode that played ``steps``
+    turns under ``budget``: its own turn when reached, else the episode's last."""
+    return [(min(t, steps), label) for t, label in milestones(budget)]
 
 
 def _takes_observation(method: Any) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.game import play
-from arena_gen.core.probe_ask import END, schedule
+from arena_gen.core.probe_ask import schedule
 from arena_gen.core.probes import draw, grade, offers_probes
 from arena_gen.core.task import Task
 from arena_gen.scoring.judge import actions_of
@@ -70,6 +70,14 @@ def judge_knowledge(task: Task, record: dict[str, Any], budget: int, per_milesto
     return curve
 
 
+def _share(label: str) -> float:
+    """A milestone label's share (``25%`` -> 25), to order a curve (others last)."""
+    try:
+        return float(label.rstrip("%"))
+    except ValueError:
+        return float("inf")
+
+
 def _rate(correct: int, asked: int) -> float | None:
     return round(100.0 * correct / asked, 4) if asked else None
 
@@ -85,7 +93,7 @@ def final_accuracy(curve: Sequence[dict[str, Any]]) -> float | None:
 def knowledge_metrics(attempts: Iterable[tuple[bool, Sequence[dict[str, Any]]]]
                       ) -> dict[str, Any] | None:
     """A group's knowledge from (succeeded, curve) per attempt: probes asked and right,
-    accuracy per milestone label (``25%`` ... ``100%``, ``end``) and per kind, the mean
+    accuracy per milestone label (``25%`` ... ``100%``) and per kind, the mean
     accuracy at the last milestone, and knows vs succeeds. None when no attempt was probed."""
     by_label: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -109,8 +117,7 @@ def knowledge_metrics(attempts: Iterable[tuple[bool, Sequence[dict[str, Any]]]]
     def mean(values: list[float]) -> float | None:
         return round(sum(values) / len(values), 4) if values else None
 
-    order = sorted((lb for lb in by_label if lb != END), key=lambda lb: float(lb.rstrip("%")))
-    order += [END] if END in by_label else []
+    order = sorted(by_label, key=_share)
     return {
         "episodes": episodes, "probes": asked, "correct": correct,
         "accuracy": _rate(correct, asked),
@@ -139,8 +146,7 @@ def knowledge_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
     labels: list[str] = []
     for _, know in groups:
         labels += [lb for lb in know.get("curve", {}) if lb not in labels]
-    order = sorted((lb for lb in labels if lb != END), key=lambda lb: float(lb.rstrip("%")))
-    order += [END] if END in labels else []
+    order = sorted(labels, key=_share)
     headers = ["env", "probes", *(f"@{lb}" for lb in order), "final", "succeeded", "failed"]
     rows = []
     for name, know in groups:
@@ -156,8 +162,9 @@ def knowledge_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
 
 #: What the knowledge table's columns mean (printed under it and shown beside it in reports).
 KNOWLEDGE_LEGEND = (
-    "Knowledge: world-model probes asked at milestones (% of the budget, and at an episode's "
-    "end) to a copy of the agent that cannot act, graded by score from the replay. @X %: "
+    "Knowledge: world-model probes asked at milestones (% of the budget; one the episode did "
+    "not reach is asked at its end) to a copy of the agent that cannot act, graded by score "
+    "from the replay. @X %: "
     "probes right at that milestone; final: at each attempt's last milestone, averaged over "
     "attempts; succeeded/failed: the same for the attempts that succeeded and failed (their "
     "number in brackets). All in %. Probe tokens are counted apart from the run's tokens and cost.")
