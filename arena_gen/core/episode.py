@@ -86,6 +86,9 @@ class Episode:
         self.visited: list[Any] = [self.env.state] if self.probe_game is not None else []
         self.probe_milestones: list[dict[str, Any]] = []
         self.probe_seconds = 0.0
+        self._probe_plan = (milestones(int(getattr(self.env, "budget", self.budget)))
+                            if self.probe_game is not None else [])
+        self._task_sha256: str | None = None  # hashed once, at the first milestone
         if self.error is not None:
             return
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
@@ -152,13 +155,14 @@ class Episode:
         if self.probe_game is None or self.end_reason == "infra_error":
             return None
         index, steps = len(self.probe_milestones), len(self.turns)
-        plan = milestones(int(getattr(self.env, "budget", self.budget)))
-        if index >= len(plan):
+        if index >= len(self._probe_plan):
             return None
-        turn, label = plan[index]
+        turn, label = self._probe_plan[index]
         if turn != steps and not (self.over and turn > steps):
             return None
-        probes = draw(self.probe_game, self.env.state, list(self.visited), self.task.sha256,
+        if self._task_sha256 is None:
+            self._task_sha256 = self.task.sha256
+        probes = draw(self.probe_game, self.env.state, list(self.visited), self._task_sha256,
                       self.attempt, index, self.probe_count)
         return index, steps, label, probes
 

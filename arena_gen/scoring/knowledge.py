@@ -51,11 +51,12 @@ def judge_knowledge(task: Task, record: dict[str, Any], budget: int, per_milesto
     result = play(game, actions_of(record), budget=budget, stop_on_error=True)
     replies = _recorded_replies(record)
     attempt = int(record.get("attempt", 0))
+    sha256 = task.sha256  # hashed once per attempt (a Task recomputes it on every access)
     curve = []
     for index, (turn, label) in enumerate(schedule(budget, result.steps)):
         state, visited = result.states[turn], result.states[:turn + 1]
         try:
-            probes = draw(game, state, visited, task.sha256, attempt, index, per_milestone)
+            probes = draw(game, state, visited, sha256, attempt, index, per_milestone)
             right = grade(game, state, probes, replies.get(index, []))
         except Exception as exc:  # a game bug in its probes: none asked, said so
             curve.append({"index": index, "turn": turn, "label": label, "asked": 0,
