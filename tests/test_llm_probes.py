@@ -122,3 +122,22 @@ def test_a_huge_reply_is_read_in_linear_time() -> None:
     t0 = time.perf_counter()
     assert parse_answers(hostile, ["q0"]) == [""]
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_the_blocking_agent_answers_probes_too(suite: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_episode`` (the generic, blocking loop) asks ``answer_probes``: its own event loop
+    and connection, the same fork and strict reading."""
+    from arena_gen.agents.llm import LLMAgent
+    from arena_gen.core.episode import run_episode
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    task = read_suite(suite).tasks["counter"][0]
+    with FakeOpenAI([task], key=KEY, fault=answer_probes) as server:
+        agent = LLMAgent("fake-model", base_url=server.url, retries=0, timeout=5.0)
+        rec = run_episode(task, agent, probes=2)
+        probe_requests = [s for s in server.seen
+                          if s.body["messages"][-1]["content"].startswith(PROBE_HEAD)]
+    assert rec["success"] and len(probe_requests) == len(rec["probes"]) == 4
+    assert all(m["replies"] == ["yes", ""] for m in rec["probes"])
+    assert len(server.seen) == rec["steps"] + len(probe_requests)
