@@ -245,3 +245,15 @@ def test_released_lights_runs_grade_as_the_ladder_does(agent: str, mode: str,
             (m["turn"], m["asked"], m["correct"]) for m in ladder]
         if agent == "planner":
             assert all(m["correct"] == m["asked"] == 8 for m in curve)
+
+
+@pytest.mark.parametrize("probes", ["x", [1, None], [{"index": "0", "replies": "yes"}],
+                                    [{"index": 0, "replies": {"q0": "yes"}}],
+                                    [{"index": 0, "replies": [["yes"], 7, None] * 1000}]])
+def test_malformed_probe_records_grade_wrong_never_raise(registered: Path, probes: Any) -> None:
+    task = _tasks(registered)[0]
+    rec = run_episode(task, _walker(task), probes=2)
+    rec["probes"] = probes
+    line, _ = judge_attempt(task, rec, probes=2)
+    assert line["knowledge"]["final_accuracy"] == 0.0
+    assert all(m["asked"] == 2 for m in line["knowledge"]["milestones"])
