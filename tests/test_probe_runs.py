@@ -18,6 +18,7 @@ from arena_gen.core.episode import run_episode
 from arena_gen.core.probe_ask import schedule
 from arena_gen.core.probes import Probe
 from arena_gen.core.records import Trajectory
+from arena_gen.core.schema import validate_doc
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.runner.run import RunConfig, run_suite
 from arena_gen.scoring.score import judge_attempt, score_run
@@ -92,6 +93,8 @@ def test_probes_are_recorded_per_milestone_and_change_nothing(registered: Path) 
     agent = _walker(task)
     probed = run_episode(task, agent, probes=4)
     Trajectory.model_validate(probed)
+    validate_doc(probed, "trajectory")  # the schema file readers use
+    validate_doc(plain, "trajectory")
     assert "probes" not in plain
     for key in ("turns", "success", "end_reason", "steps", "final_info", "budget"):
         if key == "turns":  # latencies differ between two runs; everything else is equal
