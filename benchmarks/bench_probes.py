@@ -24,12 +24,14 @@ from arena_gen.core.suite_io import read_suite
 from arena_gen.runner.run import RunConfig, run_suite
 
 
-def _play(suite: str, env: str, agent: str, mode: str, probes: int, out: Path) -> float:
-    """Seconds for one whole run of ``agent`` over the env's tasks (``probes``: 0 for off)."""
-    start = time.perf_counter()
+def _play(suite: str, env: str, agent: str, mode: str, probes: int, out: Path
+          ) -> tuple[float, float]:
+    """Wall and CPU seconds (this process's user + system) of one whole run of ``agent`` over
+    the env's tasks (``probes``: 0 for off); on a shared machine the CPU time is the steadier."""
+    wall, cpu = time.perf_counter(), time.process_time()
     run_suite(RunConfig(suite=suite, agent=agent, mode=mode, envs=[env], out=str(out),
                         probes=probes))
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def main() -> None:
@@ -49,10 +51,11 @@ def main() -> None:
     print(f"command: python benchmarks/bench_probes.py --suite {args.suite} --envs "
           f"{','.join(envs)} --agent {args.agent} --mode {args.mode} --pairs {args.pairs} "
           f"--per-milestone {args.per_milestone}")
-    print(f"{'env':<9}{'tasks':>6}{'off s':>9}{'probes s':>10}{'ratio':>8}  ratios per pair")
+    print(f"{'env':<9}{'tasks':>6}{'off s':>8}{'on s':>8}{'wall x':>8}{'cpu off':>9}"
+          f"{'cpu on':>8}{'cpu x':>7}  wall ratios per pair | cpu ratios per pair")
     with tempfile.TemporaryDirectory() as tmp:
         for env in envs:
-            offs, ons, ratios = [], [], []
+            offs, ons = [], []
             for n in range(args.pairs + 1):  # the first pair warms caches, not counted
                 off = _play(args.suite, env, args.agent, args.mode, 0,
                             Path(tmp) / f"{env}-off-{n}")
@@ -61,10 +64,14 @@ def main() -> None:
                 if n:
                     offs.append(off)
                     ons.append(on)
-                    ratios.append(on / off)
-            print(f"{env:<9}{len(suite.tasks[env]):>6}{statistics.median(offs):>9.2f}"
-                  f"{statistics.median(ons):>10.2f}{statistics.median(ratios):>8.3f}  "
-                  + " ".join(f"{r:.3f}" for r in ratios), flush=True)
+            wall = [b[0] / a[0] for a, b in zip(offs, ons, strict=True)]
+            cpu = [b[1] / a[1] for a, b in zip(offs, ons, strict=True)]
+            med = statistics.median
+            print(f"{env:<9}{len(suite.tasks[env]):>6}{med(a[0] for a in offs):>8.2f}"
+                  f"{med(b[0] for b in ons):>8.2f}{med(wall):>8.3f}"
+                  f"{med(a[1] for a in offs):>9.2f}{med(b[1] for b in ons):>8.2f}"
+                  f"{med(cpu):>7.3f}  " + " ".join(f"{r:.3f}" for r in wall) + " | "
+                  + " ".join(f"{r:.3f}" for r in cpu), flush=True)
 
 
 if __name__ == "__main__":

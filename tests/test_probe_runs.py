@@ -187,6 +187,19 @@ def test_run_and_score_report_knowledge(registered: Path, tmp_path: Path) -> Non
     assert summary["run"]["probes"] == {"per_milestone": 2}
     findings = [json.loads(x) for x in (out / "findings.jsonl").read_text().splitlines()]
     assert all("knowledge" in f for f in findings)
+    # the runner drew from the task's own stream (the manifest's hash is the task's)
+    from arena_gen.core.game import play
+    from arena_gen.core.probes import draw
+
+    by_id = {t.id: t for t in _tasks(registered)}
+    for rec in (json.loads(x) for x in (out / "trajectories.jsonl").read_text().splitlines()):
+        task = by_id[rec["task_id"]]
+        game = registry.make_game(task)
+        states = play(game, [t["action"] for t in rec["turns"]]).states
+        for index, (turn, _) in enumerate(schedule(rec["budget"], rec["steps"])):
+            asked = draw(game, states[turn], states[:turn + 1], task.sha256, 0, index, 2)
+            assert [p["question"] for p in rec["probes"][index]["probes"]] == [
+                p.question for p in asked]
     edited = json.loads((out / "run.json").read_text())  # the count is part of the plan
     edited["probes"]["per_milestone"] = 1
     (out / "run.json").write_text(json.dumps(edited))

@@ -57,7 +57,7 @@ class Episode:
     """One attempt's bookkeeping, shared by the sync and async loops: reset, turns, result."""
 
     def __init__(self, task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                 run_seed: int = 0, probes: int = 0) -> None:
+                 run_seed: int = 0, probes: int = 0, task_sha256: str | None = None) -> None:
         self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
         self.seed = agent_seed(run_seed, task, attempt)
         self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
@@ -88,7 +88,9 @@ class Episode:
         self.probe_seconds = 0.0
         self._probe_plan = (milestones(int(getattr(self.env, "budget", self.budget)))
                             if self.probe_game is not None else [])
-        self._task_sha256: str | None = None  # hashed once, at the first milestone
+        #: the task's sha256 (the probe streams' entropy): the suite manifest's, checked when
+        #: the suite was read, else hashed once at the first milestone
+        self._task_sha256 = task_sha256
         if self.error is not None:
             return
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
@@ -215,10 +217,12 @@ class Episode:
 
 
 def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                run_seed: int = 0, probes: int = 0) -> dict[str, Any]:
+                run_seed: int = 0, probes: int = 0, task_sha256: str | None = None
+                ) -> dict[str, Any]:
     """Play one attempt and return its trajectory record (one line of trajectories.jsonl);
     ``probes``: questions per milestone asked to the agent's side copy (0: none)."""
-    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes)
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes,
+                      task_sha256=task_sha256)
     while not episode.over:
         t0 = time.perf_counter()
         try:
