@@ -5,7 +5,9 @@ at 100 %, learners that rise, determinism, a strict parser and the ladder's know
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import json
+import pickle
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,17 +17,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena_gen.agents.oracle import OracleAgent
 from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
-from arena_gen.core.probes import Probe, draw, milestone_turns, parse_choice
+from arena_gen.core.episode import Episode
+from arena_gen.core.probes import Probe, draw, grade, milestone_turns, parse_choice
 from arena_gen.core.schema import validate_doc
-from arena_gen.core.suite_io import read_suite
+from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.suite import ladder
+from arena_gen.suite.build import build_suite
+from arena_gen.suite.verify import verify_suite
 
 ROOT = Path(__file__).resolve().parents[1]
-ENVS = ("lights", "trading")
+ENVS = ("lights", "trading", "energy", "repo")
 
 
 @cache
@@ -99,9 +105,70 @@ def _trading_by_env(task: Task, probes: list[Probe]) -> list[str]:
     return out
 
 
+def _energy_by_env(task: Task, probes: list[Probe]) -> list[str]:
+    """Put the text env on the probe's day (yesterday's commands, stored energy as asked),
+    send the dispatch (or one unit of the source alone) and read the day from ``info``."""
+    env = registry.make_env(task)
+    target, carbon = task.world["target_stability"], task.world["target_carbon"]
+    out = []
+    for probe in probes:
+        sub = probe.subject
+        env.reset()
+        state = env.state
+        state.day = int(sub["day"])
+        if probe.kind == "efficiency":
+            state.prev = {k: 0.0 for k in ("thermal", "wind", "solar", "battery")}
+            info = env.step(json.dumps({sub["source"]: 1.0}))[4]
+            eff = info["last_day"]["actual"][sub["source"]]
+            near = [c for c, v in zip(probe.choices or (), sub["options"], strict=True)
+                    if abs(v - eff) <= 0.05]
+            out.append(near[0] if len(near) == 1 else f"{len(near)} options in tolerance")
+            continue
+        state.prev, state.stored = dict(sub["prev"]), float(sub["stored"])
+        day = env.step(json.dumps(sub["dispatch"]))[4]["last_day"]
+        ok = (not day["demand_violated"] and day["stability"] > target
+              and day["actual"]["thermal"] / day["supply"] < carbon)
+        out.append("yes" if ok else "no")
+    return out
+
+
+def _repo_by_env(task: Task, probes: list[Probe]) -> list[str]:
+    """Type the stated environment into the text env (Python, then each package by exact
+    version, checked against ``info``), then the probe's command; read what it prints."""
+    out = []
+    for probe in probes:
+        sub = probe.subject
+        env = registry.make_env(task)
+        env.reset()
+        game = env.game
+        installed = [-1] * game.rules.n
+        for name, version in sub["installed"].items():
+            p = game.rules.index[name]
+            installed[p] = [game.rules.vname(p, v) for v in range(len(game.rules.versions[p]))
+                            ].index(version)
+        pythons = [game.rules.pythons[i] for i in range(len(game.rules.pythons))]
+        env.state = type(env.state)(
+            -1 if sub["python"] is None else
+            [game.pip_list(type(env.state)(i, env.state.installed)).split("\n")[0]
+             for i in range(len(pythons))].index(f"Python: {sub['python']}"),
+            tuple(installed))
+        info = env.step("pip list")[4]
+        assert info["installed"] == sub["installed"] and info["python"] == sub["python"]
+        feedback = env.step(sub["command"])[4]["feedback"]
+        text = " ".join(feedback.split())
+        if probe.kind == "command_ok":
+            out.append("no" if text.startswith("ERROR") else "yes")
+        else:
+            options = sub["options"]
+            out.append(probe.choices[options.index(text)] if text in options else "absent")
+    return out
+
+
 #: Per env, the answers probes get by playing the text env (never through probe_answer).
 BY_ENV: dict[str, Callable[[Task, list[Probe]], list[str]]] = {"lights": _lights_by_env,
-                                                              "trading": _trading_by_env}
+                                                              "trading": _trading_by_env,
+                                                              "energy": _energy_by_env,
+                                                              "repo": _repo_by_env}
 
 
 @pytest.mark.parametrize("suite", ["lite", "challenge"])
@@ -125,14 +192,14 @@ def test_every_probe_answer_equals_the_replayed_answer(env: str, suite: str) -> 
 def _probes_of(env: str, enough: int) -> list[tuple[Any, Any, Probe]]:
     """At least ``enough`` (game, state, probe) from Lite's witnesses, attempts 0, 1, ..."""
     out: list[tuple[Any, Any, Probe]] = []
-    attempt = 0
-    while len(out) < enough:
+    for attempt in range(enough):
         for task in released(env, "lite"):
             game = registry.make_game(task)
             for m, (state, visited) in enumerate(milestone_states(task)):
                 out += [(game, state, p)
                         for p in draw(game, state, visited, task.sha256, attempt, m)]
-        attempt += 1
+                if len(out) >= enough:
+                    return out
     return out
 
 
@@ -153,24 +220,45 @@ def test_guessing_and_constant_replies_score_at_most_chance(env: str) -> None:
         assert np.mean(constant) <= chance + 0.05, choice
 
 
-def _curves(env: str, suite: str, rung: str) -> list[list[dict[str, int]]]:
-    """Each Lite task's knowledge curve of one rung, played as the format-3 ladder plays it."""
+def _curves(env: str, suite: str, rung: str, tasks: int | None = None
+            ) -> list[list[dict[str, int]]]:
+    """The knowledge curves of one rung on the first ``tasks`` tasks of a suite (all by
+    default), played as the format-3 ladder plays it."""
     spec = registry.for_task(released(env, suite)[0])
     factory, mode = ((spec.load("planner"), "with-rules") if rung == "planner"
                      else (spec.load("heuristic"), "inductive"))
-    return [ladder._attempt(task, factory(), mode, 0, probes=True)["probes"]
-            for task in released(env, suite)]
+    return [ladder._attempt(task, factory(), mode, 0, probes=ladder.probe_key(task))["probes"]
+            for task in released(env, suite)[:tasks]]
 
 
-@pytest.mark.parametrize("env", ENVS)
-def test_the_with_rules_planner_answers_every_probe(env: str) -> None:
-    for curve in _curves(env, "lite", "planner"):
-        assert len(curve) == len(milestone_turns(released(env, "lite")[0].budget))
+#: Lite tasks the planner test plays per env in CI (energy's LP and repo's SAT planners take
+#: about a second a task; every task is played by the ``full`` run).
+PLANNER_TASKS = {"lights": 30, "trading": 30, "energy": 6, "repo": 8}
+
+
+def _planner_answers_all(env: str, suite: str, tasks: int) -> None:
+    turns = len(milestone_turns(released(env, suite)[0].budget))
+    for curve in _curves(env, suite, "planner", tasks):
+        assert len(curve) == turns
         assert all(p["correct"] == p["asked"] == 8 for p in curve), curve
 
 
-@pytest.mark.slow  # every rung's learner over all of Lite: ~4-8 s per env
+@pytest.mark.slow
 @pytest.mark.parametrize("env", ENVS)
+def test_the_with_rules_planner_answers_every_probe(env: str) -> None:
+    _planner_answers_all(env, "lite", PLANNER_TASKS[env])
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("suite", ["lite", "challenge"])
+@pytest.mark.parametrize("env", ENVS)
+def test_the_with_rules_planner_answers_every_probe_of_every_task(env: str, suite: str) -> None:
+    _planner_answers_all(env, suite, len(released(env, suite)))
+
+
+@pytest.mark.slow  # the learner over all of Lite: 4-10 s per env (energy's LP: a full run)
+@pytest.mark.parametrize("env", [pytest.param(e, marks=pytest.mark.full) if e == "energy" else e
+                                 for e in ENVS])
 def test_the_scripted_learner_knows_more_at_the_last_milestone(env: str) -> None:
     curves = _curves(env, "lite", "heuristic")
     first = sum(c[0]["correct"] for c in curves) / sum(c[0]["asked"] for c in curves)
@@ -236,7 +324,11 @@ def test_a_format_3_ladder_records_a_valid_knowledge_curve(monkeypatch: pytest.M
     assert first["planner"]["results"][0]["probes"][-1]["correct"] == 8
     doc = task.to_dict()
     doc["certificate"]["ladder"] = first
-    validate_doc(Task.from_dict(doc, check_hash=False).to_dict(), "task")
+    stored = Task.from_dict(doc, check_hash=False)
+    validate_doc(stored.to_dict(), "task")
+    # verify replays the ladder of the stored task (its ladder attached): the same probes
+    assert ladder.probe_key(stored) == ladder.probe_key(task) != stored.sha256
+    assert ladder.climb(stored, cal) == first
 
 
 def test_an_older_ladder_format_records_no_probes() -> None:
@@ -246,3 +338,99 @@ def test_an_older_ladder_format_records_no_probes() -> None:
     lad = ladder.climb(task, spec.load("calibration")["lite"], only={"planner"})
     assert "probes" not in lad["planner"]["results"][0]
     assert lad == {"planner": task.certificate.facts["ladder"]["planner"]}
+
+
+@pytest.fixture
+def lights_at_format_3() -> Iterator[registry.EnvSpec]:
+    """The newest lights version re-registered at ladder format 3 for one test."""
+    spec = registry.get("lights")
+    registry.unregister("lights", spec.version)
+    registry.register(dataclasses.replace(spec, ladder_version=3))
+    try:
+        yield registry.get("lights")
+    finally:
+        registry.unregister("lights", spec.version)
+        registry.register(spec)
+
+
+def test_a_format_3_build_verifies_and_rebuilds_the_same(
+        lights_at_format_3: registry.EnvSpec, tmp_path: Path) -> None:
+    result = build_suite("lite", 7, ["lights"], counts={"lights": 2})
+    for task in result.tasks["lights"]:
+        for rung in task.certificate.facts["ladder"].values():
+            assert all(len(r["probes"]) == 4 for r in rung["results"])
+    write_suite(tmp_path / "s", result.manifest, result.tasks)
+    report = verify_suite(tmp_path / "s")  # replays every ladder: the same probes, replies
+    assert len(report.checks) == 2 and all(c.ok for c in report.checks), report.checks
+    again = build_suite("lite", 7, ["lights"], counts={"lights": 2})
+    assert [t.to_dict() for t in again.tasks["lights"]] == [
+        t.to_dict() for t in result.tasks["lights"]]
+    assert report.manifest_problems == ["manifest counts.lights is 2, the lite preset's is 30"]
+
+
+#: Lite tasks per env the no-side-effect test plays (energy's rungs are slow).
+SAME_TASKS = {"lights": 4, "trading": 3, "energy": 2, "repo": 4}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", ENVS)
+def test_answering_probes_changes_no_rung_result(env: str, monkeypatch: pytest.MonkeyPatch
+                                                  ) -> None:
+    """Every rung of a format-3 ladder, its knowledge curves removed, is the released
+    format-2 ladder: answering changed no action, success, step or value."""
+    for task in released(env, "lite")[:SAME_TASKS[env]]:
+        spec = registry.for_task(task)
+        monkeypatch.setattr(ladder.registry, "for_task",
+                            lambda _t, s=spec: dataclasses.replace(s, ladder_version=3))
+        fresh = ladder.climb(task, spec.load("calibration")["lite"])
+        monkeypatch.undo()
+        stored = task.certificate.facts["ladder"]
+        assert set(fresh) == set(stored)
+        for rung, record in fresh.items():
+            assert all(len(r.pop("probes")) == 4 for r in record["results"]), rung
+            assert record == stored[rung], (task.id, rung)
+
+
+@pytest.mark.parametrize("rung", ["heuristic", "planner"])
+@pytest.mark.parametrize("env", ENVS)
+def test_answering_leaves_the_answerer_as_it_was(env: str, rung: str) -> None:
+    """At each milestone of a Lite task the answerer's whole state (pickled) is the same
+    before and after it answers: nothing it learns or caches is touched."""
+    task = released(env, "lite")[1]
+    spec = registry.for_task(task)
+    mode = "with-rules" if rung == "planner" else "inductive"
+    agent = spec.load(rung)()
+    episode = Episode(task, agent, mode=mode, attempt=0, run_seed=0)
+    game, visited = episode.env.game, [episode.env.state]
+    for m, turn in enumerate(milestone_turns(task.budget)):
+        while not episode.over and len(episode.turns) < turn:
+            episode.step(agent.act(episode.obs), 0.0)
+            visited.append(episode.env.state)
+        probes = draw(game, episode.env.state, visited, task.sha256, 0, m)
+        before = _snapshot(agent)
+        assert len(agent.answer_probes(probes)) == len(probes)
+        assert _snapshot(agent) == before, (m, turn)
+
+
+def _snapshot(agent: Any) -> dict[str, bytes]:
+    """Each attribute of ``agent`` pickled (compiled rules, which hold closures, by identity:
+    they are read-only once built)."""
+    out = {}
+    for name, value in vars(agent).items():
+        try:
+            out[name] = pickle.dumps(value)
+        except (AttributeError, TypeError, pickle.PicklingError):
+            out[name] = repr(id(value)).encode()
+    return out
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_oracle_answers_from_the_world(env: str) -> None:
+    task = released(env, "lite")[2]
+    oracle = OracleAgent()
+    oracle.reset(TaskView.of(task, "inductive", privileged=True), "inductive",
+                 np.random.default_rng(0))
+    game = registry.make_game(task)
+    for m, (state, visited) in enumerate(milestone_states(task)):
+        probes = draw(game, state, visited, task.sha256, 0, m)
+        assert all(grade(game, state, probes, oracle.answer_probes(probes)))

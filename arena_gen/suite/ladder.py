@@ -16,6 +16,7 @@ guesses uniformly from the milestone's own stream. Probes never change the episo
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from typing import Any
 
@@ -58,11 +59,22 @@ def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str
     return rungs
 
 
+def probe_key(task: Task) -> str:
+    """The sha256 the ladder's probe streams come from: the task's own, as it is before its
+    ladder is attached (a certificate cannot seed the probes it records, so build and verify
+    draw the same questions)."""
+    if "ladder" not in task.certificate.facts:
+        return task.sha256
+    facts = {k: v for k, v in task.certificate.facts.items() if k != "ladder"}
+    return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                     facts=facts)).sha256
+
+
 class _Knowledge:
     """One attempt's probe bookkeeping: the states visited, and each milestone's score."""
 
-    def __init__(self, task: Task, agent: Any, attempt: int, budget: int) -> None:
-        self.task, self.agent, self.attempt = task, agent, attempt
+    def __init__(self, task: Task, agent: Any, attempt: int, budget: int, key: str) -> None:
+        self.task, self.agent, self.attempt, self.key = task, agent, attempt, key
         self.turns = milestone_turns(budget)
         self.visited: list[Any] = []
         self.curve: list[dict[str, int]] = []
@@ -70,14 +82,14 @@ class _Knowledge:
     def _ask(self, game: Any, state: Any, turn: int) -> None:
         """Ask the next milestone's probes at ``state`` (reached after ``turn`` turns)."""
         m = len(self.curve)
-        probes = draw(game, state, self.visited, self.task.sha256, self.attempt, m)
+        probes = draw(game, state, self.visited, self.key, self.attempt, m)
         if isinstance(self.agent, ProbeAnswerer):
             try:
                 replies = list(self.agent.answer_probes(probes))
             except Exception:  # a baseline bug in answering scores the milestone 0
                 replies = []
         else:
-            seq = probe_seed(self.task.sha256, self.attempt, m).spawn(1)[0]
+            seq = probe_seed(self.key, self.attempt, m).spawn(1)[0]
             replies = guess(probes, np.random.Generator(np.random.PCG64(seq)))
         right = grade(game, state, probes, replies)
         self.curve.append({"turn": turn, "asked": len(probes), "correct": sum(right)})
@@ -101,11 +113,13 @@ class _Knowledge:
         return self.curve
 
 
-def _attempt(task: Task, agent: Any, mode: str, attempt: int, probes: bool = False
+def _attempt(task: Task, agent: Any, mode: str, attempt: int, probes: str | None = None
              ) -> dict[str, Any]:
+    """One rung attempt's record; with ``probes`` (the :func:`probe_key`) its knowledge
+    curve too."""
     episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=0)
-    know = (_Knowledge(task, agent, attempt, episode.budget)
-            if probes and episode.env is not None else None)
+    know = (_Knowledge(task, agent, attempt, episode.budget, probes)
+            if probes is not None and episode.env is not None else None)
     while not episode.over:
         try:
             reply = agent.act(episode.obs)
@@ -139,7 +153,8 @@ def climb(task: Task, cal: Calibration, only: Collection[str] | None = None) -> 
     """Play every rung of the ladder on ``task`` (or the rungs named in ``only``, so an
     ablation pays for the rungs it compares); deterministic for a task and calibration."""
     spec = registry.for_task(task)
-    probes = spec.ladder_version >= 3 and offers_probes(spec.load("game"))
+    probes = (probe_key(task) if spec.ladder_version >= 3 and offers_probes(spec.load("game"))
+              else None)
     ladder: dict[str, Any] = {}
     for rung, factory, mode, attempts, kind in _rungs(spec, cal):
         if only is not None and rung not in only:

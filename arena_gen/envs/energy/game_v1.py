@@ -25,16 +25,19 @@ supply costs more than the 4.2 budget factor allows) or fails on the true world.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game, TaskLike
+from arena_gen.core.probes import Probe, balanced, choice_correct, letters
 from arena_gen.core.task import RubricItem
 
 SOURCES = ("thermal", "wind", "solar", "battery")
@@ -45,6 +48,18 @@ RENEWABLES = ("wind", "solar")
 COLLAPSE_DAYS = 3
 #: The rubric item ids, in rubric order.
 SURVIVED, STABLE, LOW_CARBON = "survived", "stable", "low_carbon"
+#: Probe kinds: a renewable's efficiency on the next day (multiple choice within a tolerance),
+#: and whether a named dispatch meets demand and the day's stability and carbon limits.
+EFFICIENCY, DISPATCH_OK = "efficiency", "dispatch_ok"
+YES_NO = ("yes", "no")
+#: Efficiency options: one within ``EFF_TOLERANCE`` of the truth, the others ``EFF_STEP`` apart
+#: (so exactly one is within the tolerance, and any estimate off by less than half a step
+#: picks it).
+EFF_OPTIONS, EFF_TOLERANCE, EFF_STEP = 4, 0.05, 0.12
+#: A dispatch question is asked only when its answer is the same with every efficiency of the
+#: day moved by up to this much (noise a rules-reading planner cannot know never decides it).
+DISPATCH_ROBUST = 0.03
+_TRIES = 48
 
 
 def parse_action(action: str) -> dict[str, float]:
@@ -404,6 +419,15 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
     Rubric:
         ``survived``, ``stable`` (average stability above target) and ``low_carbon`` (thermal
         share below target), the last two over the full horizon only. Success: all met.
+    Probes:
+        ``efficiency``: a renewable's (wind or solar) efficiency on the next day to dispatch
+        (the last day once the episode is over), four values offered, exactly one within
+        0.05 of the truth, its letter balanced (chance 25 %). ``dispatch_ok``: given the day
+        (its demand and budget), yesterday's rated commands and the stored energy, does a named
+        dispatch meet demand with the day's stability above the stability target and the day's
+        thermal share of supply below the carbon target? ``yes``/``no``, half each (chance
+        50 %); asked only when every efficiency moved by 0.03 keeps the answer. Answers step
+        the game's own rules on a copy.
     Arguments:
         ``task``: an energy :class:`~arena_gen.core.task.Task`.
     Version History:
@@ -419,6 +443,9 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         shifts, each regime at least 90 days); a format-2 ladder with a model-free rung, a
         change-detecting inductive heuristic and period_greedy over the v2 periods.
     """
+
+    #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).
+    probe_chance: ClassVar[dict[str, float]] = {EFFICIENCY: 1 / EFF_OPTIONS, DISPATCH_OK: 0.5}
 
     def __init__(self, task: TaskLike) -> None:
         super().__init__(task)
@@ -576,3 +603,178 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         cmd = {k: float(rng.uniform(0.0, float(cap[k]))) for k in GENERATORS}
         cmd["battery"] = float(rng.uniform(-float(cap["battery"]), float(cap["battery"])))
         return format_action(cmd, decimals=1)
+
+    # -- world-model probes (arena_gen.core.probes); answers step the rules on a copy -------
+
+    def probe_day(self, state: GridState) -> int:
+        """The day probes ask about: the next day to dispatch, or the last once it is over."""
+        return min(state.day, self.rules.horizon - 1)
+
+    def efficiency(self, day: int, source: str) -> float:
+        """``source``'s efficiency on ``day``: what one unit rated delivers, read by stepping a
+        fresh day with one unit of it rated and nothing else."""
+        cmd = {k: 0.0 for k in SOURCES}
+        cmd[source] = 1.0
+        return self.rules.step(GridState(day=day, stored=0.0, prev=dict(cmd)), cmd).actual[source]
+
+    def day_record(self, day: int, stored: float, prev: Mapping[str, float],
+                   cmd: Mapping[str, float], shift: Mapping[str, float] | None = None
+                   ) -> DayRecord:
+        """The record of dispatching ``cmd`` on ``day`` from ``stored`` and yesterday's
+        ``prev`` (the game's own step on a fresh state; ``shift`` moves that day's efficiencies
+        by the amounts given, for the robustness check only)."""
+        rules = self.rules
+        if shift:
+            rules = copy.copy(rules)
+            rules._days = list(rules._days)
+            th, wi, so, demand, budget = rules._days[day]
+            rules._days[day] = (th + shift.get("thermal", 0.0), wi + shift.get("wind", 0.0),
+                                so + shift.get("solar", 0.0), demand, budget)
+        before = GridState(day=day, stored=float(stored), prev={k: float(prev[k]) for k in SOURCES})
+        after, _ = type(self).step(_with_rules(self, rules), before, dict(cmd))
+        assert after.last is not None
+        return after.last
+
+    def dispatch_meets(self, rec: DayRecord) -> bool:
+        """Demand met, the day's stability above its target, its thermal share below."""
+        r = self.rules
+        return (not rec.demand_violated and rec.stability > r.target_stability
+                and rec.actual["thermal"] / rec.supply < r.target_carbon)
+
+    def probes(self, state: GridState, visited: Sequence[GridState], rng: np.random.Generator,
+               count: int) -> list[Probe]:
+        """``count`` questions about the probe day: half dispatch (in pairs of one ``yes`` and
+        one ``no`` scenario; a pair the game cannot find both of becomes two efficiency
+        questions), the rest efficiency, each kind's answers balanced, in a drawn order."""
+        dispatch: list[tuple[dict[str, float], dict[str, float]]] = []
+        for _ in range(count // 4):
+            pair = [self._scenario(state, want, rng) for want in YES_NO]
+            if pair[0] is not None and pair[1] is not None:
+                dispatch += [pair[0], pair[1]]
+        slots = balanced(rng, count - len(dispatch), letters(EFF_OPTIONS))
+        made = [self._efficiency_probe(state, slot, rng) for slot in slots]
+        made += [self._dispatch_probe(state, cmd, prev) for cmd, prev in dispatch]
+        order = rng.permutation(len(made))
+        return [dataclasses.replace(made[int(j)], id=f"q{i}") for i, j in enumerate(order)]
+
+    def _efficiency_probe(self, state: GridState, slot: str, rng: np.random.Generator
+                          ) -> Probe:
+        day = self.probe_day(state)
+        source = RENEWABLES[int(rng.integers(len(RENEWABLES)))]
+        truth = round(self.efficiency(day, source), 2)
+        lo, hi = self._eff_range(source)
+        below = [k for k in range(EFF_OPTIONS) if truth - k * EFF_STEP >= lo
+                 and truth + (EFF_OPTIONS - 1 - k) * EFF_STEP <= hi]
+        k = below[int(rng.integers(len(below)))] if below else 0
+        values = [round(truth + (j - k) * EFF_STEP, 2) for j in range(EFF_OPTIONS)]
+        others = [values[j] for j in rng.permutation(EFF_OPTIONS) if j != k]
+        labels = letters(EFF_OPTIONS)
+        at = labels.index(slot)
+        options = [*others[:at], truth, *others[at:]]
+        shown = " ".join(f"{lab}) {v:.2f}." for lab, v in zip(labels, options, strict=True))
+        return Probe(id="", kind=EFFICIENCY, choices=labels, question=(
+            f"What is {source}'s efficiency (actual output / rated output) on day {day}, "
+            f"within {EFF_TOLERANCE:g}? {shown} Answer with exactly one letter: A, B, C or D."),
+            subject={"day": day, "source": source, "options": options})
+
+    def _eff_range(self, source: str) -> tuple[float, float]:
+        """Where the options of ``source``'s question may lie: its range (the world's, else
+        the series' own) widened by half a step, so no option is absurd on its face."""
+        ranges = self.task.world.get("eff_ranges") or {}
+        series = self.rules.eff[source]
+        lo, hi = ranges.get(source, (min(series), max(series)))
+        return float(lo) - EFF_STEP / 2, float(hi) + EFF_STEP / 2
+
+    def _candidate(self, day: int, prev: dict[str, float], rng: np.random.Generator
+                   ) -> tuple[dict[str, float], dict[str, float]]:
+        """A scenario to ask about (2 decimals, no battery), drawn near the limits: a supply
+        around demand, a thermal share around the carbon target, the rest mostly from the
+        renewable cheaper per unit delivered; yesterday is the state's own, or (half the time)
+        the dispatch moved by a small ramp."""
+        r = self.rules
+        eff = {k: self.efficiency(day, k) for k in GENERATORS}
+        supply = r.demand[day] * float(rng.uniform(0.95, 1.12))
+        thermal = supply * float(rng.uniform(r.target_carbon - 0.1, r.target_carbon + 0.03))
+        cheap, dear = sorted(RENEWABLES, key=lambda k: r.prices[k] / eff[k])
+        split = float(rng.uniform(0.6, 1.0))  # mostly the cheaper renewable, as budgets need
+        cmd = {"thermal": thermal / eff["thermal"],
+               cheap: (supply - thermal) * split / eff[cheap],
+               dear: (supply - thermal) * (1 - split) / eff[dear]}
+        out = {k: round(min(max(cmd[k], 0.0), r.capacity[k]), 2) + 0.0 for k in GENERATORS}
+        out["battery"] = 0.0
+        if rng.random() < 0.5:
+            moves = rng.dirichlet(np.ones(len(GENERATORS))) * float(rng.uniform(0.0, 100.0))
+            prev = {k: round(max(0.0, out[k] + float(m) * (1 if rng.random() < 0.5 else -1)), 2)
+                    + 0.0 for k, m in zip(GENERATORS, moves, strict=True)}
+            prev["battery"] = 0.0
+        return out, prev
+
+    def _robust(self, day: int, stored: float, prev: dict[str, float],
+                cmd: dict[str, float], answer: bool) -> bool:
+        """Whether the answer holds with the day's efficiencies moved to each corner."""
+        d = DISPATCH_ROBUST
+        for th, ren in ((-d, -d), (d, d), (d, -d), (-d, d)):
+            rec = self.day_record(day, stored, prev, cmd,
+                                  {"thermal": th, "wind": ren, "solar": ren})
+            if self.dispatch_meets(rec) != answer:
+                return False
+        return True
+
+    def _scenario(self, state: GridState, want: str, rng: np.random.Generator
+                  ) -> tuple[dict[str, float], dict[str, float]] | None:
+        """A (dispatch, yesterday) pair whose robust answer is ``want``, or None."""
+        day = self.probe_day(state)
+        own = {k: round(float(state.prev[k]), 2) + 0.0 for k in SOURCES}
+        stored = round(float(state.stored), 2) + 0.0
+        for _ in range(_TRIES):
+            cmd, prev = self._candidate(day, own, rng)
+            answer = self.dispatch_meets(self.day_record(day, stored, prev, cmd))
+            if answer == (want == "yes") and self._robust(day, stored, prev, cmd, answer):
+                return cmd, prev
+        return None
+
+    def _dispatch_probe(self, state: GridState, cmd: dict[str, float],
+                        prev: dict[str, float]) -> Probe:
+        day = self.probe_day(state)
+        stored = round(float(state.stored), 2) + 0.0
+        r = self.rules
+        yesterday = ", ".join(f"{k} {prev[k]:.2f}" for k in SOURCES)
+        return Probe(id="", kind=DISPATCH_OK, choices=YES_NO, question=(
+            f"Suppose it is day {day} (demand {r.demand[day]!r}, budget {r.budget[day]!r}), "
+            f"yesterday's rated commands were {yesterday} and the battery stores {stored:.2f}. "
+            f"If you dispatch {format_action(cmd, decimals=2)}, does supply meet demand with "
+            f"that day's stability above {r.target_stability!r} and that day's thermal share "
+            f"of supply below {r.target_carbon!r}? Answer with exactly one word: yes or no."),
+            subject={"day": day, "demand": r.demand[day], "budget": r.budget[day],
+                     "prev": prev, "stored": stored, "dispatch": cmd})
+
+    def probe_answer(self, state: GridState, probe: Probe) -> str:
+        """The option within the tolerance of the day's efficiency, or whether the dispatch
+        meets the day's limits (both by stepping the rules)."""
+        sub = probe.subject
+        day = int(sub["day"])
+        if not 0 <= day < self.rules.horizon:
+            raise ValueError(f"probe day {day} is outside the horizon {self.rules.horizon}")
+        if probe.kind == EFFICIENCY and probe.choices is not None:
+            truth = self.efficiency(day, str(sub["source"]))
+            near = [c for c, v in zip(probe.choices, sub["options"], strict=True)
+                    if abs(float(v) - truth) <= EFF_TOLERANCE]
+            if len(near) != 1:
+                raise ValueError(f"efficiency probe with {len(near)} options in tolerance")
+            return near[0]
+        if probe.kind == DISPATCH_OK:
+            rec = self.day_record(day, sub["stored"], sub["prev"], sub["dispatch"])
+            return "yes" if self.dispatch_meets(rec) else "no"
+        raise ValueError(f"not an energy probe: {probe.kind!r}")
+
+    def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
+        return choice_correct(probe, answer, reply)
+
+
+def _with_rules(game: EnergyGame, rules: Rules) -> EnergyGame:
+    """``game`` itself, or a shallow copy stepping ``rules`` (the robustness check's variant)."""
+    if rules is game.rules:
+        return game
+    other = copy.copy(game)
+    other.rules = rules
+    return other

@@ -24,13 +24,17 @@ They read ``view.public``, ``view.rules_text`` (the planner only) and observatio
 
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
 from arena_gen.envs.energy.agents.heuristic import estimate_period, parse_rules, read_day
+from arena_gen.envs.energy.agents.probe_replies import belief_replies
 from arena_gen.envs.energy.game_v1 import GENERATORS, RENEWABLES, format_action
 from arena_gen.envs.energy.window_lp import BLOCKS, Window, solve
 
@@ -117,6 +121,16 @@ class EnergyPlanner:
 
     def learn(self, source: str, day: int, value: float) -> None:
         self.eff[source][day] = value
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From its own prediction of the probe day's efficiencies (patterns read in the rules
+        text, or learnt), through a game compiled from those beliefs; a copy predicts, since
+        predicting fills caches (a period estimate) the episode must not see early."""
+        mind = copy.deepcopy(self)
+
+        def believe(source: str, day: int) -> float:
+            return float(mind.predict(source, np.array([day]), day)[0][0])
+        return belief_replies(probes, self.public, believe)
 
     # -- prediction ---------------------------------------------------------------------------
     def _regime(self, day: int) -> Regime | None:

@@ -24,11 +24,14 @@ under it. It reads only observations and the public view, and is deterministic (
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
+from arena_gen.envs.repo.agents.probe_replies import EnvKey, env_key, memory_replies
 from arena_gen.envs.repo.common import ANY_PYTHON
 from arena_gen.envs.repo.semver import holds, read_version
 
@@ -67,6 +70,9 @@ class RepoV2HeuristicAgent:
         self.python, self.installed, self.recent, self.drifted = None, {}, [], set()
         self.queue = [f"pip install python=={self.pythons[-1]}", RUN]
         self.last, self.bad, self.tried, self.blocked = "", set(), {}, {}
+        self.seen: dict[EnvKey, dict[str, str]] = {}
+        self.printed: dict[str, str] = {}
+        self._asked_in: EnvKey = env_key(None, {})
         self.goal, self.fix, self.fixed = None, None, {}
         names = sorted(self.versions, key=len, reverse=True)
         self.pkg = r"\b(" + "|".join(re.escape(n) for n in names) + r")\b"
@@ -254,6 +260,9 @@ class RepoV2HeuristicAgent:
     def act(self, observation: str) -> str:
         """The next command: the queue's head, re-planned whenever the last command failed."""
         text = observation.rsplit("\nTurns left:", 1)[0].strip()
+        if self.last:  # what the last command printed, where it ran (probe replies read it)
+            self.seen.setdefault(self._asked_in, {})[self.last] = text
+            self.printed[self.last] = text
         self._track(text)
         if text.startswith("ERROR"):
             if self.last.startswith("python "):
@@ -265,7 +274,12 @@ class RepoV2HeuristicAgent:
         if not self.queue:
             self.queue = [RUN]
         self.last = self.queue.pop(0)
+        self._asked_in = env_key(self.python, self.installed)
         return self.last
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the outputs seen: in the environment asked about, else anywhere."""
+        return memory_replies(probes, self.seen, self.printed)
 
     def state(self) -> dict[str, Any]:
         """What the agent believes (for debugging)."""

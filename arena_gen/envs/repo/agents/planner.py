@@ -15,11 +15,17 @@ loop (so a with-rules failure means the disclosure was not enough, never a crash
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
+from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.game import WorldView
+from arena_gen.core.probes import Probe, offers_probes
 from arena_gen.envs.repo.agents.heuristic_v2 import RUN, RepoV2HeuristicAgent
+from arena_gen.envs.repo.agents.probe_replies import model_replies
 from arena_gen.envs.repo.game_v2 import RepoGameV2
 from arena_gen.envs.repo.sampler_v3 import parse_rules
 from arena_gen.envs.repo.semver import version_text
@@ -39,15 +45,19 @@ class RepoPlannerAgent:
     def __init__(self) -> None:
         self.queue: list[str] = []
         self.fallback: RepoV2HeuristicAgent | None = None
+        self.model: Any = None
 
     def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
         """Parse the rules text and plan; without a readable text or a plan, repair by errors."""
-        self.queue, self.fallback = [], None
+        self.queue, self.fallback, self.model = [], None, None
         try:
             if view.rules_text is None:
                 raise ValueError("the planner plays with the rules disclosed")
             world = parse_rules(view.rules_text)
             game = RepoGameV2(WorldView(world, view.public, view.budget))
+            model = registry.get(view.env, view.env_version).load("game")
+            if offers_probes(model):  # the task's own game class, compiled from the text
+                self.model = model(WorldView(world, view.public, view.budget))
             found = some_plan(game, max(0, view.budget // 4 - 2), CONFLICTS)
         except (ValueError, KeyError, IndexError):
             found = None
@@ -63,3 +73,10 @@ class RepoPlannerAgent:
         if self.fallback is not None:
             return self.fallback.act(observation)
         return self.queue.pop(0) if self.queue else RUN
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the rules it read: a v4 game compiled from the parsed world answers (the
+        repair fallback, when the text could not be read, from what it has seen)."""
+        if self.model is None:
+            return self.fallback.answer_probes(probes) if self.fallback else [""] * len(probes)
+        return model_replies(probes, self.model)
