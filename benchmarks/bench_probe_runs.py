@@ -6,7 +6,7 @@ are printed per env (only envs whose game offers probes are timed). The run incl
 ``arena-gen run`` does besides playing (reading the suite, compiling every task's game, writing
 the run directory), as a user would time it.
 
-Reproduce: ``python benchmarks/bench_probes.py [--suite lite] [--envs lights,trading]
+Reproduce: ``python benchmarks/bench_probe_runs.py [--suite lite] [--envs lights,trading]
 [--agent heuristic] [--pairs 5] [--per-milestone 8]`` from the repository root.
 """
 
@@ -48,7 +48,7 @@ def main() -> None:
     envs = args.envs.split(",") if args.envs else [
         env for env in sorted(suite.tasks)
         if offers_probes(registry.make_game(suite.tasks[env][0]))]
-    print(f"command: python benchmarks/bench_probes.py --suite {args.suite} --envs "
+    print(f"command: python benchmarks/bench_probe_runs.py --suite {args.suite} --envs "
           f"{','.join(envs)} --agent {args.agent} --mode {args.mode} --pairs {args.pairs} "
           f"--per-milestone {args.per_milestone}")
     print(f"{'env':<9}{'tasks':>6}{'off s':>8}{'on s':>8}{'wall x':>8}{'cpu off':>9}"

@@ -27,7 +27,7 @@ import numpy as np
 
 from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
 from arena_gen.core.budget import protocol_for
-from arena_gen.core.probe_ask import aask, ask, milestone_record, milestones
+from arena_gen.core.probe_ask import aask, ask, milestone_record, milestones, probe_key
 from arena_gen.core.probes import Probe, draw, offers_probes
 from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_budget
 from arena_gen.core.records import Trajectory
@@ -57,7 +57,7 @@ class Episode:
     """One attempt's bookkeeping, shared by the sync and async loops: reset, turns, result."""
 
     def __init__(self, task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                 run_seed: int = 0, probes: int = 0, task_sha256: str | None = None) -> None:
+                 run_seed: int = 0, probes: int = 0) -> None:
         self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
         self.seed = agent_seed(run_seed, task, attempt)
         self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
@@ -88,9 +88,7 @@ class Episode:
         self.probe_seconds = 0.0
         self._probe_plan = (milestones(int(getattr(self.env, "budget", self.budget)))
                             if self.probe_game is not None else [])
-        #: the task's sha256 (the probe streams' entropy): the suite manifest's, checked when
-        #: the suite was read, else hashed once at the first milestone
-        self._task_sha256 = task_sha256
+        self._probe_key: str | None = None  # the probe streams' key, hashed at first use
         if self.error is not None:
             return
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
@@ -162,9 +160,9 @@ class Episode:
         turn, label = self._probe_plan[index]
         if turn != steps and not (self.over and turn > steps):
             return None
-        if self._task_sha256 is None:
-            self._task_sha256 = self.task.sha256
-        probes = draw(self.probe_game, self.env.state, list(self.visited), self._task_sha256,
+        if self._probe_key is None:
+            self._probe_key = probe_key(self.task)
+        probes = draw(self.probe_game, self.env.state, list(self.visited), self._probe_key,
                       self.attempt, index, self.probe_count)
         return index, steps, label, probes
 
@@ -217,12 +215,10 @@ class Episode:
 
 
 def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                run_seed: int = 0, probes: int = 0, task_sha256: str | None = None
-                ) -> dict[str, Any]:
+                run_seed: int = 0, probes: int = 0) -> dict[str, Any]:
     """Play one attempt and return its trajectory record (one line of trajectories.jsonl);
     ``probes``: questions per milestone asked to the agent's side copy (0: none)."""
-    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes,
-                      task_sha256=task_sha256)
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes)
     while not episode.over:
         t0 = time.perf_counter()
         try:

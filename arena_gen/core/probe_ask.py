@@ -19,6 +19,7 @@ milestone, apart from the episode's turns, so no episode cost counts them.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import time
 from collections.abc import Sequence
@@ -26,12 +27,24 @@ from typing import Any
 
 from arena_gen.core.probes import MILESTONES, Probe, milestone_turns
 from arena_gen.core.records import MAX_PROBES_PER_MILESTONE
+from arena_gen.core.task import Task
 from arena_gen.core.usage import clean_usage
 
 #: Characters of one reply recorded (a reply is untrusted text of any size).
 MAX_REPLY_CHARS = 4096
 #: Most probes a run may ask per milestone (run.json and the CLI bound it).
 MAX_PER_MILESTONE = MAX_PROBES_PER_MILESTONE
+
+
+def probe_key(task: Task) -> str:
+    """The sha256 every probe stream of ``task`` comes from (runs, the ladder and the judge
+    alike): the task's own, as it is before its ladder is attached (a certificate cannot seed
+    the probes it records, so build and verify draw the same questions)."""
+    if "ladder" not in task.certificate.facts:
+        return task.sha256
+    facts = {k: v for k, v in task.certificate.facts.items() if k != "ladder"}
+    return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
+                                                                     facts=facts)).sha256
 
 
 def share_label(share: float) -> str:

@@ -33,12 +33,10 @@ async def _act(agent: Any, observation: str) -> Any:
 
 
 async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                            run_seed: int = 0, probes: int = 0, task_sha256: str | None = None
-                            ) -> dict[str, Any]:
+                            run_seed: int = 0, probes: int = 0) -> dict[str, Any]:
     """Play one attempt, awaiting the agent; the same :class:`Episode` as ``run_episode``
     (``probes``: questions per milestone, asked in the agent's forked conversation)."""
-    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes,
-                      task_sha256=task_sha256)
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes)
     while not episode.over:
         t0 = time.perf_counter()
         try:
@@ -55,7 +53,6 @@ async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", 
 async def _play(args: tuple[Any, ...], client: Any) -> Any:
     task, agent_name, agent_config, mode, attempt, seed = args[:6]
     probes = int(args[6]) if len(args) > 6 else 0
-    sha256 = args[7] if len(args) > 7 else None
     try:
         agent = make_agent(agent_name, task.env, agent_config, task.env_version)
     except Exception as exc:  # a bad config is the agent's error, recorded per attempt
@@ -63,7 +60,7 @@ async def _play(args: tuple[Any, ...], client: Any) -> Any:
     if client is not None and hasattr(agent, "client"):
         agent.client = client
     return await run_episode_async(task, agent, mode=mode, attempt=attempt, run_seed=seed,
-                                   probes=probes, task_sha256=sha256)
+                                   probes=probes)
 
 
 class _Broken:

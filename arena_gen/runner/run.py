@@ -98,10 +98,8 @@ def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
 def _play(args: tuple[Any, ...]) -> dict[str, Any]:
     task, agent_name, agent_config, mode, attempt, seed = args[:6]
     probes = int(args[6]) if len(args) > 6 else 0
-    sha256 = args[7] if len(args) > 7 else None
     agent = make_agent(agent_name, task.env, agent_config, task.env_version)
-    return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed, probes=probes,
-                       task_sha256=sha256)
+    return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed, probes=probes)
 
 
 def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | None = None, *,
@@ -153,9 +151,8 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     by_id = {t.id: t for t in tasks}
-    hashes = suite.manifest["tasks"]  # each checked against its task when the suite was read
     pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed,
-                cfg.probes, hashes.get(tid)) for tid, a in order if (tid, a) not in done]
+                cfg.probes) for tid, a in order if (tid, a) not in done]
     # run.json is written when the first episode is recorded, not before: a run that fails
     # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
     # the retry needs no --resume.

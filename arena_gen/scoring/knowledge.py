@@ -22,7 +22,7 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.game import play
-from arena_gen.core.probe_ask import schedule
+from arena_gen.core.probe_ask import probe_key, schedule
 from arena_gen.core.probes import draw, grade, offers_probes
 from arena_gen.core.task import Task
 from arena_gen.scoring.judge import actions_of
@@ -51,7 +51,7 @@ def judge_knowledge(task: Task, record: dict[str, Any], budget: int, per_milesto
     result = play(game, actions_of(record), budget=budget, stop_on_error=True)
     replies = _recorded_replies(record)
     attempt = int(record.get("attempt", 0))
-    sha256 = task.sha256  # hashed once per attempt (a Task recomputes it on every access)
+    sha256 = probe_key(task)  # the runner's and the ladder's key, hashed once per attempt
     curve = []
     for index, (turn, label) in enumerate(schedule(budget, result.steps)):
         state, visited = result.states[turn], result.states[:turn + 1]
