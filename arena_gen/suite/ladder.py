@@ -11,7 +11,8 @@ From ladder format 3 each attempt also records its knowledge curve: at every mil
 :func:`~arena_gen.core.probes.draw` draws for that milestone, and the game grades the replies.
 A milestone the episode does not reach (it ended earlier) is asked at the episode's end, so
 every curve has one point per milestone. A rung that cannot answer (no ``answer_probes``)
-guesses uniformly from the milestone's own stream. Probes never change the episode.
+guesses uniformly from a stream of its own (spawned from the milestone's by its place).
+Probes never change the episode.
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str
 class _Knowledge:
     """One attempt's probe bookkeeping: the states visited, and each milestone's score."""
 
-    def __init__(self, task: Task, agent: Any, attempt: int, budget: int, key: str) -> None:
+    def __init__(self, task: Task, agent: Any, attempt: int, budget: int, key: str,
+                 rung: int) -> None:
         self.task, self.agent, self.attempt, self.key = task, agent, attempt, key
+        self.rung = rung  # the rung's place in the ladder: its own guessing stream
         self.turns = milestone_turns(budget)
         self.visited: list[Any] = []
         self.curve: list[dict[str, int]] = []
@@ -78,7 +81,7 @@ class _Knowledge:
             except Exception:  # a baseline bug in answering scores the milestone 0
                 replies = []
         else:
-            seq = probe_seed(self.key, self.attempt, m).spawn(1)[0]
+            seq = probe_seed(self.key, self.attempt, m).spawn(self.rung + 1)[self.rung]
             replies = guess(probes, np.random.Generator(np.random.PCG64(seq)))
         right = grade(game, state, probes, replies)
         self.curve.append({"turn": turn, "asked": len(probes), "correct": sum(right)})
@@ -102,12 +105,12 @@ class _Knowledge:
         return self.curve
 
 
-def _attempt(task: Task, agent: Any, mode: str, attempt: int, probes: str | None = None
-             ) -> dict[str, Any]:
+def _attempt(task: Task, agent: Any, mode: str, attempt: int, probes: str | None = None,
+             rung: int = 0) -> dict[str, Any]:
     """One rung attempt's record; with ``probes`` (the :func:`probe_key`) its knowledge
-    curve too."""
+    curve too (``rung``: the rung's place in the ladder, which picks a guesser's stream)."""
     episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=0)
-    know = (_Knowledge(task, agent, attempt, episode.budget, probes)
+    know = (_Knowledge(task, agent, attempt, episode.budget, probes, rung)
             if probes is not None and episode.env is not None else None)
     while not episode.over:
         try:
@@ -145,10 +148,10 @@ def climb(task: Task, cal: Calibration, only: Collection[str] | None = None) -> 
     probes = (probe_key(task) if spec.ladder_version >= 3 and offers_probes(spec.load("game"))
               else None)
     ladder: dict[str, Any] = {}
-    for rung, factory, mode, attempts, kind in _rungs(spec, cal):
+    for place, (rung, factory, mode, attempts, kind) in enumerate(_rungs(spec, cal)):
         if only is not None and rung not in only:
             continue
-        results = [_attempt(task, factory(), mode, a, probes) for a in range(attempts)]
+        results = [_attempt(task, factory(), mode, a, probes, place) for a in range(attempts)]
         ladder[rung] = {
             "mode": mode,
             "attempts": attempts,
