@@ -6,13 +6,14 @@ It is registered by the tests alone (a game, a sampler, a verifier and presets i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Check, Event, Facts, Game
+from arena_gen.core.probes import Probe
 from arena_gen.core.registry import EnvSpec
 from arena_gen.core.task import Certificate, Draft, RubricItem
 
@@ -109,6 +110,37 @@ class ResetFaultCounterGame(CounterGame):
         if ResetFaultCounterGame.armed:
             raise RuntimeError("rule bug in reset")
         return super().initial()
+
+
+class ProbeCounterGame(CounterGame):
+    """Counter offering world-model probes (the :class:`~arena_gen.core.probes.ProbeGame`
+    contract): "is the target above V?" and "from value S, does one up reach the target?",
+    S drawn from the visited values or beside them, so the judge must replay the same visits."""
+
+    def probes(self, state: int, visited: Sequence[int], rng: np.random.Generator,
+               count: int) -> list[Probe]:
+        out = []
+        seen = sorted(set(visited))
+        for n in range(count):
+            if rng.random() < 0.5:
+                value = int(rng.integers(0, 12))
+                out.append(Probe(f"q{n}", "above", f"Is the target above {value}? Answer yes "
+                                 f"or no.", ("yes", "no"), {"value": value}))
+            else:
+                start = (seen[int(rng.integers(len(seen)))] if rng.random() < 0.5
+                         else int(rng.integers(-3, 12)))
+                out.append(Probe(f"q{n}", "reach", f"From value {start}, does one up reach "
+                                 f"the target? Answer yes or no.", ("yes", "no"),
+                                 {"start": start}))
+        return out
+
+    def probe_answer(self, state: int, probe: Probe) -> str:
+        if probe.kind == "above":
+            return "yes" if self.target > int(probe.subject["value"]) else "no"
+        return "yes" if int(probe.subject["start"]) + self.step_size == self.target else "no"
+
+    def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
+        return reply.strip().lower() == answer
 
 
 def sample(config: dict[str, Any], seed: np.random.SeedSequence) -> Draft:

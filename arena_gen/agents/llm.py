@@ -26,11 +26,19 @@ tag counts); the episode reads ``agent.harness`` for the env side of the protoco
 
 ``action_format="tools"`` (arena-gen harness only) offers the env's actions as tool schemas and
 plays the reply's first tool call instead of a tag (:mod:`.llm_tools`).
+
+World-model probes (``run --probes``) are answered in a forked conversation
+(:meth:`LLMAgent.aanswer_probes`, :mod:`.llm_probes`): the next turn's prompt plus the
+questions, no tools, on a copy of the context policy's state and its own backoff stream, so the
+episode's prompts, turns and randomness are unchanged; the request's usage is left in
+``probe_tokens`` for the runner to record apart.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +47,7 @@ from arena_gen.agents.harness import get_harness
 from arena_gen.agents.llm_client import ChatClient, Completion, ContextLengthError
 from arena_gen.agents.llm_context import ContextWindow, approx_tokens
 from arena_gen.agents.llm_parse import cap, cap_action, split_reasoning
+from arena_gen.agents.llm_probes import fork_payload, parse_answers
 from arena_gen.agents.llm_prompts import Turn
 from arena_gen.agents.llm_tools import (
     DEFAULT_ACTION_FORMAT,
@@ -52,6 +61,7 @@ from arena_gen.agents.llm_tools import (
     tool_schemas,
 )
 from arena_gen.core.agent import MODES, InfraError, Reply, TaskView
+from arena_gen.core.probes import Probe
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 from arena_gen.core.redact import scrub
 
@@ -115,6 +125,9 @@ class LLMAgent:
         self._turns: list[Turn] = []
         #: the history window under the context policy
         self._context = ContextWindow(stable=self._harness.prefix_stable)
+        #: the usage of the last probe request (the runner records it apart from the turns)
+        self.probe_tokens: dict[str, Any] | None = None
+        self._probe_rng = np.random.default_rng(0)
 
     def __repr__(self) -> str:
         return f"LLMAgent(model={self.model!r})"
@@ -127,6 +140,12 @@ class LLMAgent:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self._view, self._mode, self._rng = view, mode, rng
+        # the probe requests' own backoff stream: asking probes never draws from the episode's
+        seed_seq = getattr(getattr(rng, "bit_generator", None), "seed_seq", None)
+        child = (seed_seq.spawn(1)[0] if isinstance(seed_seq, np.random.SeedSequence)
+                 else np.random.SeedSequence(0))
+        self._probe_rng = np.random.Generator(np.random.PCG64(child))
+        self.probe_tokens = None
         self._turns = []
         self._context.reset()
         self._tools = (tool_schemas(view.env, view.public) if self.action_format == "tools"
@@ -235,6 +254,40 @@ class LLMAgent:
         return Reply(action=played, raw=scrub(raw, secret),
                      tokens=done.usage, reasoning=scrub(reasoning, secret),
                      extra=scrub(extra, secret))
+
+    def probe_payload(self, probes: Sequence[Probe], observation: str) -> dict[str, Any]:
+        """The forked probe request: the next turn's request as the context policy would cut
+        it (on a copy of the policy's state, so the episode's later prompts do not change),
+        plus the questions, without tools (:mod:`.llm_probes`)."""
+        saved, self._context = self._context, dataclasses.replace(self._context)
+        try:
+            return fork_payload(self.payload(observation), probes)
+        finally:
+            self._context = saved
+
+    async def aanswer_probes(self, probes: Sequence[Probe], observation: str = "") -> list[str]:
+        """Answer probes in a forked conversation (no tools, no turn); an unreadable answer is
+        an empty reply (wrong), an endpoint failure raises and the runner records it."""
+        self.probe_tokens = None
+        if self.client is None:
+            self.client = self.make_client()
+        done = await self.client.complete(self.probe_payload(probes, observation),
+                                          self._probe_rng)
+        self.probe_tokens = done.usage
+        secret = getattr(self.client, "secret", None)
+        return [scrub(a, secret) for a in parse_answers(done.content, [p.id for p in probes])]
+
+    def answer_probes(self, probes: Sequence[Probe], observation: str = "") -> list[str]:
+        """:meth:`aanswer_probes`, blocking (its own event loop and connection)."""
+        return asyncio.run(self._answer_once(probes, observation))
+
+    async def _answer_once(self, probes: Sequence[Probe], observation: str) -> list[str]:
+        shared, self.client = self.client, self.make_client()
+        try:
+            return await self.aanswer_probes(probes, observation)
+        finally:
+            await self.client.aclose()
+            self.client = shared
 
     def act(self, observation: str) -> Reply:
         """One blocking turn (its own event loop and connection)."""

@@ -17,6 +17,8 @@ import click
 from click.core import ParameterSource
 
 from arena_gen.cli.options import AgentChoice, display_option, split_list, user_errors
+from arena_gen.core.probes import PROBES_PER_MILESTONE
+from arena_gen.core.records import MAX_PROBES_PER_MILESTONE
 
 
 class InfraReasons:
@@ -280,6 +282,16 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               help="Stop the run once it has used this many tokens (prompt + completion, over "
                    "the whole run), as --max-cost does. (--max-tokens is the completion limit "
                    "of one call.)")
+@click.option("--probes", is_flag=True,
+              help="Ask world-model probes: at each milestone (after 25, 50, 75 and 100 % of "
+                   "the budget, or at the end of an episode that ended before), a copy of the "
+                   "agent that cannot act answers questions about the hidden world (the LLM "
+                   "agent in a forked conversation without tools). They never change the "
+                   "episode or its cost; their tokens are counted apart and score grades them "
+                   "from the replay.")
+@click.option("--probes-per-milestone", type=click.IntRange(min=1, max=MAX_PROBES_PER_MILESTONE),
+              default=PROBES_PER_MILESTONE,
+              show_default=True, help="With --probes: questions asked at each milestone.")
 @display_option
 def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             tasks: str | None, mode: str, jobs: int, executor: str, ray_address: str | None,
@@ -291,6 +303,7 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
             sign_key: Path | None,
             dry_run: bool, price_in: float | None, price_out: float | None,
             max_cost: float | None, max_total_tokens: int | None,
+            probes: bool, probes_per_milestone: int,
             display: str | None) -> None:
     """Play an agent over a suite and write a run directory."""
     import os
@@ -357,7 +370,8 @@ def command(suite: str, agent: str, attempts: int, out: Path, envs: str | None,
                     executor=executor, resume=resume, seed=seed, agent_config=agent_config,
                     ray_address=ray_address, abort_after_infra_errors=abort_after_infra_errors,
                     sign_key=str(sign_key) if sign_key is not None else None,
-                    prices=prices, max_cost=max_cost, max_total_tokens=max_total_tokens)
+                    prices=prices, max_cost=max_cost, max_total_tokens=max_total_tokens,
+                    probes=probes_per_milestone if probes else 0)
     if dry_run:
         with user_errors():
             dry_run_report(ui, cfg, prices)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import click
@@ -82,3 +83,10 @@ def command(run_dir: Path | None, suite: str | None, findings_file: Path | None,
     ui.table(title, table.headers, table.rows, long_columns=table.long_headers)
     for text in legend(summary, table.keys, ui.width):
         ui.line(text)
+    from arena_gen.scoring.knowledge import KNOWLEDGE_LEGEND, knowledge_table
+
+    knows = knowledge_table(summary)
+    if knows is not None:  # run --probes: what the agent knew beside what it achieved
+        ui.table("Knows vs succeeds (world-model probes, graded from the replay)", *knows)
+        for text in textwrap.wrap(KNOWLEDGE_LEGEND, max(ui.width, 20)):
+            ui.line(text)

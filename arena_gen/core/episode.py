@@ -27,6 +27,8 @@ import numpy as np
 
 from arena_gen.core.agent import InfraError, QuitEpisode, Reply, TaskView
 from arena_gen.core.budget import protocol_for
+from arena_gen.core.probe_ask import aask, ask, milestone_record, milestones, probe_key
+from arena_gen.core.probes import Probe, draw, offers_probes
 from arena_gen.core.protocol import DEFAULT_HARNESS, protocol_budget
 from arena_gen.core.records import Trajectory
 from arena_gen.core.registry import make_env
@@ -55,7 +57,7 @@ class Episode:
     """One attempt's bookkeeping, shared by the sync and async loops: reset, turns, result."""
 
     def __init__(self, task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                 run_seed: int = 0) -> None:
+                 run_seed: int = 0, probes: int = 0) -> None:
         self.task, self.agent, self.mode, self.attempt = task, agent, mode, attempt
         self.seed = agent_seed(run_seed, task, attempt)
         self.harness = str(getattr(agent, "harness", DEFAULT_HARNESS))
@@ -76,6 +78,17 @@ class Episode:
             self.obs, self.info = "", {}
             self.end_reason, self.error = "env_error", f"{type(exc).__name__}: {exc}"[:2000]
         self.start_state = {k: v for k, v in self.info.items() if k not in _TURN_KEYS}
+        #: probes per milestone (0: off), the game asked about, the states visited so far
+        #: (the start, then after every turn) and the milestones asked
+        self.probe_count = int(probes)
+        game = getattr(self.env, "game", None)
+        self.probe_game = game if self.probe_count and offers_probes(game) else None
+        self.visited: list[Any] = [self.env.state] if self.probe_game is not None else []
+        self.probe_milestones: list[dict[str, Any]] = []
+        self.probe_seconds = 0.0
+        self._probe_plan = (milestones(int(getattr(self.env, "budget", self.budget)))
+                            if self.probe_game is not None else [])
+        self._probe_key: str | None = None  # the probe streams' key, hashed at first use
         if self.error is not None:
             return
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(self.seed)))
@@ -126,12 +139,52 @@ class Episode:
         if dropped:  # a usage that is no count (1e400, -5): kept out of every figure, noted
             record["usage_dropped"] = dropped
         self.turns.append(record)
+        if self.probe_game is not None:
+            self.visited.append(self.env.state)
         global _turns_played
         _turns_played += 1
         if terminated or truncated:
             self.done = True
             self.end_reason = ("success" if self.env.success
                                else ("terminated" if terminated else "budget"))
+
+    def probes_due(self) -> tuple[int, int, str, list[Probe]] | None:
+        """The next milestone to ask now (index, turn, label, its probes), or None: one whose
+        turn was just reached, or, once the episode is over, each one it did not reach, at its
+        final state (:func:`~.probe_ask.schedule`)."""
+        if self.probe_game is None or self.end_reason == "infra_error":
+            return None
+        index, steps = len(self.probe_milestones), len(self.turns)
+        if index >= len(self._probe_plan):
+            return None
+        turn, label = self._probe_plan[index]
+        if turn != steps and not (self.over and turn > steps):
+            return None
+        if self._probe_key is None:
+            self._probe_key = probe_key(self.task)
+        probes = draw(self.probe_game, self.env.state, list(self.visited), self._probe_key,
+                      self.attempt, index, self.probe_count)
+        return index, steps, label, probes
+
+    def record_probes(self, due: tuple[int, int, str, list[Probe]], raw: Any,
+                      error: str | None, seconds: float) -> None:
+        """Record one milestone's replies (the episode itself is left as it was)."""
+        index, turn, label, probes = due
+        self.probe_seconds += seconds
+        self.probe_milestones.append(
+            milestone_record(index, turn, label, probes, raw, error, self.agent, seconds))
+
+    def ask_probes(self) -> None:
+        """Ask the milestones due now, if any (blocking agent calls)."""
+        while (due := self.probes_due()) is not None:
+            raw, error, seconds = ask(self.agent, due[3], str(self.obs))
+            self.record_probes(due, raw, error, seconds)
+
+    async def aask_probes(self) -> None:
+        """:meth:`ask_probes` awaiting the agent."""
+        while (due := self.probes_due()) is not None:
+            raw, error, seconds = await aask(self.agent, due[3], str(self.obs))
+            self.record_probes(due, raw, error, seconds)
 
     def result(self) -> dict[str, Any]:
         """The trajectory record (one line of trajectories.jsonl), built as a typed record."""
@@ -147,8 +200,11 @@ class Episode:
             "min_steps": self.task.certificate.min_steps,
             # what the env truncated at (a custom env class may not read the protocol)
             "budget": int(getattr(self.env, "budget", self.budget)),
-            "seconds": round(time.perf_counter() - self.started, 6),
+            # the episode's own time: the probes' is recorded per milestone
+            "seconds": round(time.perf_counter() - self.started - self.probe_seconds, 6),
         }
+        if self.probe_count:
+            result["probes"] = self.probe_milestones
         if self.harness != DEFAULT_HARNESS:
             result["harness"] = self.harness
         if self.error is not None:
@@ -159,9 +215,10 @@ class Episode:
 
 
 def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                run_seed: int = 0) -> dict[str, Any]:
-    """Play one attempt and return its trajectory record (one line of trajectories.jsonl)."""
-    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
+                run_seed: int = 0, probes: int = 0) -> dict[str, Any]:
+    """Play one attempt and return its trajectory record (one line of trajectories.jsonl);
+    ``probes``: questions per milestone asked to the agent's side copy (0: none)."""
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes)
     while not episode.over:
         t0 = time.perf_counter()
         try:
@@ -170,6 +227,8 @@ def run_episode(task: Task, agent: Any, *, mode: str = "inductive", attempt: int
             episode.fail(exc)
             break
         episode.step(reply, time.perf_counter() - t0)
+        episode.ask_probes()
+    episode.ask_probes()  # the end, when the agent's failure ended the episode
     seen = getattr(agent, "observe_end", None)  # an agent that shows the end (a person)
     if episode.done and callable(seen):
         seen(episode.obs)

@@ -20,6 +20,8 @@ MODES = ("inductive", "with-rules")
 #: Bounds that keep a hostile record from making the scorer allocate gigabytes.
 MAX_ATTEMPTS = 10_000
 MAX_TURNS = 1_000_000
+#: Most world-model probes a run may ask per milestone (``run --probes-per-milestone``).
+MAX_PROBES_PER_MILESTONE = 64
 END_REASONS = ("success", "terminated", "budget", "infra_error", "agent_error", "env_error",
                "quit")
 
@@ -56,6 +58,30 @@ class ErrorTurn(_Record):
     latency: float | None = None
 
 
+class ProbeAsked(_Record):
+    """A probe as it was asked (never its answer; the judge draws it again to grade)."""
+
+    id: str = Field(max_length=64)
+    kind: str = Field(max_length=64)
+    question: str
+    choices: list[str] | None = None
+
+
+class ProbeMilestone(_Record):
+    """One milestone's probes: when they were asked, what the agent replied, what it cost."""
+
+    index: int = Field(ge=0, le=MAX_TURNS, description="position in the probe schedule")
+    turn: int = Field(ge=0, le=MAX_TURNS, description="asked after this turn")
+    label: str | None = Field(None, description="the budget share (25%, ...) or end")
+    probes: list[ProbeAsked] = Field(default_factory=list)
+    replies: list[str | None] = Field(
+        default_factory=list, description="one reply per probe, in order; null: none given")
+    tokens: dict[str, int] | None = Field(
+        None, description="the probe request's usage, never counted in the episode's cost")
+    seconds: float | None = None
+    error: str | None = Field(None, description="why the agent gave no (usable) replies")
+
+
 class Trajectory(_Record):
     """One finished (task, attempt) episode: every turn and the end reason."""
 
@@ -88,6 +114,10 @@ class Trajectory(_Record):
     error: str | None = None
     error_turn: ErrorTurn | None = Field(
         None, description="env_error: the reply the env raised on (not in turns)")
+    probes: list[ProbeMilestone] | None = Field(
+        None, description="run --probes: the world-model probes asked at each milestone and "
+                          "the side copy's replies (graded by score from the replay); absent "
+                          "when probes were off")
     prev: str | None = Field(
         None, pattern="^[0-9a-f]{64}$",
         description="the chain link: sha256 of the previous line's exact bytes (the first "
@@ -126,6 +156,10 @@ class FindingsLine(_Record):
     env: str | None = None
     findings: list[Finding]
     flags: Flags
+    knowledge: dict[str, Any] | None = Field(
+        None, description="run --probes: the knowledge curve graded from the replay "
+                          "(milestones: index, turn, label, asked, correct, per kind) and "
+                          "final_accuracy (% right at the last milestone)")
 
 
 class AgentConfig(_Record):
@@ -144,6 +178,14 @@ class RunChain(_Record):
     head: str = Field(pattern="^[0-9a-f]{64}$",
                       description="sha256 of the last line (of the plan, with no line)")
     pending: str | None = Field(None, pattern="^[0-9a-f]{64}$")
+
+
+class ProbeConfig(_Record):
+    """``run --probes``: how many probes each milestone asks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    per_milestone: int = Field(ge=1, le=MAX_PROBES_PER_MILESTONE)
 
 
 class RunMeta(_Record):
@@ -179,6 +221,8 @@ class RunMeta(_Record):
     chain: RunChain | None = Field(
         None, description="the head of trajectories.jsonl's hash chain; absent in runs "
                           "written before the chain (score them with --allow-unchained)")
+    probes: ProbeConfig | None = Field(
+        None, description="world-model probes (run --probes); absent: off")
 
 
 Metric = float | None  # None: not defined for this group (shown as n/a)
@@ -204,6 +248,10 @@ class GroupMetrics(_Record):
     optimality_ratio: Metric = None
     loop_ratio: Metric = None
     token_efficiency: Metric = None
+    knowledge: dict[str, Any] | None = Field(
+        None, description="run --probes: probes asked and right, accuracy per milestone "
+                          "(curve) and per kind, final_accuracy, knows_vs_succeeds "
+                          "(final accuracy of succeeded and failed attempts), probe tokens")
 
 
 class EnvMetrics(GroupMetrics):

@@ -16,6 +16,12 @@ gives the success rate and Avg@k, and ``max`` of ``success`` is Pass@k at k = ep
 unbiased estimator 1 - C(n-c, k)/C(n, k) is 1 exactly when some attempt succeeded and 0
 otherwise when k = n): :func:`epochs_reducer` does both in one reducer, ``pass_at_k`` its own
 key, so inspect's panel labels every block.
+
+:func:`knowledge_scorer` (added by the tasks when ``probes`` is set) grades the world-model
+probes the solver asked, from the replay as ``arena-gen score`` does: its value is the accuracy
+(%) at the attempt's last milestone, with the knowledge curve and the attempt's success in its
+metadata; the mean over samples is the eval's knowledge, and ``arena-gen score`` over a run
+gives the knows-vs-succeeds table.
 """
 
 from __future__ import annotations
@@ -97,5 +103,28 @@ def judge_scorer(harness: str | None = None) -> Scorer:
             metadata={"findings": line["findings"], "flags": line["flags"],
                       "end_reason": record["end_reason"], "min_steps": record["min_steps"],
                       "budget": record.get("budget")})
+
+    return score
+
+
+@scorer(metrics=[mean(), stderr()])  # type: ignore[arg-type]
+def knowledge_scorer(probes: int, harness: str | None = None) -> Scorer:
+    """The accuracy (%) of the sample's probe replies at its last milestone, graded from the
+    replay (``probes``: per milestone, as the solver asked them)."""
+    if harness is not None:
+        check_harness(harness)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        task = sample_task(state.metadata)
+        record = state.store.get(TRAJECTORY)
+        if not isinstance(record, dict):
+            raise ArenaGenError("no arena-gen trajectory in this sample: use an arena_gen solver")
+        line = judge_record(task, record, harness, probes)
+        knowledge = line.get("knowledge") or {}
+        final = knowledge.get("final_accuracy")
+        perfect = is_perfect(line["findings"], [item.id for item in task.rubric])
+        return Score(value=0.0 if final is None else float(final),
+                     explanation=f"{final} % of the probes right at the last milestone",
+                     metadata={"milestones": knowledge.get("milestones"), "success": perfect})
 
     return score

@@ -27,9 +27,11 @@ estimate instead (:func:`offline_token_counts`); every other provider is left as
 
 from __future__ import annotations
 
+import dataclasses
 import inspect as pyinspect
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai.model import (
@@ -49,6 +51,7 @@ from arena_gen.agents.harness import get_harness
 from arena_gen.agents.llm_client import ContextLengthError, is_context_error
 from arena_gen.agents.llm_context import ContextWindow, approx_tokens
 from arena_gen.agents.llm_parse import cap_action, split_reasoning
+from arena_gen.agents.llm_probes import parse_answers, probe_message
 from arena_gen.agents.llm_prompts import Turn
 from arena_gen.agents.llm_tools import (
     DEFAULT_ACTION_FORMAT,
@@ -63,6 +66,7 @@ from arena_gen.agents.llm_tools import (
 from arena_gen.agents.registry import make_agent
 from arena_gen.core.agent import Reply, TaskView
 from arena_gen.core.episode import Episode
+from arena_gen.core.probes import Probe
 from arena_gen.core.protocol import DEFAULT_HARNESS, check_harness
 from arena_gen.inspect.dataset import MODE_KEY, sample_task
 
@@ -152,6 +156,25 @@ class ModelAgent:
         self.max_prompt_tokens = max_prompt_tokens
         #: the history window under the built-in agent's context policy
         self._context = ContextWindow(stable=self._harness.prefix_stable)
+        #: the usage of the last probe call (recorded apart from the turns)
+        self.probe_tokens: dict[str, Any] | None = None
+
+    async def aanswer_probes(self, probes: Sequence[Probe], observation: str = "") -> list[str]:
+        """World-model probes in a forked conversation, as the built-in LLM agent asks them:
+        the next turn's prompt (its context policy on a copy) plus the questions, no tools,
+        no stop sequence; answers read strictly (:mod:`~arena_gen.agents.llm_probes`)."""
+        self.probe_tokens = None
+        saved, self._context = self._context, dataclasses.replace(self._context)
+        try:
+            prompt = [*self.messages(observation), probe_message(probes)]
+        finally:
+            self._context = saved
+        output = await self.model.generate(chat(prompt), config=GenerateConfig())
+        usage = output.usage
+        self.probe_tokens = None if usage is None else {
+            "prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,
+            "total_tokens": usage.total_tokens}
+        return parse_answers(output.completion, [p.id for p in probes])
 
     def reset(self, view: TaskView, mode: str, rng: Any) -> None:
         self._view, self._mode, self._turns = view, mode, []
@@ -336,15 +359,16 @@ def _reasoning_of(output: Any) -> str | None:
     return "\n\n".join(t for t in texts if t) or None
 
 
-async def play(state: TaskState, agent: Any) -> TaskState:
+async def play(state: TaskState, agent: Any, probes: int = 0) -> TaskState:
     """Play the sample's task with ``agent`` and keep its trajectory for the scorer. The task is
     looked up by id in the sample's suite (the sample carries no world); the agent gets the view
     it is entitled to (the world only for a privileged baseline, the oracle). An inspect limit
     (``--message-limit``, ``--token-limit``, ``--time-limit``) that stops the solver ends the
-    attempt as ``quit``: the trajectory so far is kept, and the judge scores the state reached."""
+    attempt as ``quit``: the trajectory so far is kept, and the judge scores the state reached.
+    ``probes``: world-model probes per milestone, asked as ``arena-gen run --probes`` asks them."""
     task = sample_task(state.metadata)
     episode = Episode(task, agent, mode=str(state.metadata.get(MODE_KEY, "inductive")),
-                      attempt=max(0, int(state.epoch) - 1))
+                      attempt=max(0, int(state.epoch) - 1), probes=probes)
     dialogue: list[ChatMessage] = []
     finished = False
     try:
@@ -364,9 +388,11 @@ async def play(state: TaskState, agent: Any) -> TaskState:
                 episode.fail(exc)
                 break
             episode.step(reply, time.perf_counter() - t0)
+            await episode.aask_probes()
             raw = reply.raw if isinstance(reply, Reply) and reply.raw is not None else str(
                 getattr(reply, "action", reply))
             dialogue += [ChatMessageUser(content=observation), ChatMessageAssistant(content=raw)]
+        await episode.aask_probes()  # the end, when the agent's failure ended the episode
         finished = True
     finally:  # also when inspect stops the solver: the scorer judges what was played
         if not finished and not episode.over:
@@ -381,11 +407,12 @@ async def play(state: TaskState, agent: Any) -> TaskState:
 def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_CHARS,
                 harness: str = DEFAULT_HARNESS, max_prompt_tokens: int | None = None,
                 action_format: str = DEFAULT_ACTION_FORMAT,
-                tool_choice: str | None = None) -> Solver:
+                tool_choice: str | None = None, probes: int = 0) -> Solver:
     """Play each sample with the eval's model, one call per turn (``history``: turns shown;
     ``harness``: ``arena-gen`` or ``odyssey``; ``max_prompt_tokens``: the context policy's
     up-front limit, as ``arena-gen run --max-prompt-tokens``; ``action_format``: ``text`` or
-    ``tools``; ``tool_choice``: ``auto`` or ``required`` with tools, as ``--tool-choice``)."""
+    ``tools``; ``tool_choice``: ``auto`` or ``required`` with tools, as ``--tool-choice``;
+    ``probes``: world-model probes per milestone, as ``--probes-per-milestone``, 0: off)."""
     check_harness(harness)
     check_action_format(action_format)
     check_tool_choice(tool_choice, action_format)
@@ -400,17 +427,18 @@ def model_agent(history: int | None = None, max_action_chars: int = MAX_ACTION_C
                                             harness=harness,
                                             max_prompt_tokens=max_prompt_tokens,
                                             action_format=action_format,
-                                            tool_choice=tool_choice))
+                                            tool_choice=tool_choice), probes)
 
     return solve
 
 
 @solver
-def baseline(agent: str = "oracle") -> Solver:
-    """Play each sample with a built-in agent (``random``, ``oracle``, ``heuristic``): no model."""
+def baseline(agent: str = "oracle", probes: int = 0) -> Solver:
+    """Play each sample with a built-in agent (``random``, ``oracle``, ``heuristic``): no model
+    (``probes``: world-model probes per milestone, 0: off)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         env = str(state.metadata.get("env", ""))
-        return await play(state, make_agent(agent, env))
+        return await play(state, make_agent(agent, env), probes)
 
     return solve

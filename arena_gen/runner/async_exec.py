@@ -34,10 +34,12 @@ async def _act(agent: Any, observation: str) -> Any:
 
 
 async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", attempt: int = 0,
-                            run_seed: int = 0, spend: Spend | None = None) -> dict[str, Any]:
+                            run_seed: int = 0, spend: Spend | None = None,
+                            probes: int = 0) -> dict[str, Any]:
     """Play one attempt, awaiting the agent; the same :class:`Episode` as ``run_episode``
-    (``spend``: count each turn's tokens, :class:`SpendStop` once a cap is reached)."""
-    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed)
+    (``spend``: count each turn's tokens, :class:`SpendStop` once a cap is reached; ``probes``:
+    questions per milestone, asked in the agent's forked conversation)."""
+    episode = Episode(task, agent, mode=mode, attempt=attempt, run_seed=run_seed, probes=probes)
     while not episode.over:
         t0 = time.perf_counter()
         try:
@@ -50,12 +52,14 @@ async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", 
             tokens = getattr(reply, "tokens", None)
             spend.add(tokens if isinstance(tokens, dict) else None)
             spend.check()
+        await episode.aask_probes()
+    await episode.aask_probes()  # the end, when the agent's failure ended the episode
     return episode.result()
 
 
-async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: Any,
-                spend: Spend | None = None) -> Any:
-    task, agent_name, agent_config, mode, attempt, seed = args
+async def _play(args: tuple[Any, ...], client: Any, spend: Spend | None = None) -> Any:
+    task, agent_name, agent_config, mode, attempt, seed = args[:6]
+    probes = int(args[6]) if len(args) > 6 else 0
     try:
         agent = make_agent(agent_name, task.env, agent_config, task.env_version)
     except Exception as exc:  # a bad config is the agent's error, recorded per attempt
@@ -63,7 +67,7 @@ async def _play(args: tuple[Task, str, dict[str, Any], str, int, int], client: A
     if client is not None and hasattr(agent, "client"):
         agent.client = client
     return await run_episode_async(task, agent, mode=mode, attempt=attempt, run_seed=seed,
-                                   spend=spend)
+                                   spend=spend, probes=probes)
 
 
 class _Broken:

@@ -69,10 +69,12 @@ def public_config(config: dict[str, Any] | None) -> dict[str, Any]:
 def run_meta(manifest: dict[str, Any], suite_path: str | Path, tasks: Sequence[Task], *,
              agent: str, agent_config: dict[str, Any] | None = None, mode: str = "inductive",
              attempts: int = 1, seed: int = 0, executor: str = "local",
-             jobs: int = 1, harness: str = "arena-gen") -> dict[str, Any]:
+             jobs: int = 1, harness: str = "arena-gen", probes: int = 0) -> dict[str, Any]:
     """The ``run.json`` fields of a run over ``tasks`` of one suite (without start/end times),
-    built as a typed record; ``budgets`` are the steps ``harness`` gives each task."""
-    return RunMeta.model_validate({
+    built as a typed record; ``budgets`` are the steps ``harness`` gives each task; ``probes``
+    (per milestone, 0: off) is recorded only when on, so older runs still ``--resume``."""
+    extra = {"probes": {"per_milestone": int(probes)}} if probes else {}
+    return RunMeta.model_validate({**extra,
         "suite": manifest["suite"], "suite_path": str(suite_path),
         "suite_sha256": manifest["suite_sha256"],
         "agent": {"name": agent, "config": public_config(agent_config)},

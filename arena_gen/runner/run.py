@@ -41,6 +41,8 @@ class RunConfig:
     seed: int = 0
     agent_config: dict[str, Any] | None = None
     ray_address: str | None = None
+    #: World-model probes asked per milestone (0: off; ``run --probes``).
+    probes: int = 0
     #: Stop when this many episodes in a row end in infra errors before any other has finished
     #: (an unreachable endpoint would otherwise spend its retries on every episode); 0: never.
     abort_after_infra_errors: int = 3
@@ -103,10 +105,11 @@ def check_playable(tasks: Sequence[Task], suite_path: str | Path) -> None:
                                 f"its {task.env} game cannot be built: {reason}") from None
 
 
-def _play(args: tuple[Task, str, dict[str, Any], str, int, int]) -> dict[str, Any]:
-    task, agent_name, agent_config, mode, attempt, seed = args
+def _play(args: tuple[Any, ...]) -> dict[str, Any]:
+    task, agent_name, agent_config, mode, attempt, seed = args[:6]
+    probes = int(args[6]) if len(args) > 6 else 0
     agent = make_agent(agent_name, task.env, agent_config, task.env_version)
-    return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed)
+    return run_episode(task, agent, mode=mode, attempt=attempt, run_seed=seed, probes=probes)
 
 
 def run_suite(cfg: RunConfig, on_episode: Callable[[dict[str, Any]], None] | None = None, *,
@@ -133,7 +136,8 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     meta = run_meta(suite.manifest, suite.path, tasks, agent=cfg.agent,
                     agent_config=cfg.agent_config, mode=cfg.mode, attempts=cfg.attempts,
                     seed=cfg.seed, executor=cfg.executor, jobs=cfg.jobs,
-                    harness=str((cfg.agent_config or {}).get("harness", DEFAULT_HARNESS)))
+                    harness=str((cfg.agent_config or {}).get("harness", DEFAULT_HARNESS)),
+                    probes=cfg.probes)
     if rundir.exists():
         old = rundir.read_meta()
         old.setdefault("harness", DEFAULT_HARNESS)
@@ -166,8 +170,8 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     check_playable(tasks, suite.path)  # compiles every game: after the cheap refusals
     order = [(t.id, a) for t in tasks for a in range(cfg.attempts)]
     by_id = {t.id: t for t in tasks}
-    pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed)
-               for tid, a in order if (tid, a) not in done]
+    pending = [(by_id[tid], cfg.agent, dict(cfg.agent_config or {}), cfg.mode, a, cfg.seed,
+                cfg.probes) for tid, a in order if (tid, a) not in done]
     # run.json is written when the first episode is recorded, not before: a run that fails
     # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
     # the retry needs no --resume.
@@ -286,6 +290,12 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _probes_shown(meta: dict[str, Any]) -> str:
+    """A run's probe setting in words (``8 per milestone``, ``off``)."""
+    probes = meta.get("probes")
+    return f"{probes.get('per_milestone')} per milestone" if isinstance(probes, dict) else "off"
+
+
 def _differs(setting: str, new: Any, old: Any) -> str:
     return f"{setting} differs: {_shown(new)} now, {_shown(old)} in the run"
 
@@ -300,6 +310,8 @@ def resume_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
     if old.get("suite_sha256") != new.get("suite_sha256"):
         return (f"the suite's tasks differ (sha256 {str(new.get('suite_sha256'))[:12]} now, "
                 f"{str(old.get('suite_sha256'))[:12]} in the run: another or a rebuilt suite)")
+    if old.get("probes") != new.get("probes"):
+        return _differs("--probes", _probes_shown(new), _probes_shown(old))
     for key in ("harness", "mode", "attempts", "seed"):
         if old.get(key) != new.get(key):
             return _differs(SETTING_NAMES[key], new.get(key), old.get(key))

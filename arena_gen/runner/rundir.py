@@ -93,8 +93,9 @@ def line_digest(raw: bytes) -> str:
 
 def plan_digest(meta: dict[str, Any]) -> str:
     """The digest the first line chains to: run.json's plan (suite, agent and its options but
-    the endpoint's, mode, attempts, seed, tasks, budgets, harness), so an edited plan (fewer
-    tasks or attempts) breaks the chain; times, executor, jobs and suite_path are not in it."""
+    the endpoint's, mode, attempts, seed, tasks, budgets, harness, probes when on), so an
+    edited plan (fewer tasks or attempts, another probe count) breaks the chain; times,
+    executor, jobs and suite_path are not in it."""
     agent = meta.get("agent") or {}
     config = {k: v for k, v in (agent.get("config") or {}).items()
               if k not in OPERATIONAL_KEYS}
@@ -103,6 +104,8 @@ def plan_digest(meta: dict[str, Any]) -> str:
         plan[TASK_ATTEMPTS] = meta[TASK_ATTEMPTS]
     plan["agent"] = {"name": agent.get("name"), "config": config}
     plan["harness"] = meta.get("harness", "arena-gen")
+    if meta.get("probes") is not None:  # run --probes: the count the judge draws (absent: off)
+        plan["probes"] = meta["probes"]
     return hashlib.sha256(canonical_json(plan).encode("utf-8")).hexdigest()
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from string import Template
+from typing import Any
 
 from arena_gen.scoring.definitions import (
     ATTEMPT,
@@ -23,6 +24,7 @@ from arena_gen.scoring.definitions import (
     definition_of,
     heading,
 )
+from arena_gen.scoring.knowledge import KNOWLEDGE_LEGEND, knowledge_table
 from arena_gen.scoring.report_data import (
     TABLE_METRICS,
     EnvLadder,
@@ -205,6 +207,21 @@ def _tasks(tasks: dict[str, list[TaskEntry]]) -> Html:
     return join(parts, "\n")
 
 
+def _knowledge(summaries: Sequence[tuple[str, dict[str, Any]]]) -> Html:
+    """The knows-vs-succeeds table of each run that asked probes (nothing when none did)."""
+    tables = []
+    for label, summary in summaries:
+        table = knowledge_table(summary)
+        if table is None:
+            continue
+        headers, rows = table
+        tables.append(part("knowledge_table", run=label,
+                           head=join(part("knowledge_th", label=h) for h in headers),
+                           rows=join(part("knowledge_row", cells=join(
+                               part("metrics_cell", value=c) for c in row)) for row in rows)))
+    return part("knowledge", legend=KNOWLEDGE_LEGEND, tables=join(tables)) if tables else Html()
+
+
 def render_page(model: ReportModel, figures: Sequence[Figure], notice: str | None = None) -> str:
     """The whole self-contained page (``report.html`` with every section filled in); a
     ``notice`` stands in the plots section (e.g. why there are no plots)."""
@@ -216,6 +233,7 @@ def render_page(model: ReportModel, figures: Sequence[Figure], notice: str | Non
                 run_list=run_list,
                 metrics_table=_metrics_table(model.metric_rows, model.metric_keys, model.k),
                 metric_definitions=_metric_definitions(model.metric_keys),
+                knowledge=_knowledge(model.summaries),
                 ladders=_ladders(model.ladders),
                 ladder_definitions=_definitions(_terms(LADDER), "ladder"),
                 figures=join([*([part("notice", text=notice)] if notice else []),

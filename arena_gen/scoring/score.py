@@ -29,7 +29,7 @@ from arena_gen.core.bounded_io import iter_lines, read_bounded
 from arena_gen.core.canon import canonical_json
 from arena_gen.core.errors import ArenaGenError, PlanError, SchemaError
 from arena_gen.core.protocol import DEFAULT_HARNESS, HARNESSES
-from arena_gen.core.records import FindingsLine, Summary
+from arena_gen.core.records import MAX_PROBES_PER_MILESTONE, FindingsLine, Summary
 from arena_gen.core.run_signature import check_run_signature
 from arena_gen.core.schema import loads, validate_doc
 from arena_gen.core.suite_io import Suite, read_suite
@@ -39,6 +39,7 @@ from arena_gen.runner.rundir import RunDir, plan_digest, planned_attempts
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
+from arena_gen.scoring.knowledge import final_accuracy, judge_knowledge, knowledge_metrics
 from arena_gen.scoring.metrics import (
     clustered_mean_se,
     evolution_of,
@@ -53,17 +54,19 @@ from arena_gen.scoring.metrics import (
 from arena_gen.scoring.policy import attempt_score, is_perfect
 
 
-def judge_record(task: Task, record: dict[str, Any], harness: str | None = None
-                 ) -> dict[str, Any]:
+def judge_record(task: Task, record: dict[str, Any], harness: str | None = None,
+                 probes: int | None = None) -> dict[str, Any]:
     """One findings line for one trajectory: its actions replayed through the task's game under
-    the budget ``harness`` (its run's; default: the one the trajectory records) gives the task."""
-    return judge_attempt(task, record, harness)[0]
+    the budget ``harness`` (its run's; default: the one the trajectory records) gives the task
+    (``probes``: the run's probes per milestone, graded into ``knowledge``)."""
+    return judge_attempt(task, record, harness, probes)[0]
 
 
-def judge_attempt(task: Task, record: dict[str, Any], harness: str | None = None
-                  ) -> tuple[dict[str, Any], Replay | None]:
+def judge_attempt(task: Task, record: dict[str, Any], harness: str | None = None,
+                  probes: int | None = None) -> tuple[dict[str, Any], Replay | None]:
     """:func:`judge_record` and the replay's figures (None for an infra error: not played
-    again); the findings line records them under ``replay``."""
+    again); the findings line records them under ``replay``, and with ``probes`` (the run's
+    probes per milestone) the knowledge curve graded from the replay under ``knowledge``."""
     infra = record.get("end_reason") == "infra_error"
     if harness is None:
         played = record.get("harness", DEFAULT_HARNESS)
@@ -83,6 +86,10 @@ def judge_attempt(task: Task, record: dict[str, Any], harness: str | None = None
                   "rh_zeroed": False, "replay_mismatch": mismatch}}
     if replay is not None:
         data["replay"] = replay.to_json_dict()
+    if probes and not infra:
+        curve = judge_knowledge(task, record, budget, probes)
+        if curve is not None:
+            data["knowledge"] = {"milestones": curve, "final_accuracy": final_accuracy(curve)}
     line = FindingsLine.model_validate(data).to_json_dict()
     validate_doc(line, "findings")
     return line, replay
@@ -107,6 +114,8 @@ class Attempt:
     #: ``played``; ``infra_error`` (excluded, or a failure under strict); ``missing`` (a
     #: planned attempt with no line: only under strict, as a failure)
     kind: str = "played"
+    #: the knowledge curve graded from the replay (run --probes), else None
+    knowledge: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -236,7 +245,18 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     basis = out[out["token_efficiency_basis"]]
     out["token_efficiency"] = (_r(basis / (tokens / 1e6), 6)
                                if tokens and basis is not None else None)
+    know = knowledge_metrics((a.perfect, a.knowledge) for a in scored if a.knowledge is not None)
+    if know is not None:  # run --probes: what the agent knew, apart from what it achieved
+        know["tokens"] = sum(_probe_tokens(a.record) for a in scored if a.record is not None)
+        out["knowledge"] = know
     return out
+
+
+def _probe_tokens(record: dict[str, Any]) -> int:
+    """Tokens the probe requests of one attempt used (never part of ``tokens`` or a cost)."""
+    milestones = record.get("probes")
+    return sum(turn_tokens(m.get("tokens")) for m in
+               (milestones if isinstance(milestones, list) else []) if isinstance(m, dict))
 
 
 def _turn_tokens(turn: dict[str, Any]) -> int:
@@ -398,9 +418,13 @@ def _usage_only(record: dict[str, Any]) -> dict[str, Any]:
     """The part of a record :func:`aggregate` reads (each turn's token counts): ``score`` keeps
     this instead of the record, so its memory does not grow with what the lines carry."""
     turns = record.get("turns") or []
-    return {"turns": [{"tokens": {k: u[k] for k in USAGE_KEYS if k in u}
-                       if isinstance(u := t.get("tokens"), dict) else None}
-                      for t in turns if isinstance(t, dict)]}
+    out: dict[str, Any] = {"turns": [{"tokens": {k: u[k] for k in USAGE_KEYS if k in u}
+                                      if isinstance(u := t.get("tokens"), dict) else None}
+                                     for t in turns if isinstance(t, dict)]}
+    milestones = record.get("probes")
+    if isinstance(milestones, list):  # the probe tokens, counted apart
+        out["probes"] = [{"tokens": m.get("tokens")} for m in milestones if isinstance(m, dict)]
+    return out
 
 
 def coverage_text(summary: dict[str, Any]) -> str:
@@ -424,6 +448,13 @@ def _coverage_words(cov: dict[str, Any], rate: str, planned: int, scored: int) -
                 f"over {planned} planned attempts, {scored} of them played")
     return (f"incomplete ({gaps}; --strict counts them as failures): {rate} % success over "
             f"{scored} of {planned} planned attempts")
+
+
+def run_probes(meta: dict[str, Any]) -> int | None:
+    """The run's probes per milestone (run.json's ``probes``), or None when they were off."""
+    probes = meta.get("probes")
+    count = probes.get("per_milestone") if isinstance(probes, dict) else None
+    return count if type(count) is int and 1 <= count <= MAX_PROBES_PER_MILESTONE else None
 
 
 def score_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = False,
@@ -493,6 +524,7 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     file = str(rundir.trajectories)
     plan = PlanCheck(meta, tasks, file)
     harness = str(meta.get("harness", DEFAULT_HARNESS))  # run.json's: older runs, arena-gen
+    probes = run_probes(meta)
     # one line at a time: each is judged as it is read and only its finding and figures are
     # kept, so score's memory does not grow with the size of the lines; the chain (checked
     # as the lines are read, its head after the last) refuses the run before anything is
@@ -510,7 +542,7 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             validate_doc(rec, "trajectory", file=file, line=lineno)
         key = plan.admit(lineno, rec)
         task = tasks[key[0]]
-        line, replay = judge_attempt(task, rec, harness)
+        line, replay = judge_attempt(task, rec, harness, probes)
         rubric = [r.id for r in task.rubric]
         score = attempt_score(line, rubric)
         kind = "infra_error" if score is None else "played"
@@ -520,7 +552,8 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             perfect=is_perfect(line["findings"], rubric) and score is not None,
             record=_usage_only(rec), min_steps=task.certificate.min_steps,
             oracle_profit=witness_profit(task),
-            fixed_horizon=fixed_horizon(task), replay=replay, kind=kind))
+            fixed_horizon=fixed_horizon(task), replay=replay, kind=kind,
+            knowledge=(line.get("knowledge") or {}).get("milestones")))
         del rec
     if public_key is not None:
         check_signed(rundir, meta, suite_obj.manifest["suite_sha256"], public_key)
@@ -544,6 +577,8 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
                       "mode": meta.get("mode"), "suite": meta.get("suite"),
                       "suite_sha256": meta.get("suite_sha256"),
                       "harness": harness}
+    if probes:
+        summary["run"]["probes"] = {"per_milestone": probes}
     summary["infra_error_attempts"] = [f"{a.task_id}#{a.attempt}" for a in attempts
                                        if a.kind == "infra_error"]
     overall = summary["overall"]

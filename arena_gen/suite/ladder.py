@@ -17,7 +17,6 @@ Probes never change the episode.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection
 from typing import Any
 
@@ -27,6 +26,7 @@ from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.calibration import HEURISTIC, PLANNER, RANDOM, Calibration
 from arena_gen.core.episode import Episode
+from arena_gen.core.probe_ask import probe_key  # the one key of runs, ladder and judge
 from arena_gen.core.probes import (
     ProbeAnswerer,
     draw,
@@ -58,17 +58,6 @@ def _rungs(spec: registry.EnvSpec, cal: Calibration) -> list[tuple[str, Any, str
     if spec.planner is not None:
         rungs.append((PLANNER, spec.load("planner"), "with-rules", 1, "planner"))
     return rungs
-
-
-def probe_key(task: Task) -> str:
-    """The sha256 the ladder's probe streams come from: the task's own, as it is before its
-    ladder is attached (a certificate cannot seed the probes it records, so build and verify
-    draw the same questions)."""
-    if "ladder" not in task.certificate.facts:
-        return task.sha256
-    facts = {k: v for k, v in task.certificate.facts.items() if k != "ladder"}
-    return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
-                                                                     facts=facts)).sha256
 
 
 class _Knowledge:
