@@ -153,3 +153,40 @@ def table_is_bounded(base_url: str) -> None:
 def test_serve_refuses_a_non_loopback_host() -> None:
     res = CliRunner().invoke(main, ["serve", "lite", "--host", "0.0.0.0"])
     assert res.exit_code != 0 and "loopback only" in res.output
+
+
+def test_an_openenv_websocket_session_plays_a_task_to_success(base_url: str,
+                                                              tasks: list[Any]) -> None:
+    """OpenEnv's own EnvClient speaks /ws: {"type": ..., "data": ...} messages, one episode."""
+    import aiohttp
+
+    task = tasks[1]
+
+    async def play() -> list[dict[str, Any]]:
+        got = []
+        async with aiohttp.ClientSession() as http, http.ws_connect(base_url + "/ws") as ws:
+            await ws.send_json({"type": "step", "data": {"text": "1"}})  # before any reset
+            got.append(await ws.receive_json())
+            await ws.send_json({"type": "reset", "data": {"task_id": task.id}})
+            got.append(await ws.receive_json())
+            for action in task.certificate.witness:
+                await ws.send_json({"type": "step", "data": {"text": action}})
+                got.append(await ws.receive_json())
+            await ws.send_json({"type": "state"})
+            got.append(await ws.receive_json())
+            await ws.send_json({"type": "jump"})
+            got.append(await ws.receive_json())
+            await ws.send_json({"type": "close"})
+        return got
+
+    got = asyncio.run(play())
+    assert got[0]["type"] == "error" and got[0]["data"]["code"] == 422
+    assert got[1]["type"] == "observation" and got[1]["data"]["done"] is False
+    last = got[-3]["data"]
+    assert last["done"] is True and last["observation"]["success"] is True
+    assert got[-2] == {"type": "state", "data": {
+        "episode_id": got[1]["data"]["episode_id"], "task_id": task.id,
+        "step_count": len(task.certificate.witness), "done": True, "last": last}}
+    assert got[-1]["type"] == "error" and got[-1]["data"]["message"].startswith("$.type")
+    gone = httpx.get(base_url + "/state", params={"episode_id": last["episode_id"]}, timeout=10)
+    assert gone.status_code == 404  # the session's episode ended with its connection

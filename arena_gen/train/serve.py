@@ -151,6 +151,77 @@ def _action(doc: dict[str, Any]) -> str:
     return text
 
 
+def _reset(episodes: Episodes, doc: dict[str, Any]) -> dict[str, Any]:
+    """Start (or restart) the episode a reset names; its first answer."""
+    seed, eid = _seed(doc), _episode_id(doc)
+    task = episodes.pick(doc.get("task_id"), seed)
+    episodes.live.pop(eid, None)  # a reset of a live id starts it again
+    episodes.make_room()
+    ep = Episode(task, make_env(task))
+    obs, info = ep.env.reset(seed=seed)
+    episodes.live[eid] = ep
+    return _answer(eid, ep, obs, None, info)
+
+
+def _step(episodes: Episodes, eid: Any, text: str) -> dict[str, Any]:
+    """Play one action in a live episode; its answer."""
+    ep = episodes.get(eid)
+    if ep.done:
+        raise BadRequest(409, "$.episode_id: the episode is over; reset it")
+    obs, reward, terminated, truncated, info = ep.env.step(text)
+    ep.done, ep.steps = terminated or truncated, ep.steps + 1
+    return _answer(str(eid), ep, obs, reward, info, truncated)
+
+
+def _state(episodes: Episodes, eid: Any) -> dict[str, Any]:
+    ep = episodes.get(eid)
+    return {"episode_id": eid, "task_id": ep.task.id, "step_count": ep.steps, "done": ep.done,
+            "last": ep.last}
+
+
+async def _session(episodes: Episodes, request: web.Request) -> web.WebSocketResponse:
+    """OpenEnv's WebSocket session (``/ws``, what its ``EnvClient`` speaks): messages
+    ``{"type": "reset"|"step"|"state"|"close", "data": {...}}``, one episode per connection
+    (``step``'s data is the action, ``{"text": ...}``); answers ``{"type": "observation"|
+    "state"|"error", "data": {...}}``, errors with the HTTP status as their code."""
+    ws = web.WebSocketResponse(max_msg_size=MAX_BODY)
+    await ws.prepare(request)
+    eid: str | None = None
+    async for msg in ws:
+        if msg.type != web.WSMsgType.TEXT:
+            break
+        try:
+            try:
+                message = json.loads(msg.data)
+            except (ValueError, RecursionError):
+                raise BadRequest(400, "message: not JSON") from None
+            if not isinstance(message, dict) or not isinstance(message.get("data", {}), dict):
+                raise BadRequest(422, "$: a message is {\"type\": ..., \"data\": {...}}")
+            kind, data = message.get("type"), message.get("data") or {}
+            if kind == "close":
+                break
+            if kind == "reset":
+                body = _reset(episodes, {**data, "episode_id": data.get("episode_id") or eid})
+                eid = body["episode_id"]
+                answer = {"type": "observation", "data": body}
+            elif kind == "step":
+                answer = {"type": "observation",
+                          "data": _step(episodes, eid, _action({"action": data}))}
+            elif kind == "state":
+                answer = {"type": "state", "data": _state(episodes, eid)}
+            else:
+                raise BadRequest(422, f"$.type: {str(kind)[:40]!r} is not reset, step, state "
+                                      f"or close")
+        except BadRequest as exc:
+            answer = {"type": "error", "data": {"code": exc.status_code,
+                                                "message": json.loads(exc.text or "{}")["error"]}}
+        await ws.send_json(answer)
+    if eid is not None:
+        episodes.live.pop(eid, None)  # the session's episode ends with its connection
+    await ws.close()
+    return ws
+
+
 def build_app(tasks: Sequence[Task], max_episodes: int = MAX_EPISODES) -> web.Application:
     """The aiohttp application serving ``tasks``."""
     episodes = Episodes(tasks, max_episodes)
@@ -160,34 +231,20 @@ def build_app(tasks: Sequence[Task], max_episodes: int = MAX_EPISODES) -> web.Ap
                                   "tasks": len(episodes.order)})
 
     async def reset(request: web.Request) -> web.Response:
-        doc = await _body(request)
-        seed, eid = _seed(doc), _episode_id(doc)
-        task = episodes.pick(doc.get("task_id"), seed)
-        episodes.live.pop(eid, None)  # a reset of a live id starts it again
-        episodes.make_room()
-        ep = Episode(task, make_env(task))
-        obs, info = ep.env.reset(seed=seed)
-        episodes.live[eid] = ep
-        return web.json_response(_answer(eid, ep, obs, None, info))
+        return web.json_response(_reset(episodes, await _body(request)))
 
     async def step(request: web.Request) -> web.Response:
         doc = await _body(request)
-        ep = episodes.get(doc.get("episode_id"))
-        text = _action(doc)
-        if ep.done:
-            raise BadRequest(409, "$.episode_id: the episode is over; reset it")
-        obs, reward, terminated, truncated, info = ep.env.step(text)
-        ep.done, ep.steps = terminated or truncated, ep.steps + 1
-        return web.json_response(_answer(str(doc["episode_id"]), ep, obs, reward, info,
-                                         truncated))
+        episodes.get(doc.get("episode_id"))  # an unknown episode before a bad action
+        return web.json_response(_step(episodes, doc.get("episode_id"), _action(doc)))
 
     async def state(request: web.Request) -> web.Response:
-        ep = episodes.get(request.query.get("episode_id"))
-        return web.json_response({"episode_id": request.query["episode_id"],
-                                  "task_id": ep.task.id, "step_count": ep.steps,
-                                  "done": ep.done, "last": ep.last})
+        return web.json_response(_state(episodes, request.query.get("episode_id")))
+
+    async def session(request: web.Request) -> web.WebSocketResponse:
+        return await _session(episodes, request)
 
     app = web.Application(client_max_size=MAX_BODY)
     app.add_routes([web.get("/health", health), web.post("/reset", reset),
-                    web.post("/step", step), web.get("/state", state)])
+                    web.post("/step", step), web.get("/state", state), web.get("/ws", session)])
     return app
