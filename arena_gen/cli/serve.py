@@ -41,5 +41,5 @@ def command(suite: str, envs: str | None, tasks: str | None, host: str, port: in
         served = select_tasks(suite_obj, picked_envs, picked)
         app = build_app(served, max_episodes)
     click.echo(f"serving {len(served)} task(s) of {suite} on http://{host}:{port} "
-               f"(POST /reset, POST /step, GET /state, GET /health)")
+               f"(POST /reset, POST /step, GET /state, GET /health, WebSocket /ws)")
     web.run_app(app, host=host, port=port, print=None)

@@ -3,7 +3,8 @@ TRL's environment path and other OpenEnv clients play arena-gen tasks without Py
 
 Wire format (OpenEnv's HTTP shape): ``POST /reset`` ``{"task_id"?, "seed"?, "episode_id"?}``,
 ``POST /step`` ``{"episode_id", "action": {"text": ...}}``, ``GET /state?episode_id=``,
-``GET /health``; each answers ``{"episode_id", "observation": {...}, "reward", "done"}``.
+``GET /health``; each answers ``{"episode_id", "observation": {...}, "reward", "done"}``;
+and ``/ws``, OpenEnv's WebSocket session (what its own ``EnvClient`` speaks: :func:`_session`).
 Many episodes run at once, keyed by episode id. Every input is bounded: the request body
 (``MAX_BODY``), the action text, the number of live episodes; a bad request gets a 4xx whose
 ``error`` names the field. A malformed action is not a bad request: it costs a turn, as always.
