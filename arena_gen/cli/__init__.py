@@ -13,6 +13,7 @@ import click
 from arena_gen import __version__
 from arena_gen.cli import (
     build,
+    export_results,
     export_sft,
     import_,
     keygen,
@@ -22,6 +23,7 @@ from arena_gen.cli import (
     run,
     score,
     seal,
+    serve,
     show,
     sign,
     stream,
@@ -41,7 +43,7 @@ def main() -> None:
 
 
 for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
-                overlap, export_sft, seal):
+                overlap, export_sft, export_results, seal, serve):
     main.add_command(_module.command)
 
 
