@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
 import secrets
 from pathlib import Path
@@ -18,8 +19,7 @@ from arena_gen.core import registry
 from arena_gen.core.calibration import Calibration, calibration_for
 from arena_gen.core.compiled import compiled
 from arena_gen.core.seeds import attempt_seed, task_seed
-from arena_gen.core.suite_io import read_suite
-from arena_gen.core.task import Draft
+from arena_gen.core.task import Draft, Task
 from arena_gen.envs.lights.game_v1 import Rules
 from arena_gen.envs.lights.random_bound import random_bound, solve_probability
 from arena_gen.envs.lights.sampler import sample
@@ -33,6 +33,12 @@ from arena_gen.suite.seal import Secret
 from arena_gen.suite.verify import ladder_problem
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
+
+
+def _released(env: str, count: int = 30) -> list[Task]:
+    """The first ``count`` tasks of the released seed-7 Lite ``env`` file (read alone)."""
+    lines = (SUITES_DIR / "lite" / f"{env}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [Task.from_dict(json.loads(line)) for line in lines[:count]]
 
 
 def test_the_new_fields_default_off_and_keep_released_calibrations_bytes() -> None:
@@ -177,7 +183,7 @@ def test_memory_rungs_walk_straight_to_all_on_where_every_toggle_works(
 def test_the_optimist_is_stronger_than_the_sweep_on_released_lite() -> None:
     """Over the released seed-7 Lite lights (v3; attempt 0), the optimist solves more
     tasks than the v3 rung (the sweep) and than the hill-climber: the strongest rung."""
-    tasks = read_suite(SUITES_DIR / "lite").tasks["lights"]
+    tasks = _released("lights")
     agents = registry.get("lights", 4).load_model_free()
     wins = {name: sum(play_attempt(t, agents[name](), "inductive", k)["success"]
                       for t in tasks for k in range(1)) for name in agents}
@@ -199,3 +205,17 @@ def test_a_sealed_lights_lite_build_succeeds_from_any_fresh_secret() -> None:
             record = task.certificate.facts["resistance"]
             assert record["random"]["bound"] <= RANDOM_EPSILON
             assert not any(record["model_free"].values())
+
+
+def test_an_env_without_an_exact_bound_gets_the_clopper_pearson_fallback() -> None:
+    """Energy v4 registers no exact bound: its certificate states the generic upper bound over
+    100 seeded random episodes (run seed 0, attempt seeds 0..99), and its calibration is on."""
+    spec = registry.get("energy", 4)
+    assert spec.random_bound is None and calibration_for(spec, "lite").resistant  # type: ignore[union-attr]
+    task = _released("energy", 1)[0]
+    task.env_version = 4
+    record = resistance.random_bound(task)
+    assert record == {"bound": float(f"{1 - 0.01 ** (1 / 100):.9g}"), "exact": False,
+                      "method": "clopper-pearson", "episodes": 100, "successes": 0,
+                      "confidence": 0.99}
+    assert record["bound"] <= calibration_for(spec, "lite").random_epsilon  # type: ignore[union-attr,operator]

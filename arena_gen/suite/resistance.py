@@ -25,7 +25,7 @@ from arena_gen.core.task import Task
 from arena_gen.suite.ladder import climb, play_attempt, rung_names
 
 #: Random episodes the generic fallback bound plays per task, and its one-sided confidence.
-FALLBACK_EPISODES = 200
+FALLBACK_EPISODES = 100
 CONFIDENCE = 0.99
 
 
