@@ -47,31 +47,41 @@ def held_out(tasks: list[Task], version: int, env: str, fresh: int) -> dict[str,
 def ladder(args: argparse.Namespace) -> None:
     for version in args.version:
         tasks: list[Task] = []
+        fresh: dict[str, list[int]] = {}
         attempts = rejections = 0
         start = time.perf_counter()
-        noted = []
+        print(f"\n{args.env} v{version} {args.suite}, per seed (certified successes per rung; "
+              f"held out: successes / attempts at attempt seeds 1-{args.fresh}):", flush=True)
         for seed in args.seeds:
             built = build_suite(args.suite, seed, [args.env], versions={args.env: version})
-            tasks += built.tasks[args.env]
+            done = built.tasks[args.env]
+            tasks += done
             facts = built.manifest["build"][args.env]
             attempts += facts["attempts"]
             rejections += facts["rejections"].get("model_free", 0)
-            noted += [f"seed {seed}: {n}" for n in
-                      built.manifest["calibration"][args.env].get("noted", [])]
+            held = held_out(done, version, args.env, args.fresh) if args.fresh else {}
+            for rung, (wins, n) in held.items():
+                row = fresh.setdefault(rung, [0, 0])
+                row[0] += wins
+                row[1] += n
+            rates = rung_rates([t.certificate.facts["ladder"] for t in done])
+            noted = built.manifest["calibration"][args.env].get("noted", [])
+            print(f"- seed {seed}: " + ", ".join(f"{r} {row['successes']}/{row['attempts']}"
+                                                 for r, row in rates.items())
+                  + "".join(f"; {r} held out {w}/{n}" for r, (w, n) in held.items())
+                  + f"; {facts['rejections'].get('model_free', 0)} model_free rejections"
+                  + "".join(f"; noted: {n}" for n in noted), flush=True)
         seconds = time.perf_counter() - start
         rates = rung_rates([t.certificate.facts["ladder"] for t in tasks])
-        fresh = held_out(tasks, version, args.env, args.fresh) if args.fresh else {}
         print(f"\n{args.env} v{version} {args.suite}, seeds {args.seeds[0]}-{args.seeds[-1]}: "
               f"{len(tasks)} tasks, {attempts} candidates ({rejections} rejected as "
               f"model_free), {seconds:.0f} s")
         print(f"\n| rung | kind | certified (attempt seeds as the ladder) | held out "
               f"(attempt seeds 1-{args.fresh}) |\n|---|---|---|---|")
         for rung, row in rates.items():
-            held = _cell(*fresh[rung]) if rung in fresh else ""
+            cell = _cell(*fresh[rung]) if rung in fresh else ""
             print(f"| {rung} | {rung_kind(rung, row)} | "
-                  f"{_cell(row['successes'], row['attempts'])} | {held} |")
-        for n in noted:
-            print(f"- noted: {n}")
+                  f"{_cell(row['successes'], row['attempts'])} | {cell} |", flush=True)
 
 
 def timing(args: argparse.Namespace) -> None:
