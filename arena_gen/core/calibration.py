@@ -5,7 +5,10 @@ trivial (the seeded random agent solves it in fewer than ``trivial_share`` of it
 unknowable (the with-rules planner, which reads only the rules text, solves it). Those two are
 per-task rules, enforced at build by resampling from the task's own stream. The suite-level
 bands (best scripted inductive baseline, planner floor, random ceiling) are checked once every
-task is built and recorded in the manifest.
+task is built and recorded in the manifest. A calibration may also make resistance to
+model-free play a per-task rule (``random_epsilon``, ``reject_model_free``; issue 38): then
+each task is unsolved by every model-free rung and the draw-level bands are reported, not
+enforced (:func:`binding_problems`).
 """
 
 from __future__ import annotations
