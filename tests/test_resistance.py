@@ -18,14 +18,14 @@ import pytest
 from arena_gen.core import registry
 from arena_gen.core.calibration import Calibration, calibration_for
 from arena_gen.core.compiled import compiled
-from arena_gen.core.seeds import attempt_seed, task_seed
+from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
 from arena_gen.core.task import Draft, Task
 from arena_gen.envs.lights.game_v1 import Rules
 from arena_gen.envs.lights.random_bound import random_bound, solve_probability
 from arena_gen.envs.lights.sampler import sample
 from arena_gen.envs.lights.sampler_v4 import PRESETS, RANDOM_EPSILON
 from arena_gen.suite import resistance
-from arena_gen.suite.attempts import Attempt, try_attempt
+from arena_gen.suite.attempts import Attempt, Origin, decide, try_attempt
 from arena_gen.suite.build import build_suite, uncalibrated
 from arena_gen.suite.catalog import preset
 from arena_gen.suite.ladder import play_attempt
@@ -148,13 +148,26 @@ def test_each_accepted_task_records_its_bound_and_every_model_free_outcome(
 
 def test_a_rejected_model_free_candidate_is_solved_by_the_rung_it_names(
         lights_stream: list[Attempt]) -> None:
-    rejected = [a for a in lights_stream
-                if a.task is None and (a.reason or "").startswith("model_free")]
-    assert rejected, "no model-free rejection among the first attempts"
+    """Decided again with resistance off, each candidate rejected as ``model_free`` is
+    accepted and its ladder shows the named rung solving it."""
     spec = registry.get("lights", 4)
-    for tried in rejected:
-        rung = (tried.reason or "").split("rung ")[1].rstrip(")").split(", ")[0]
-        assert rung in spec.model_free
+    config = preset("lite", "lights", 4)
+    cal = calibration_for(spec, "lite")
+    assert cal is not None
+    plain = dataclasses.replace(cal, random_epsilon=None, reject_model_free=False)
+    rejected = [(pos // 8, pos % 8, tried) for pos, tried in enumerate(lights_stream)
+                if tried.task is None and (tried.reason or "").startswith("model_free")]
+    assert rejected, "no model-free rejection among the first attempts"
+    for index, attempt, tried in rejected:
+        rungs = (tried.reason or "").split("rung ")[1].rstrip(")").split(", ")
+        origin = Origin(id=f"lights-lite-7-{index:04d}", suite="lite",
+                        seed_path=seed_path(7, "lite", spec.code, index, attempt),
+                        seq=attempt_seed(task_seed(7, "lite", spec.code, index), attempt))
+        again = decide(spec, origin, config, plain)
+        assert again.task is not None, again.reason
+        ladder = again.task.certificate.facts["ladder"]
+        assert "resistance" not in again.task.certificate.facts
+        assert rungs == sorted(r for r in spec.model_free if ladder[r]["successes"] > 0)
 
 
 def test_a_v3_task_keeps_its_bytes_without_resistance_facts() -> None:
