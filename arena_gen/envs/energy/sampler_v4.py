@@ -4,8 +4,9 @@ v4 switches on the per-task resistance rules of issue 38 and changes nothing els
 model-free rung (persistence) solves is rejected, and so is a task whose random-policy success
 bound exceeds 5 %. Energy's actions are continuous, so no exact bound is registered: the
 certificate records the generic Clopper-Pearson upper bound over 100 seeded random episodes
-(99 % one-sided; with no success it is 4.5 %). Neither rule rejected a task of seeds 7 or 11-20
-in the measurements of benchmarks/README.md (energy v4), so the bands are v3's.
+(99 % one-sided; with no success it is 4.5 %). Neither rule rejected a task of seed 7 (Lite and
+Challenge) or of seeds 31-33 (Lite) in the measurements of benchmarks/README.md ("Per-task
+resistance"), so the bands are v3's.
 """
 
 from __future__ import annotations
