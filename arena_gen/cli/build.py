@@ -101,6 +101,10 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
                 "(its tasks are cached; add --allow-uncalibrated to write it anyway):\n  "
                 + "\n  ".join(missed))
         write_suite(out, result.manifest, result.tasks, force=force)
+        for env, row in result.manifest.get("calibration", {}).items():
+            for note in row.get("noted", []):
+                ui.line(f"note: {env}: {note} (reported, not refused: every task resists "
+                        f"model-free play)")
     rows = []
     for env in env_names:
         gens = result.generated[env]

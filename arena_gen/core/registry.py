@@ -94,6 +94,9 @@ AgentFactory = Callable[[], "Agent"]
 Importer = Callable[[Any], list["Draft"]]
 ImportedDraft = Callable[..., "Draft"]
 ReplayCheck = Callable[["Task", Any], None]
+#: ``random_bound(task) -> p``: the exact probability that the uniform random policy solves a
+#: task within its budget.
+RandomBound = Callable[[Any], float]
 #: ``potential(game) -> phi``: the shaping potential of one compiled world, ``phi(state)``
 #: (minus a distance to success, or minus the regret against the certificate's witness: see
 #: ``arena_gen.train.shaping``), built once per world.
@@ -137,6 +140,11 @@ class EnvSpec:
     #: Model-free rungs by name: memory of what was tried, no model of the rules (systematic
     #: search, non-learning policies); played only by ladders of format 2.
     model_free: Mapping[str, Part[AgentFactory]] = field(default_factory=dict)
+    #: The exact random-policy success probability of a task (``random_bound(task) -> p``),
+    #: where the state space allows it; without one, calibrations that ask for the bound
+    #: (``Calibration.random_epsilon``) use the generic Clopper-Pearson fallback
+    #: (:mod:`arena_gen.suite.resistance`).
+    random_bound: Part[RandomBound] | None = None
     #: The ladder format this version's certificates carry: 1 (rungs without kinds) or 2 (each
     #: rung records its kind, model-free rungs played).
     ladder_version: int = 1
@@ -246,7 +254,8 @@ class EnvSpec:
 #: The loadable parts of a spec (the fields holding code rather than facts).
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
-         "odyssey", "grammar", "fingerprint", "potential", "levels", "public_again")
+         "odyssey", "grammar", "fingerprint", "potential", "levels", "public_again",
+         "random_bound")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
 from arena_gen.core.task import Draft, Task
 from arena_gen.suite.catalog import preset
 from arena_gen.suite.ladder import climb
+from arena_gen.suite.resistance import climb_resistant
 
 
 def task_id(env: str, suite: str, suite_seed: int, index: int) -> str:
@@ -94,7 +95,13 @@ def decide(spec: registry.EnvSpec, origin: Origin, config: dict[str, Any],
                 public=draft.public, world=draft.world, rules_text=draft.rules_text,
                 rubric=draft.rubric, certificate=cert)
     check_witness(task)
-    if cal is not None:
+    if cal is not None and cal.resistant:
+        ladder, resisted, reason = climb_resistant(task, cal)
+        if reason is not None:
+            return Attempt(None, reason, seconds)
+        task.certificate.facts["ladder"] = ladder
+        task.certificate.facts["resistance"] = resisted
+    elif cal is not None:
         ladder = climb(task, cal)
         reason = cal.task_problem(ladder)
         if reason is not None:

@@ -19,7 +19,12 @@ from typing import Any
 
 from arena_gen import __version__
 from arena_gen.core import registry
-from arena_gen.core.calibration import calibration_for, rung_rates, suite_problems
+from arena_gen.core.calibration import (
+    binding_problems,
+    calibration_for,
+    reported_problems,
+    rung_rates,
+)
 from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.suite_io import suite_hash
@@ -246,7 +251,9 @@ def suite_calibration(suite: str, version: dict[str, int],
             continue
         rates = rung_rates([t.certificate.facts["ladder"] for t in env_tasks])
         out[env] = {"targets": cal.to_dict(), "rungs": rates,
-                    "missed": suite_problems(cal, rates)}
+                    "missed": binding_problems(cal, rates)}
+        if cal.resistant:  # every task resists model-free play: draw-level misses are noted
+            out[env]["noted"] = reported_problems(cal, rates)
     return out
 
 

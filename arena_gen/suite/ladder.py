@@ -161,3 +161,13 @@ def climb(task: Task, cal: Calibration, only: Collection[str] | None = None) -> 
         if spec.ladder_version >= 2:
             ladder[rung]["kind"] = kind
     return ladder
+
+
+def rung_names(spec: registry.EnvSpec, cal: Calibration) -> list[str]:
+    """The rungs a full climb of ``spec``'s ladder plays, in order."""
+    return [rung for rung, *_ in _rungs(spec, cal)]
+
+
+#: One attempt of one agent on a task, played and summarised as a rung plays it (the random
+#: bound's fallback plays the random agent so).
+play_attempt = _attempt

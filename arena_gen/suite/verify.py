@@ -20,7 +20,7 @@ from arena_gen.core.parallel import map_unordered
 from arena_gen.core.replay import check_witness
 from arena_gen.core.suite_io import Suite, jsonl_text, manifest_text, read_suite
 from arena_gen.core.task import Task
-from arena_gen.suite import catalog
+from arena_gen.suite import catalog, resistance
 from arena_gen.suite.attempts import earlier_attempts, task_id
 from arena_gen.suite.build import env_build_facts
 from arena_gen.suite.catalog import SUITE_VERSION, SUITES
@@ -102,13 +102,15 @@ class SuiteReport:
 
 
 def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in cert.items() if k not in ("seconds", "ladder")}
+    return {k: v for k, v in cert.items() if k not in ("seconds", "ladder", "resistance")}
 
 
 def ladder_problem(task: Task, spec: registry.EnvSpec) -> str | None:
     """Replay the task's baseline ladder and name the first rung that differs, or None."""
     stored = task.certificate.facts.get("ladder")
     cal = calibration_for(spec, task.suite)
+    if stored is None and "resistance" in task.certificate.facts:
+        return "certificate has resistance facts but no baseline ladder"
     if stored is None:
         return (f"certificate has no baseline ladder; {spec.name} v{spec.version} in suite "
                 f"{task.suite!r} is calibrated") if cal is not None else None
@@ -120,7 +122,17 @@ def ladder_problem(task: Task, spec: registry.EnvSpec) -> str | None:
         if stored.get(rung) != fresh.get(rung):
             return (f"certificate.ladder.{rung}: stored {_short(stored.get(rung))}, "
                     f"replayed {_short(fresh.get(rung))}")
-    return cal.task_problem(fresh)
+    if not cal.resistant:
+        if "resistance" in task.certificate.facts:
+            return (f"certificate has resistance facts but the {task.suite!r} calibration of "
+                    f"{spec.name} v{spec.version} does not ask for them")
+        return cal.task_problem(fresh)
+    resisted = resistance.record(fresh, resistance.random_bound(task))
+    stored_res = task.certificate.facts.get("resistance")
+    if stored_res != resisted:
+        return (f"certificate.resistance: stored {_short(stored_res)}, "
+                f"recomputed {_short(resisted)}")
+    return cal.task_problem(fresh, resisted["random"]["bound"])
 
 
 def check_task(task: Task, manifest: dict[str, Any] | None = None,

@@ -12,6 +12,10 @@ that introduced it):
   missed days, as many as the collapse rule allows); a model-free rung (persistence);
   period-greedy searches the periods v2 draws; Challenge has two shifts
   (:mod:`.sampler_v3`), with an inductive ceiling, so it stays harder than Lite.
+- v4: the same game, worlds and presets; every task proves it resists model-free play (issue
+  38, :mod:`.sampler_v4`): a task the persistence rung solves, or whose random-policy bound
+  (Clopper-Pearson over 100 seeded random episodes) exceeds 5 %, is rejected, and the
+  certificate records both.
 """
 
 from __future__ import annotations
@@ -76,4 +80,10 @@ V3 = replace(
     levels=part("levels_v3:LEVELS"),
 )
 
-SPECS = (V1, V2, V3)
+V4 = replace(
+    V3, version=4,
+    presets=part("sampler_v4:PRESETS"),
+    calibration=part("sampler_v4:CALIBRATION"),
+)
+
+SPECS = (V1, V2, V3, V4)

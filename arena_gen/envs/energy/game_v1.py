@@ -442,6 +442,9 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         v3: (a preview) this game unchanged on v3 worlds (Lite: v2's; Challenge: two pattern
         shifts, each regime at least 90 days); a format-2 ladder with a model-free rung, a
         change-detecting inductive heuristic and period_greedy over the v2 periods.
+        v4: this game, v3's worlds and presets; each task proves it resists model-free play
+        (issue 38): a task the persistence rung solves, or whose random-policy success bound
+        (Clopper-Pearson, 100 seeded random episodes) exceeds 5 %, is rejected.
     """
 
     #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).

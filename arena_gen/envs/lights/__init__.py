@@ -8,6 +8,10 @@ that introduced it):
 - v3: the same game; presets of 3-literal conditions and a 50-turn Lite
   (:mod:`.sampler_v3`); ladder format 2 with the model-free sweep rung, the version-space
   learner as heuristic and the #25 targets.
+- v4: the same game and worlds; every task proves it resists model-free play (issue 38,
+  :mod:`.sampler_v4`): the optimist and the hill-climber join the sweep as model-free rungs, a
+  task any of them solves or the random policy solves with probability above 1 % (exact,
+  :mod:`.random_bound`) is rejected, and the certificate records both.
 """
 
 from __future__ import annotations
@@ -60,4 +64,14 @@ V3 = replace(
     levels=part("levels_v3:LEVELS"),
 )
 
-SPECS = (V1, V2, V3)
+V4 = replace(
+    V3, version=4,
+    presets=part("sampler_v4:PRESETS"),
+    calibration=part("sampler_v4:CALIBRATION"),
+    model_free={"sweep": part("agents.sweep:LightsSweepAgent"),
+                "optimist": part("agents.optimist:LightsOptimistAgent"),
+                "climber": part("agents.optimist:LightsClimberAgent")},
+    random_bound=part("random_bound:random_bound"),
+)
+
+SPECS = (V1, V2, V3, V4)

@@ -154,6 +154,10 @@ class LightsGame(Game[int, int, LightsFacts]):
         Challenge N 11-12 with exact minimum >= 14 in 70 turns; ladder format 2 (the model-free
         sweep rung, a version-space learner as heuristic) and the #25 targets (induction margin
         on Lite, inductive ceiling on Challenge).
+        v4: same dynamics and worlds; each task proves it resists model-free play (issue 38):
+        the optimist (optimism over the remembered state graph) and a hill-climber join the
+        sweep as model-free rungs, and a task any of them solves, or that the uniform random
+        policy solves within its budget with probability above 1 % (exact), is rejected.
     """
 
     #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).

@@ -1,0 +1,88 @@
+"""Per-task resistance to model-free play: the random-policy bound and the model-free rungs.
+
+A calibration that switches resistance on (``Calibration.random_epsilon`` or
+``reject_model_free``) makes each accepted task prove, in its certificate's ``resistance``
+facts, that model-free play does not solve it: the probability that the uniform random policy
+(the random agent's own action distribution) solves it within its budget, and whether each
+model-free rung solved it. The probability is exact where the env registers ``random_bound``
+(e.g. lights: a dynamic program over states x turns); every other env gets the generic
+fallback, a one-sided Clopper-Pearson upper bound over :data:`FALLBACK_EPISODES` seeded random
+episodes (run seed 0, attempt seeds 0..N-1, as ``arena-gen run --agent random`` plays them).
+A suite built so keeps its margin over model-free play by construction, whatever its seed or
+sealed secret, since no accepted task is solved by a model-free rung.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scipy.stats import beta
+
+from arena_gen.agents.random_agent import RandomAgent
+from arena_gen.core import registry
+from arena_gen.core.calibration import RANDOM, Calibration
+from arena_gen.core.task import Task
+from arena_gen.suite.ladder import climb, play_attempt, rung_names
+
+#: Random episodes the generic fallback bound plays per task, and its one-sided confidence.
+FALLBACK_EPISODES = 100
+CONFIDENCE = 0.99
+
+
+def _sig(x: float) -> float:
+    """Nine significant digits: the bound's bytes do not hang on the last float bit."""
+    return float(f"{x:.9g}")
+
+
+def clopper_pearson_upper(successes: int, n: int, confidence: float = CONFIDENCE) -> float:
+    """The one-sided Clopper-Pearson upper bound on a success probability."""
+    if successes >= n:
+        return 1.0
+    return float(beta.ppf(confidence, successes + 1, n - successes))
+
+
+def random_bound(task: Task) -> dict[str, Any]:
+    """The certificate's record of the random policy's chance to solve ``task`` within its
+    budget: ``bound`` (exact where the env registers ``random_bound``, else an upper bound),
+    ``exact`` and ``method`` (with the fallback's episodes, successes and confidence)."""
+    spec = registry.for_task(task)
+    if spec.random_bound is not None:
+        p = float(spec.load("random_bound")(task))
+        return {"bound": _sig(p), "exact": True, "method": "exact"}
+    wins = sum(bool(play_attempt(task, RandomAgent(), "inductive", a)["success"])
+               for a in range(FALLBACK_EPISODES))
+    return {"bound": _sig(clopper_pearson_upper(wins, FALLBACK_EPISODES)), "exact": False,
+            "method": "clopper-pearson", "episodes": FALLBACK_EPISODES, "successes": wins,
+            "confidence": CONFIDENCE}
+
+
+def record(ladder: dict[str, Any], bound: dict[str, Any]) -> dict[str, Any]:
+    """The certificate's ``resistance`` facts: the random bound and each model-free rung's
+    outcome (solved or not) on this task."""
+    return {"random": bound,
+            "model_free": {r: row["successes"] > 0 for r, row in sorted(ladder.items())
+                           if row.get("kind") == "model_free"}}
+
+
+def free_rungs(task: Task) -> set[str]:
+    """The rungs that know no rules: random and the model-free ones (played first, so a task
+    model-free play solves is rejected before the costly rungs run)."""
+    return {RANDOM, *registry.for_task(task).model_free}
+
+
+def climb_resistant(task: Task, cal: Calibration
+                    ) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
+    """The ladder, the ``resistance`` record and the rejection reason (None: accepted) of
+    ``task``: the model-free rungs and the random bound first, the rest only if they pass."""
+    free = climb(task, cal, only=free_rungs(task))
+    reason = cal.task_problem(free)
+    if reason is not None:
+        return free, None, reason
+    bound = random_bound(task)
+    reason = cal.resistance_problem(free, bound["bound"])
+    if reason is not None:
+        return free, None, reason
+    names = rung_names(registry.for_task(task), cal)
+    rest = climb(task, cal, only=set(names) - free_rungs(task))
+    ladder = {r: free[r] if r in free else rest[r] for r in names}
+    return ladder, record(ladder, bound), cal.task_problem(ladder, bound["bound"])
