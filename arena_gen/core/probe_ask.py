@@ -36,13 +36,18 @@ MAX_REPLY_CHARS = 4096
 MAX_PER_MILESTONE = MAX_PROBES_PER_MILESTONE
 
 
+#: The certificate facts a ladder climb produces (the ladder, and the per-task resistance record
+#: built from it): attached after the probes are drawn, so never part of their key.
+CLIMB_FACTS = ("ladder", "resistance")
+
+
 def probe_key(task: Task) -> str:
     """The sha256 every probe stream of ``task`` comes from (runs, the ladder and the judge
-    alike): the task's own, as it is before its ladder is attached (a certificate cannot seed
-    the probes it records, so build and verify draw the same questions)."""
-    if "ladder" not in task.certificate.facts:
+    alike): the task's own, as it is before its climb's facts are attached (a certificate
+    cannot seed the probes it records, so build and verify draw the same questions)."""
+    if not any(k in task.certificate.facts for k in CLIMB_FACTS):
         return task.sha256
-    facts = {k: v for k, v in task.certificate.facts.items() if k != "ladder"}
+    facts = {k: v for k, v in task.certificate.facts.items() if k not in CLIMB_FACTS}
     return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
                                                                      facts=facts)).sha256
 
