@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arena_gen.core.version import __version__
 from arena_gen.gym_registration import register_lazily
 
 if TYPE_CHECKING:
     from arena_gen.api import load_suite, make_env, run, score
 
-__version__ = "0.1.0"
 __all__ = ["__version__", "load_suite", "make_env", "run", "score"]
 _API = ("load_suite", "make_env", "run", "score")
 

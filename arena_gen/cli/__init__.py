@@ -10,7 +10,6 @@ import sys
 
 import click
 
-from arena_gen import __version__
 from arena_gen.cli import (
     build,
     export_results,
@@ -29,6 +28,7 @@ from arena_gen.cli import (
     stream,
     verify,
 )
+from arena_gen.core.version import __version__
 
 
 @click.group(context_settings={"auto_envvar_prefix": "ARENA_GEN",

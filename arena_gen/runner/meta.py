@@ -14,11 +14,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from arena_gen import __version__
 from arena_gen.core.budget import harness_budget
 from arena_gen.core.records import RunMeta
 from arena_gen.core.redact import public_url
 from arena_gen.core.task import Task
+from arena_gen.core.version import __version__
 
 #: Agent options recorded although their names look like secrets (``--max-tokens``).
 PUBLIC_CONFIG_KEYS = ("max_tokens", "max_prompt_tokens")

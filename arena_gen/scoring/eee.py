@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from arena_gen import __version__
+from arena_gen.core.version import __version__
 
 SCHEMA_VERSION = "0.3.0"
 #: (key in the summary, metric id suffix, display name, what it measures); ``{k}``: the run's k.

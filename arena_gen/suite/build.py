@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.calibration import (
     binding_problems,
@@ -29,6 +28,7 @@ from arena_gen.core.errors import ArenaGenError, GenerationError
 from arena_gen.core.parallel import map_unordered
 from arena_gen.core.suite_io import suite_hash
 from arena_gen.core.task import Task
+from arena_gen.core.version import __version__
 from arena_gen.suite.attempts import reason_kind, task_id, try_attempt
 from arena_gen.suite.cache import BuildCache, code_fingerprint, entry_key, warn_ignored
 from arena_gen.suite.catalog import SUITE_VERSION, preset

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.canon import canonical_json, sha256_of
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.replay import check_witness
 from arena_gen.core.seeds import seed_path
 from arena_gen.core.task import Task
+from arena_gen.core.version import __version__
 
 #: Bump when the entry layout changes; older entries then simply miss.
 CACHE_FORMAT = 1

@@ -10,11 +10,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arena_gen import __version__
 from arena_gen.core import registry
 from arena_gen.core.errors import GenerationError
 from arena_gen.core.suite_io import suite_hash, write_suite
 from arena_gen.core.task import Task
+from arena_gen.core.version import __version__
 from arena_gen.suite.importer import IMPORT_SUITE_VERSION, SUITE, source_pins
 from arena_gen.suite.verify import written_problems
 

@@ -200,8 +200,8 @@ def stream_manifest(stream: Stream, drawn: list[Drawn]) -> dict[str, Any]:
     ``overlap`` read it): ``suite`` is the stream's (``stream_lite``), ``build`` holds the
     env's draw facts with a ``stream`` entry (level, start, ladder, the excluded suites and the
     hash of their fingerprints: a stream reproduces for the same exclusions)."""
-    from arena_gen import __version__
     from arena_gen.core.suite_io import suite_hash
+    from arena_gen.core.version import __version__
     from arena_gen.suite.build import env_build_facts
     from arena_gen.suite.catalog import SUITE_VERSION
     from arena_gen.train.released import RELEASED as EXCLUDED
