@@ -84,7 +84,6 @@ V4 = replace(
     V3, version=4,
     presets=part("sampler_v4:PRESETS"),
     calibration=part("sampler_v4:CALIBRATION"),
-    ladder_version=3,  # each rung's knowledge curve (world-model probes) in the certificate
 )
 
 SPECS = (V1, V2, V3, V4)

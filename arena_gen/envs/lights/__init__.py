@@ -72,7 +72,6 @@ V4 = replace(
                 "optimist": part("agents.optimist:LightsOptimistAgent"),
                 "climber": part("agents.optimist:LightsClimberAgent")},
     random_bound=part("random_bound:random_bound"),
-    ladder_version=3,  # each rung's knowledge curve (world-model probes) in the certificate
 )
 
 SPECS = (V1, V2, V3, V4)

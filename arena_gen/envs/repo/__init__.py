@@ -99,7 +99,9 @@ V5 = replace(
     model_free={"climb": part("agents.climb:RepoClimbAgent"),
                 "optimist": part("agents.climb:RepoOptimistAgent"),
                 "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
-    ladder_version=3,  # each rung's knowledge curve (world-model probes) in the certificate
+    # Until the released suites are rebuilt on it (the lead's switch at merge): buildable with
+    # versions={"repo": 5}, not yet the default.
+    preview=True,
 )
 
 SPECS = (V1, V2, V3, V4, V5)

@@ -11,7 +11,6 @@ are v4's, which met every target without a change (below).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,17 +33,7 @@ PRESETS: dict[str, RepoV3Preset] = dict(v4.PRESETS)
 
 #: v4's per-suite targets, now against the stronger rungs (a 30-task Lite's gap swings by about
 #: 10 points between seeds, so one suite certifies a 5-point margin; pooled it is >= 15).
-#: The largest random-policy success bound a v5 task may have (the generic bound: one-sided
-#: Clopper-Pearson over seeded random episodes; 0 successes of 100 bound it at 4.5 %, so a task
-#: random never solved passes).
-RANDOM_EPSILON = 0.05
-
-#: v4's targets with per-task resistance switched on (#38): a task any model-free rung solves,
-#: or whose random bound exceeds the epsilon, is rejected and redrawn from its own stream.
-CALIBRATION: dict[str, Calibration] = {
-    suite: dataclasses.replace(cal, random_epsilon=RANDOM_EPSILON, reject_model_free=True)
-    for suite, cal in v4.CALIBRATION.items()
-}
+CALIBRATION: dict[str, Calibration] = dict(v4.CALIBRATION)
 
 
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:

@@ -128,7 +128,8 @@ V5 = replace(
                   for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),
                                     ("ridge-top3", "RidgeTop3V5Agent"),
                                     ("ridge-gated", "RidgeGatedV5Agent"))}},
-    ladder_version=3,  # each rung's knowledge curve (world-model probes) in the certificate
+    # Registered and playable; ``build`` keeps v4 until the released suites are rebuilt on v5.
+    preview=True,
 )
 
 SPECS = (V1, V2, V3, V4, V5)

@@ -9,7 +9,6 @@ docs/envs/trading.md.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,17 +36,7 @@ PRESETS: dict[str, TradingPresetV3] = {
 }
 
 #: v4's ladder targets.
-#: The largest random-policy success bound a v5 task may have (the generic bound: one-sided
-#: Clopper-Pearson over seeded random episodes; 0 successes of 100 bound it at 4.5 %, so a task
-#: random never solved passes).
-RANDOM_EPSILON = 0.05
-
-#: v4's targets with per-task resistance switched on (#38): a task any model-free rung solves,
-#: or whose random bound exceeds the epsilon, is rejected and redrawn from its own stream.
-CALIBRATION: dict[str, Calibration] = {
-    suite: dataclasses.replace(cal, random_epsilon=RANDOM_EPSILON, reject_model_free=True)
-    for suite, cal in CALIBRATION_V4.items()
-}
+CALIBRATION: dict[str, Calibration] = dict(CALIBRATION_V4)
 
 
 def sample(config: Mapping[str, Any], seq: np.random.SeedSequence) -> Draft:
