@@ -78,8 +78,9 @@ def test_the_run_forgery_oracle_sees_a_scorer_that_trusts_a_claimed_success(
     _write_run(tmp_path / "run", claimed, copy.deepcopy(meta), True, random.Random(0))
     real = score.judge_attempt
 
-    def trusting(task: Any, record: dict[str, Any], harness: str | None = None) -> Any:
-        line, replay = real(task, record, harness)
+    def trusting(task: Any, record: dict[str, Any], harness: str | None = None,
+                 probes: int | None = None) -> Any:
+        line, replay = real(task, record, harness, probes)
         if record.get("success"):  # the bug issue 26 found: a claim read for a figure
             line["findings"] = [dict(f, status="met") for f in line["findings"]]
         return line, replay

@@ -21,6 +21,7 @@ from arena_gen.agents.llm_prompts import (
     NO_ACTION,
     Turn,
     build_messages,
+    disclosed_intro,
     extract_action,
     split_reasoning,
 )
@@ -99,8 +100,11 @@ def test_every_env_prompt_has_goal_grammar_examples_and_rules(env_name: str) -> 
         agent = LLMAgent(model="m", api_key="k")
         agent.reset(TaskView.of(task, mode), mode, np.random.default_rng(0))
         user = agent.messages(obs)[-1]["content"]
-        assert task.public["intro"] in user
-        assert user.count(task.public["intro"]) == 1  # the first observation drops its intro
+        # a with-rules prompt words the intro as disclosed (never "hidden rules to discover")
+        intro = task.public["intro"] if mode == "inductive" else disclosed_intro(
+            task.public["intro"])
+        assert intro in user
+        assert user.count(intro) == 1  # the first observation drops its intro
         assert "Action format:" in user and user.count("<action>") >= 2
         assert (task.rules_text in user) == (mode == "with-rules")
     assert registry.get(env_name).grammar is not None  # every built-in env has examples

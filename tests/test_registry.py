@@ -87,4 +87,5 @@ def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
         registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
-    assert registry.newest_with("lights", "planner").version == 3  # v3's planner
+    assert registry.newest_with("lights", "planner").version == 4  # v4 (a preview) keeps it
+    assert registry.released_with("lights", "planner").version == 3  # the released one's

@@ -209,7 +209,7 @@ def test_a_sealed_lights_lite_build_succeeds_from_any_fresh_secret() -> None:
     every task resists model-free play (on today's main some secrets were refused)."""
     for _ in range(5):
         secret = Secret(secrets.token_bytes(32))
-        built = build_suite("lite", 7, ["lights"], secret=secret)
+        built = build_suite("lite", 7, ["lights"], secret=secret, versions={"lights": 4})
         assert uncalibrated(built.manifest) == [], built.manifest["calibration"]["lights"]
         assert built.manifest["env_versions"] == {"lights": 4}
         rungs = built.manifest["calibration"]["lights"]["rungs"]

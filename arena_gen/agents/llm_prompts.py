@@ -56,7 +56,7 @@ def grammar_text(env: str, public: dict[str, Any]) -> str:
     if public.get("action_format"):
         lines.append(f"Action format: {public['action_format']}.")
     try:  # the env's own grammar (an env without one is described by action_format alone)
-        grammar = registry.newest_with(env, "grammar").load("grammar")
+        grammar = registry.released_with(env, "grammar").load("grammar")
     except RegistryError:
         grammar = None
     if grammar is not None and grammar.note:

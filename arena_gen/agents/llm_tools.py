@@ -136,7 +136,7 @@ def _generic_tool(public: dict[str, Any]) -> ActionTool:
 def action_tools(env: str, public: dict[str, Any]) -> list[ActionTool]:
     """The env's actions as tools, from its grammar (the generic ``act`` tool without one)."""
     try:
-        grammar = registry.newest_with(env, "grammar").load("grammar")
+        grammar = registry.released_with(env, "grammar").load("grammar")
     except RegistryError:
         grammar = None
     tools = list(grammar.tools or []) if grammar is not None else []
@@ -157,7 +157,7 @@ def tools_grammar_text(env: str, public: dict[str, Any]) -> str:
     if public.get("action_format"):
         lines.append(f"Action format: {public['action_format']}.")
     try:
-        grammar = registry.newest_with(env, "grammar").load("grammar")
+        grammar = registry.released_with(env, "grammar").load("grammar")
     except RegistryError:
         grammar = None
     if grammar is not None and grammar.note:

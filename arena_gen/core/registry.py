@@ -360,6 +360,17 @@ def newest_with(name: str, part: str) -> EnvSpec:
     raise RegistryError(f"no version of env {name!r} has a {part!r} registered")
 
 
+def released_with(name: str, part: str) -> EnvSpec:
+    """The newest version of an env that is not a preview and has ``part`` (the one that speaks
+    for the released suites: a preview's grammar must not reach their prompts), else
+    :func:`newest_with`'s."""
+    for version in reversed(versions(name)):
+        spec = _REGISTRY[(name, version)]
+        if spec.has(part) and not spec.preview:
+            return spec
+    return newest_with(name, part)
+
+
 def for_task(task: Any) -> EnvSpec:
     """The spec that plays ``task``: its own env and env version."""
     return get(task.env, task.env_version)
