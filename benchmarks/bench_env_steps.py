@@ -2,6 +2,7 @@
 
     ARENA_GEN_ODYSSEY_CHECKOUT=DIR nice -n 10 python benchmarks/bench_env_steps.py \
         [--repeat 3] [--envs lights,trading,energy,repo] [--num-envs 8] [--data DIR]
+        [--sequences witness,errors] [--random-rate 0.3]
 
 Worlds: the 120 released odyssey-lite tasks (``suites/odyssey-lite``, imported from the public
 reference data). The manifest names each task's source file and index; the reference env gets
@@ -13,6 +14,14 @@ a non-number bulb, an unknown stock or non-JSON trade, a non-JSON dispatch, an u
 or command. Both sides stop at their own ``done``; ``solved`` counts the episodes that ended
 done on the reference side (trading: the last day reached; it has no success check) and
 ``success`` on arena-gen's side.
+
+Error-driven repo actions (``--sequences errors``, on by default for repo; issue 41): per task,
+each turn the repo heuristic's repair of the error the previous observation names (it reads
+only the terminal) or, with probability ``--random-rate`` (0.3), a seeded random command
+(installs pinned, bare or ranged, uninstalls, Python picks, script runs, listings, malformed
+texts), seeded from ``SeedSequence([seed, env, task, 1])``; recorded once by playing arena-gen's
+text env, then the same texts replayed on both sides, as the rows ``reference err`` and ``text
+err`` (interleaved rounds, the median within-round ratio, as below).
 
 Rows, one process and one core each, a pass being all 30 tasks of an env (played in turn as
 often as it takes to reach ``--min-steps`` action texts); ``--repeat`` rounds, each running every
@@ -120,6 +129,60 @@ def episodes(env: str, data: Path, seed: int, env_index: int) -> list[Episode]:
                 actions.append(bad[int(rng.integers(len(bad)))])
             actions.append(step)
         out.append(Episode(world, task, actions[:budget]))
+    return out
+
+
+#: Error-driven repo sequences: the share of turns that send a seeded random command instead of
+#: the repair the previous observation's error calls for (the repair agent then reads its result).
+RANDOM_RATE = 0.3
+
+
+def _random_repo(public: dict[str, Any], rng: np.random.Generator) -> str:
+    """A seeded random repo command from the task's public index: installs (pinned, bare, a
+    range), uninstalls, a Python pick, a script run, a listing, or a malformed text."""
+    from arena_gen.envs.repo.common import ANY_PYTHON
+
+    names = sorted(public["packages"])
+    name = names[int(rng.integers(len(names)))]
+    versions = public["packages"][name]
+    v, w = (versions[int(rng.integers(len(versions)))] for _ in range(2))
+    scripts = list(public["scripts"])
+    pythons = list(public["pythons"]) or [ANY_PYTHON]
+    python = pythons[int(rng.integers(len(pythons)))]
+    table = [f"pip install {name}=={v}", f"pip install {name}", f"pip install {name}>={v},<{w}",
+             f"pip install {name}>={v}", f"pip uninstall {name}", f"pip install python=={python}",
+             f"python {scripts[int(rng.integers(len(scripts)))]}", "python run.py", "pip list",
+             "repo tree", f"pip install {name}=={v}.9", "pip install pkg99", "ls", "",
+             f"pip show {name}", f"<action>pip install {name}=={w}</action>", "python3 run.py"]
+    return table[int(rng.integers(len(table)))]
+
+
+def error_episodes(eps: list[Episode], seed: int, env_index: int,
+                   rate: float = RANDOM_RATE) -> list[Episode]:
+    """The same repo tasks with error-driven action texts: each turn the repo heuristic's repair
+    of the previous observation's error (``RepoV2HeuristicAgent``: it reads only the terminal),
+    or, one turn in about three, a seeded random command; recorded by playing arena-gen's text
+    env once, then replayed as fixed texts on both sides."""
+    from arena_gen.core import registry
+    from arena_gen.core.agent import TaskView
+
+    out = []
+    for k, ep in enumerate(eps):
+        rng = np.random.Generator(np.random.PCG64(
+            np.random.SeedSequence([seed, env_index, k, 1])))
+        agent = registry.for_task(ep.task).load("heuristic")()
+        agent.reset(TaskView.of(ep.task, "inductive"), "inductive", rng)
+        env = registry.make_env(ep.task)
+        obs, _ = env.reset()
+        actions: list[str] = []
+        while len(actions) < env.budget:
+            text = (_random_repo(ep.task.public, rng) if rng.random() < rate
+                    else agent.act(str(obs)))
+            actions.append(text)
+            obs, _, terminated, truncated, _ = env.step(text)
+            if terminated or truncated:
+                break
+        out.append(Episode(ep.world, ep.task, actions))
     return out
 
 
@@ -266,12 +329,30 @@ def interleaved(rows: dict[str, Callable[[], tuple[int, int]]], repeat: int
     return out
 
 
+def errors(env: str, cls: Any, eps: list[Episode], args: argparse.Namespace) -> None:
+    """The error-driven rows: the reference and arena-gen's text env on the same texts."""
+    eps = eps * max(1, -(-args.min_steps // sum(len(ep.actions) for ep in eps)))
+    text_pass(eps)  # warm-up (imports, compiles)
+    reference_pass(env, cls, eps[:3])
+    rows: dict[str, Callable[[], tuple[int, int]]] = {
+        "reference err": lambda: reference_pass(env, cls, eps),
+        "text err": lambda: text_pass(eps)}
+    for row, (steps, solved, wall, cpu, ratio) in interleaved(rows, args.repeat).items():
+        shown = "" if row == "reference err" else f"{ratio:.2f}"
+        print(f"{env:8} {row:14} {steps:6d} {solved:7d} {wall:13.0f} {cpu:12.0f} "
+              f"{shown:>11} {os.getloadavg()[0]:5.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--envs", default="lights,trading,energy,repo")
     parser.add_argument("--num-envs", type=int, default=8, help="sub-envs of the sync row")
     parser.add_argument("--seed", type=int, default=0, help="seed of the invalid actions")
+    parser.add_argument("--sequences", default="witness,errors",
+                        help="witness (every env), errors (repo: error-driven repair texts)")
+    parser.add_argument("--random-rate", type=float, default=RANDOM_RATE,
+                        help="errors: the share of seeded random commands")
     parser.add_argument("--min-steps", type=int, default=3000,
                         help="replay the 30 episodes until a pass has at least this many texts")
     parser.add_argument("--data", type=Path, default=DATA,
@@ -302,6 +383,10 @@ def main() -> None:
         relative, cls_name = REFERENCE[env]
         cls = getattr(load(root, relative, f"_odyssey_{env}_ref"), cls_name)
         eps = episodes(env, args.data, args.seed, i)
+        if env == "repo" and "errors" in args.sequences.split(","):
+            errors(env, cls, error_episodes(eps, args.seed, i, args.random_rate), args)
+        if "witness" not in args.sequences.split(","):
+            continue
         eps = eps * max(1, -(-args.min_steps // sum(len(ep.actions) for ep in eps)))
         target = text_pass(eps)[0]  # warm-up (imports, compiles); the sync rows' step count
         reference_pass(env, cls, eps[:3])

@@ -71,6 +71,13 @@ def script_checks(paths: tuple[str, ...] | list[str], run_ok: bool,
     return out
 
 
+def scripts_met(paths: tuple[str, ...] | list[str], run_ok: bool,
+                scripts: dict[str, bool]) -> bool:
+    """Whether every :func:`script_checks` verdict is met, without writing their evidence
+    (success is read at every text-env step; the messages were a fifth of a repo step)."""
+    return run_ok is True and all(scripts.get(p) for p in paths)
+
+
 def random_command(public: dict[str, Any], rng: np.random.Generator,
                    read_only: tuple[str, ...]) -> str:
     """The random agent's command for a repo task: mostly installs, some uninstalls, a few

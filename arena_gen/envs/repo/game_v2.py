@@ -32,6 +32,7 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -48,6 +49,7 @@ from arena_gen.envs.repo.common import (
     random_command,
     script_checks,
     script_rubric,
+    scripts_met,
 )
 from arena_gen.envs.repo.semver import (
     Clause,
@@ -76,7 +78,15 @@ class Command:
 
 
 def parse_command(text: str) -> Command:
-    """Read one command as the released game does; malformed text raises ActionError."""
+    """Read one command as the released game does; malformed text raises ActionError. A short
+    text's reading is remembered (agents repeat their commands; a Command is immutable)."""
+    if isinstance(text, str) and len(text) <= _REMEMBERED_TEXT:
+        return _remembered_command(text)
+    return _read_command(text)
+
+
+def _read_command(text: str) -> Command:
+    """:func:`parse_command` itself."""
     cmd = (text or "").strip().replace("<action>", "").replace("</action>", "").strip()
     cmd = cmd.split("\n", 1)[0].strip()
     if not cmd or cmd == "noop":
@@ -108,6 +118,11 @@ def parse_command(text: str) -> Command:
         return Command("python", target=tokens[1].strip())
     raise ActionError(f"unknown command {cmd!r}; commands: pip install, pip uninstall, "
                       f"pip list, repo tree, python <script>")
+
+
+#: Texts up to this length have their reading remembered (at most 1,024 of them: ~0.5 MB).
+_REMEMBERED_TEXT = 256
+_remembered_command = functools.lru_cache(maxsize=1024)(_read_command)
 
 
 def parse_requirement(spec: str) -> tuple[str, list[Clause]]:
@@ -689,11 +704,24 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         r = self.rules
         return RepoV2Facts(
             python=None if state.python == ABSENT else version_text(r.pythons[state.python]),
-            installed={r.names[q]: r.vname(q, x) for q, x in enumerate(state.installed)
-                       if x != ABSENT},
+            installed=dict(self.installed_names(state.installed)),
             scripts=(dict(self.scripts_ok(state.installed)) if state.python != ABSENT
                      else dict.fromkeys(r.entrypoints, False)),
             run_ok=state.run_ok)
+
+    def installed_names(self, installed: tuple[int, ...]) -> dict[str, str]:
+        """The installed packages as ``{name: version text}``, remembered per configuration
+        (most commands of a repair sequence leave it as it was); callers copy it."""
+        memo: dict[tuple[int, ...], dict[str, str]] = self.__dict__.setdefault(
+            "_names_memo", {})
+        found = memo.get(installed)
+        if found is None:
+            if len(memo) >= 4096:  # bounded, as scripts_ok's
+                memo.clear()
+            r = self.rules
+            found = memo[installed] = {r.names[q]: r.vname(q, x)
+                                       for q, x in enumerate(installed) if x != ABSENT}
+        return found
 
     def scripts_ok(self, installed: tuple[int, ...]) -> dict[str, bool]:
         """Whether each script runs on ``installed``, remembered per configuration: a step's
@@ -716,6 +744,10 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
 
     def checks(self, facts: RepoV2Facts) -> list[Check]:
         return script_checks(self.rules.entrypoints, facts.run_ok, facts.scripts)
+
+    def met(self, facts: RepoV2Facts) -> bool:
+        """``Game.met`` over :meth:`checks`, read without building their evidence texts."""
+        return scripts_met(self.rules.entrypoints, facts.run_ok, facts.scripts)
 
     def render(self, state: RepoV2) -> str:
         return ""

@@ -1,0 +1,59 @@
+"""Repo v2's step fast paths (#41) give what the slow definitions give: success read without the
+checks' evidence, the installed names and command readings remembered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from arena_gen.core import registry
+from arena_gen.core.game import ActionError, Game
+from arena_gen.core.suite_io import read_suite
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoGameV2, _read_command, parse_command
+
+
+@pytest.mark.parametrize("suite", ["odyssey-lite", "lite"])
+def test_met_and_installed_names_equal_the_definitions(suite: str) -> None:
+    """Random play (and each witness) on six repo tasks: every step's success equals every
+    rubric check met, and the remembered names equal the names built afresh."""
+    tasks = read_suite(suite, envs=["repo"]).tasks["repo"][:6]
+    seen = {True: 0, False: 0}
+    for k, task in enumerate(tasks):
+        env = registry.make_env(task)
+        game = env.game
+        assert isinstance(game, RepoGameV2)
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([41, k])))
+        env.reset()
+        texts = [env.sample_action(rng) for _ in range(60)] + list(task.certificate.witness)
+        for text in texts:
+            _, _, terminated, _, info = env.step(text)
+            facts = game.facts(env.state)
+            slow = Game.met(game, facts)
+            assert game.met(facts) is slow is info["success"]
+            r = game.rules
+            assert facts.installed == {r.names[q]: r.vname(q, x)
+                                       for q, x in enumerate(env.state.installed)
+                                       if x != ABSENT}
+            seen[slow] += 1
+            if terminated:
+                break
+    assert seen[True] >= 1 and seen[False] >= 100  # both verdicts exercised
+
+
+def test_a_remembered_reading_is_the_reading() -> None:
+    """Parsed or refused alike, short and long texts; a refused text is refused every time."""
+    texts = ["pip install pkg1==1.2", "pip install pkg1>=1.0,<2.0", "  pip list ", "repo tree",
+             "<action>python run.py</action>", "pip uninstall pkg3", "", "noop", "ls",
+             "pip install a b", "pip install pkg1==x", "python", "pip install python==3.10",
+             "pip install pkg1==1.2\n" + "x" * 400, "x" * 300]
+    for text in texts * 2:
+        try:
+            expected: object = _read_command(text)
+        except ActionError as exc:
+            expected = ("refused", str(exc))
+        try:
+            got: object = parse_command(text)
+        except ActionError as exc:
+            got = ("refused", str(exc))
+        assert got == expected, text
