@@ -115,11 +115,14 @@ def test_a_2gb_sparse_findings_file_is_refused_unread(run: Path, tmp_path: Path)
     path = run / "findings.jsonl"
     with open(path, "r+b") as fh:
         fh.truncate(2 * 1024**3)
-    probe = ("import resource, sys\n"
+    # VmHWM is this process's own peak (ru_maxrss keeps the forking parent's across exec, so
+    # under an xdist worker that has run heavy tests it reports the worker's size)
+    probe = ("import re, sys\n"
              "from arena_gen.scoring.report_check import check_run\n"
              "try:\n    check_run(sys.argv[1])\n"
              "except Exception as exc:\n    print(type(exc).__name__, exc)\n"
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+             "status = open('/proc/self/status').read()\n"
+             "print(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1))\n")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", probe, str(run)], capture_output=True,
                           text=True, env=env, timeout=120, check=True)
