@@ -20,7 +20,7 @@ order, and every install rule are v2's, so the v3 verifier and planner apply unc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,7 +42,7 @@ ERROR_OPTIONS = 4
 _WORKED = frozenset({"installed", "already_installed", "run_ok", "script_ok"})
 RUN_PY = "python run.py"
 #: Failing commands tried per ``command_error`` question before it is given up.
-_ERROR_TRIES = 6
+_ERROR_TRIES = 12
 #: Near and visited environments a ``command_ok`` question may look in for its answer.
 _NEAR = 9
 
@@ -92,9 +92,11 @@ class RepoGameV4(RepoGameV2):
         it succeed? ``yes``/``no``, half each (chance 50 %).
         ``command_error``: a command that fails here; which of four error outputs does it
         print (on one line)? The others are errors the same command prints from environments
-        one step away (a package added, moved or removed). One letter, balanced (chance
-        25 %); where no failing command has three such others, a ``command_ok`` question is
-        asked instead. Answers step the game from the stated environment.
+        one step away (a package added, moved or removed), all four of distinct lengths. One
+        letter, balanced (chance 25 %), and the right one's length rank balanced too (a
+        guess by length scores chance); where a round of four ranks cannot be made,
+        ``command_ok`` questions are asked instead. Answers step the game from the stated
+        environment.
     Arguments:
         ``task``: a repo v4 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
     Version History:
@@ -187,8 +189,10 @@ class RepoGameV4(RepoGameV2):
 
     def probes(self, state: RepoV2, visited: Sequence[RepoV2], rng: np.random.Generator,
                count: int) -> list[Probe]:
-        """``count`` questions: half ``command_error`` about the current environment (while
-        failing commands with four distinct outputs are found), the rest ``command_ok`` about
+        """``count`` questions: half ``command_error`` about the current environment (in whole
+        rounds of the four length ranks, while failing commands with such outputs are found;
+        an unfinished round is dropped, as a rank that is hard to give would otherwise be asked
+        less often), the rest ``command_ok`` about
         the current environment, else one a working install away, else one visited (wherever the
         wanted answer is found first: half the questions start from the current one), each
         kind's answers balanced."""
@@ -196,10 +200,14 @@ class RepoGameV4(RepoGameV2):
         pool = [(c, *self.outcome(state, c)) for c in self._commands(state)]
         near = self._near(state, pool, rng)
         failing = [c for c, ok, _ in pool if not ok]
-        made = []
-        for slot in balanced(rng, count // 2, letters(ERROR_OPTIONS)):
-            probe = self._error_probe(state, near, failing, slot, rng)
-            if probe is None:
+        steps = _Steps(self, state, [c for c, ok, _ in pool if ok and c != RUN_PY])
+        made: list[Probe] = []
+        slots = balanced(rng, count // 2, letters(ERROR_OPTIONS))
+        ranks = balanced(rng, count // 2, range(ERROR_OPTIONS))
+        for slot, rank in zip(slots, ranks, strict=True):
+            probe = self._error_probe(state, steps, failing, slot, rank, rng)
+            if probe is None:  # whole rounds only: every rank (and slot) asked equally often
+                del made[len(made) - len(made) % ERROR_OPTIONS:]
                 break
             made.append(probe)
         envs = [state]  # then near ones, then visited ones, as drawn (each pooled once)
@@ -252,26 +260,25 @@ class RepoGameV4(RepoGameV2):
             f"from it? Answer with exactly one word: yes or no."),
             subject=self._subject(state, command))
 
-    def _error_probe(self, state: RepoV2, near: list[RepoV2], failing: list[str], slot: str,
-                     rng: np.random.Generator) -> Probe | None:
+    def _error_probe(self, state: RepoV2, steps: _Steps, failing: list[str], slot: str,
+                     rank: int, rng: np.random.Generator) -> Probe | None:
         """A failing command and four outputs: what it prints here, and three other outputs it
-        prints from environments one working install or one uninstall away (a drawn few; so
-        every option names the same command's packages, and lists of missing packages grow and
-        shrink alike); None when no failing command of a few drawn has three."""
+        prints from environments one working install or one uninstall away (met in a drawn
+        order; so every option names the same command's packages, and lists of missing
+        packages grow and shrink alike). The four differ in length and exactly ``rank`` of the
+        others are shorter than the right one (``rank`` is balanced like the slot), so a guess
+        by length (the longest, the shortest, the second longest...) scores chance; None when
+        no failing command of a few drawn has such three."""
         for j in rng.permutation(len(failing))[:_ERROR_TRIES]:
             command = failing[int(j)]
             right = self.outcome(state, command)[1]
-            others: list[str] = []
-            for k in rng.permutation(len(near)):
-                ok, text = self.outcome(near[int(k)], command)
-                if not ok and text.startswith("ERROR") and text != right and text not in others:
-                    others.append(text)
-                    if len(others) == ERROR_OPTIONS - 1:
-                        break
-            if len(others) == ERROR_OPTIONS - 1:
+            others = _ranked_others(right, rank, (
+                steps.outcome(int(k), command) for k in rng.permutation(len(steps))))
+            if others is not None:
                 break
         else:
             return None
+        assert others is not None
         labels = letters(ERROR_OPTIONS)
         at = labels.index(slot)
         options = [*others[:at], right, *others[at:]]
@@ -313,6 +320,51 @@ class RepoGameV4(RepoGameV2):
 
     def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
         return choice_correct(probe, answer, reply)
+
+
+class _Steps:
+    """The environments one working install or one uninstall away from a state, each stepped
+    to (and each command's outcome there) only when first asked, once per draw."""
+
+    def __init__(self, game: RepoGameV4, state: RepoV2, works: list[str]) -> None:
+        r = game.rules
+        self.game, self.state = game, state
+        self.commands = works + [f"pip uninstall {r.names[q]}" for q in range(r.n)
+                                 if state.installed[q] != ABSENT]
+        self.states: dict[int, RepoV2] = {}
+        self.outcomes: dict[tuple[int, str], tuple[bool, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self.commands)
+
+    def outcome(self, k: int, command: str) -> tuple[bool, str]:
+        """What ``command`` does from the ``k``-th environment a step away."""
+        if (k, command) not in self.outcomes:
+            if k not in self.states:
+                self.states[k] = self.game.act(self.state, self.commands[k])[0]
+            self.outcomes[k, command] = self.game.outcome(self.states[k], command)
+        return self.outcomes[k, command]
+
+
+def _ranked_others(right: str, rank: int, outcomes: Iterable[tuple[bool, str]]
+                   ) -> list[str] | None:
+    """Three error outputs in the order met (so their places say nothing of their lengths),
+    of lengths distinct from each other and from ``right``'s, ``rank`` of them shorter than
+    ``right`` and the rest longer; None when ``outcomes`` run out first (a rank the command's
+    errors cannot give)."""
+    room = {True: rank, False: ERROR_OPTIONS - 1 - rank}  # shorter?: how many more
+    picked: list[str] = []
+    lengths = {len(right)}
+    for ok, text in outcomes:
+        shorter = len(text) < len(right)
+        if ok or not text.startswith("ERROR") or len(text) in lengths or not room[shorter]:
+            continue
+        room[shorter] -= 1
+        picked.append(text)
+        lengths.add(len(text))
+        if len(picked) == ERROR_OPTIONS - 1:
+            return picked
+    return None
 
 
 def _renamed(probe: Probe, new_id: str) -> Probe:
