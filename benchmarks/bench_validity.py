@@ -77,12 +77,33 @@ def measure(suite_path: Path, env: str, rung: str, mode: str, attempts: int,
             "tasks": len(per_task)}
 
 
+def knowledge_curves(ladders: list[dict[str, Any]]) -> dict[str, list[tuple[int, int]]]:
+    """Per rung, (probes right, probes asked) at each milestone, pooled over ladders of format
+    3 (earlier formats record no probes: an empty result)."""
+    curves: dict[str, list[list[int]]] = {}
+    for ladder in ladders:
+        for rung, row in ladder.items():
+            for result in row.get("results", []):
+                for i, point in enumerate(result.get("probes") or []):
+                    curve = curves.setdefault(rung, [])
+                    while len(curve) <= i:
+                        curve.append([0, 0])
+                    curve[i][0] += int(point["correct"])
+                    curve[i][1] += int(point["asked"])
+    return {rung: [(right, asked) for right, asked in curve] for rung, curve in curves.items()}
+
+
+#: (suite, env) -> the certificates' ladders of every task of a pooled out-of-sample run.
+LADDERS: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+
 def pooled(seeds: list[int], envs: list[str] | None, versions: dict[str, int],
            jobs: int) -> dict[tuple[str, str], dict[str, dict[str, Any]]]:
-    """(suite, env) -> the rung rates pooled over fresh builds of every seed."""
+    """(suite, env) -> the rung rates pooled over fresh builds of every seed (the ladders
+    themselves are kept in :data:`LADDERS` for the knowledge curves)."""
     from arena_gen.suite.build import build_suite
 
-    ladders: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    ladders = LADDERS
     for seed in seeds:
         for suite in ("lite", "challenge"):
             t0 = time.perf_counter()
@@ -112,6 +133,18 @@ def out_of_sample(args: argparse.Namespace) -> int:
             lo, hi = row["ci95"]
             print(f"| {env} | {suite} | {rung} | {row.get('kind', '-')} | {row['tasks']} | "
                   f"{row['attempts']} | {row['rate']:.1%} | {lo:.0%}-{hi:.0%} |")
+    curves = {key: knowledge_curves(rows) for key, rows in LADDERS.items()}
+    if any(curves.values()):
+        print("\nKnowledge curves (probe accuracy at 25/50/75/100 % of the budget, pooled):\n")
+        print("| env | suite | rung | 25 % | 50 % | 75 % | 100 % | probes |")
+        print("|---|---|---|---|---|---|---|---|")
+        for (suite, env), per_rung in sorted(curves.items(), key=lambda kv: (kv[0][1],
+                                                                                kv[0][0])):
+            for rung in sorted(per_rung, key=rung_order):
+                points = per_rung[rung]
+                cells = [f"{right / asked:.0%}" if asked else "-" for right, asked in points]
+                print(f"| {env} | {suite} | {rung} | {' | '.join(cells)} | "
+                      f"{sum(a for _, a in points)} |")
     failed = []
     for env in sorted({env for _, env in rates}):
         lite, chal = rates.get(("lite", env), {}), rates.get(("challenge", env), {})

@@ -48,7 +48,7 @@ def small_task(budget: int = 12, version: int = 2) -> Task:
 
 def test_v3_is_released_beside_v2() -> None:
     v2, v3 = registry.get("lights", 2), registry.get("lights", 3)
-    assert registry.get("lights").version == 3  # released 2026-12-02
+    assert registry.get("lights").version == 4  # v3 released 2026-12-02, v4 2026-12-07
     assert not v3.preview and v3.ladder_version == 2 and v2.ladder_version == 1
     assert sorted(v3.model_free) == ["sweep"] and not v2.model_free
     assert v3.game == v2.game and v3.sampler == v2.sampler

@@ -27,7 +27,7 @@ from arena_gen.core.schema import validate_doc
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.suite import ladder
-from arena_gen.suite.build import build_suite
+from arena_gen.suite.build import build_suite, generate_task
 from arena_gen.suite.verify import verify_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -332,7 +332,7 @@ def test_a_format_3_ladder_records_a_valid_knowledge_curve(monkeypatch: pytest.M
 
 
 def test_an_older_ladder_format_records_no_probes() -> None:
-    task = released("lights", "lite")[0]
+    task = generate_task("lights", "lite", 7, 0, version=3).task  # released 2026-12-02
     spec = registry.for_task(task)
     assert spec.ladder_version < 3
     lad = ladder.climb(task, spec.load("calibration")["lite"], only={"planner"})

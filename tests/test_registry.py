@@ -77,15 +77,17 @@ def test_unknown_env_and_parts() -> None:
 
 
 def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
-    assert registry.get("repo").version == 4  # repo v4 is the build default
-    assert registry.get("repo", 2).preview and not registry.get("repo", 4).preview
+    assert registry.get("repo").version == 5  # repo v5 is the build default
+    assert registry.get("repo", 2).preview and not registry.get("repo", 5).preview
     assert registry.newest_with("repo", "importer").version == 2  # v3 imports nothing
-    registry.register(dataclasses.replace(registry.get("repo", 4), version=99, preview=True))
-    try:  # a newer preview does not become the default
-        assert registry.get("repo").version == 4 and registry.get("repo", 99).preview
+    registry.register(dataclasses.replace(registry.get("repo", 5), version=99, preview=True))
+    try:  # a newer preview does not become the default, nor speaks for released prompts
+        assert registry.get("repo").version == 5 and registry.get("repo", 99).preview
+        assert registry.newest_with("repo", "grammar").version == 99
+        assert registry.released_with("repo", "grammar").version == 5
     finally:
         registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
-    assert registry.newest_with("lights", "planner").version == 4  # v4 (a preview) keeps it
-    assert registry.released_with("lights", "planner").version == 3  # the released one's
+    assert registry.newest_with("lights", "planner").version == 4
+    assert registry.released_with("lights", "planner").version == 4

@@ -148,9 +148,9 @@ def test_preset_builds_a_calibrated_exact_task(suite: str) -> None:
 
 
 def test_versions_registered() -> None:
-    """v3 stays buildable (v4 is the default since 2026-12-02); v1 and v2 stay as they were
+    """v3 stays buildable (v5 is the default since 2026-12-07); v1 and v2 stay as they were
     (v2 a preview)."""
-    assert registry.get("repo").version == 4 and not registry.get("repo", 3).preview
+    assert registry.get("repo").version == 5 and not registry.get("repo", 3).preview
     assert registry.get("repo", 2).preview
     assert registry.get("repo", 2).load("sampler").__module__ == "arena_gen.envs.repo.sampler_v2"
     assert registry.get("repo", 1).load("sampler").__module__ == "arena_gen.envs.repo.sampler_v1"

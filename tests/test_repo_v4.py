@@ -262,8 +262,8 @@ def test_v4_builds_verify_and_are_deterministic(tmp_path: Path) -> None:
         assert verify_suite(tmp_path / "s").ok
 
 
-def test_v4_is_the_default() -> None:
-    assert registry.get("repo").version == 4  # released 2026-12-02
+def test_v4_stays_released_beside_v5() -> None:
+    assert registry.get("repo").version == 5  # v4 released 2026-12-02, v5 2026-12-07
     spec = registry.get("repo", 4)
     assert not spec.preview and spec.ladder_version == 2
     cal = spec.load("calibration")

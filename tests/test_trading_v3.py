@@ -130,7 +130,7 @@ def test_v3_certificates_verify_and_rebuild_byte_identically() -> None:
     generation gives the same bytes."""
     spec = registry.get("trading", 3)
     assert not spec.preview and spec.ladder_version == 2
-    assert registry.get("trading").version == 4  # v3 released 2026-12-02, v4 2026-12-03
+    assert registry.get("trading").version == 5  # v3 released 2026-12-02, v5 2026-12-07
     for index in (0, 1):
         task = generate_task("trading", "lite", 7, index, version=3).task
         ladder = task.certificate.facts["ladder"]

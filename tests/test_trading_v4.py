@@ -127,16 +127,18 @@ def test_v4_witness_replays_to_success() -> None:
 V3_RELEASED = ("bcbe4d355ec48d545d1b8251d0121d1b8b00b7925dbca5d963959d227b31436d",
                "db983d5ca40192852e20bc2467b39132fa327431fa349c63f3d84ea4d836a196")
 
+#: The first two Lite seed-7 tasks as released on v4 (2026-12-03 to 2026-12-07).
+V4_RELEASED = ("a7357cd1f776441a4d79e47ba140eae4d1c1b73d2f42ab5f5ba21e9cea3c2a46",
+               "618bf367bba1b370f0e1b94692fc18b567d34dd02fc90eb8dc1314b2868efbf5")
 
-def test_v4_is_released_and_v3_still_rebuilds_its_release() -> None:
-    """``build`` defaults to v4, whose released Lite tasks rebuild to their manifest hashes;
-    v3 stays registered and rebuilds the tasks it was released with."""
+
+def test_v4_and_v3_still_rebuild_their_releases() -> None:
+    """v4 and v3 stay registered (not previews) and rebuild the tasks they were released
+    with, byte for byte; ``build`` defaults to v5 since 2026-12-07."""
     assert not registry.get("trading", 4).preview
-    assert registry.get("trading").version == 4
-    manifest = json.loads((ROOT / "suites" / "lite" / "manifest.json").read_text())
-    for index, v3_sha in enumerate(V3_RELEASED):
-        task = generate_task("trading", "lite", 7, index, version=4).task
-        assert task.sha256 == manifest["tasks"][task.id]
+    assert registry.get("trading").version == 5
+    for index, (v3_sha, v4_sha) in enumerate(zip(V3_RELEASED, V4_RELEASED, strict=True)):
+        assert generate_task("trading", "lite", 7, index, version=4).task.sha256 == v4_sha
         assert generate_task("trading", "lite", 7, index, version=3).task.sha256 == v3_sha
 
 

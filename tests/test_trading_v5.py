@@ -179,10 +179,10 @@ def test_allocation_agents_play_their_policies(lite: list[Task]) -> None:
             assert info["valid"], (name, action)
 
 
-def test_v5_witness_replays_and_v4_stays_the_default() -> None:
+def test_v5_witness_replays_and_is_the_default() -> None:
     """A built v5 Lite task: the witness (the W-known planner, naming nothing: graded on its
-    all-in book) replays to the recorded value and meets every check; ``build`` keeps v4
-    until the suites are rebuilt on v5."""
+    all-in book) replays to the recorded value and meets every check; ``build`` defaults to
+    v5 (ladder format 3, per-task resistance) since 2026-12-07."""
     task = generate_task("trading", "lite", 7, 0, version=5).task
     assert task.env_version == 5 and task.certificate.verifier_version == 5
     assert check_task(task).ok, check_task(task).problem
@@ -190,7 +190,9 @@ def test_v5_witness_replays_and_v4_stays_the_default() -> None:
     ladder = task.certificate.facts["ladder"]
     assert ladder["planner"]["successes"] == 1 and ladder["random"]["successes"] == 0
     assert {ladder[r]["kind"] for r in ("ridge-top2", "ridge-gated")} == {"inductive"}
-    assert registry.get("trading", 5).preview and registry.get("trading").version == 4
+    assert not registry.get("trading", 5).preview and registry.get("trading").version == 5
+    assert registry.get("trading", 5).ladder_version == 3
+    assert task.certificate.facts["resistance"]["random"]["bound"] <= sampler_v5.RANDOM_EPSILON
 
 
 def test_rubric_states_the_rule_without_w(lite: list[Task]) -> None:

@@ -149,7 +149,7 @@ def _intro(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     (lambda lines: lines[:-1], "manifest counts.lights is 1, the lite preset's is 2"),
     (_one_more, "manifest counts.lights is 3, the lite preset's is 2"),
     (_budget, "lights-lite-7-0000: budget 100 is not the 50 its env and preset give"),
-    (_intro, "lights-lite-7-0001: public.intro is not what lights v3's sampler writes"),
+    (_intro, "lights-lite-7-0001: public.intro is not what lights v4's sampler writes"),
 ], ids=["one task fewer", "one task more", "edited budget", "injected intro"])
 def test_an_unsigned_public_copy_with_another_count_budget_or_intro_is_refused(
         folders: dict[str, Path], tmp_path: Path,

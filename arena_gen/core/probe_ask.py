@@ -44,12 +44,15 @@ CLIMB_FACTS = ("ladder", "resistance")
 def probe_key(task: Task) -> str:
     """The sha256 every probe stream of ``task`` comes from (runs, the ladder and the judge
     alike): the task's own, as it is before its climb's facts are attached (a certificate
-    cannot seed the probes it records, so build and verify draw the same questions)."""
-    if not any(k in task.certificate.facts for k in CLIMB_FACTS):
+    cannot seed the probes it records, so build and verify draw the same questions) and
+    without the verifier's wall-clock seconds (None in every frozen task; a measurement must
+    not choose questions)."""
+    cert = task.certificate
+    if cert.seconds is None and not any(k in cert.facts for k in CLIMB_FACTS):
         return task.sha256
-    facts = {k: v for k, v in task.certificate.facts.items() if k not in CLIMB_FACTS}
-    return dataclasses.replace(task, certificate=dataclasses.replace(task.certificate,
-                                                                     facts=facts)).sha256
+    facts = {k: v for k, v in cert.facts.items() if k not in CLIMB_FACTS}
+    return dataclasses.replace(task, certificate=dataclasses.replace(
+        cert, facts=facts, seconds=None)).sha256
 
 
 def share_label(share: float) -> str:

@@ -84,9 +84,8 @@ V4 = replace(
     V3, version=4,
     presets=part("sampler_v4:PRESETS"),
     calibration=part("sampler_v4:CALIBRATION"),
-    # Registered, buildable (versions=...) and verifiable; the build default once the released
-    # suites are rebuilt on it with the other #38 versions.
-    preview=True,
+    # Ladder format 3: each rung's knowledge curve in the certificate.
+    ladder_version=3,
 )
 
 SPECS = (V1, V2, V3, V4)

@@ -72,9 +72,8 @@ V4 = replace(
                 "optimist": part("agents.optimist:LightsOptimistAgent"),
                 "climber": part("agents.optimist:LightsClimberAgent")},
     random_bound=part("random_bound:random_bound"),
-    # Registered, buildable (versions=...) and verifiable; the build default once the released
-    # suites are rebuilt on it with the other #38 versions.
-    preview=True,
+    # Ladder format 3: each rung's knowledge curve in the certificate.
+    ladder_version=3,
 )
 
 SPECS = (V1, V2, V3, V4)

@@ -99,9 +99,8 @@ V5 = replace(
     model_free={"climb": part("agents.climb:RepoClimbAgent"),
                 "optimist": part("agents.climb:RepoOptimistAgent"),
                 "named_loop": part("agents.sweep:RepoNamedLoopAgent")},
-    # Until the released suites are rebuilt on it (the lead's switch at merge): buildable with
-    # versions={"repo": 5}, not yet the default.
-    preview=True,
+    # Ladder format 3: each rung's knowledge curve in the certificate.
+    ladder_version=3,
 )
 
 SPECS = (V1, V2, V3, V4, V5)

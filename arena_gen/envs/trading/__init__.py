@@ -128,8 +128,8 @@ V5 = replace(
                   for name, cls in (("ridge-top2", "RidgeTop2V5Agent"),
                                     ("ridge-top3", "RidgeTop3V5Agent"),
                                     ("ridge-gated", "RidgeGatedV5Agent"))}},
-    # Registered and playable; ``build`` keeps v4 until the released suites are rebuilt on v5.
-    preview=True,
+    # Ladder format 3: each rung's knowledge curve in the certificate.
+    ladder_version=3,
 )
 
 SPECS = (V1, V2, V3, V4, V5)

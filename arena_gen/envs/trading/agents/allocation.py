@@ -11,11 +11,14 @@ mode, like the planner).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.agent import TaskView
+from arena_gen.core.probes import Probe
+from arena_gen.envs.trading.agents.probe_replies import forecast_replies
 from arena_gen.envs.trading.policies_v5 import ALLOCATIONS, AllocationPolicy, allocation_policy
 
 __all__ = ["ALLOCATION_AGENTS", "AllocationAgent", "HeuristicV5Agent", "RidgeGatedV5Agent",
@@ -47,6 +50,11 @@ class AllocationAgent:
         """The policy's order for the day shown."""
         assert self.policy is not None, "reset() first"
         return self.policy.act(observation)
+
+    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
+        """From the forecast it trades on (the fitted ridge, or W read from the rules)."""
+        assert self.policy is not None, "reset() first"
+        return forecast_replies(probes, self.policy.stocks, self.policy.forecaster.predict)
 
 
 def _maker(allocation: str, knows_w: bool) -> Any:
