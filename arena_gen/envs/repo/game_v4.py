@@ -85,18 +85,19 @@ class RepoGameV4(RepoGameV2):
     Rubric:
         ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint.
     Probes:
-        Each states an environment (Python and ``pip list``'s packages: the current one, or,
-        for a ``command_ok`` question whose answer the current one lacks, one a step away or
-        one the agent visited) and a command, ``python
-        run.py`` or ``pip install NAME==M.m`` of a version not installed. ``command_ok``: does
-        it succeed? ``yes``/``no``, half each (chance 50 %).
-        ``command_error``: a command that fails here; which of four error outputs does it
-        print (on one line)? The others are errors the same command prints from environments
-        one step away (a package added, moved or removed), all four of distinct lengths. One
-        letter, balanced (chance 25 %), and the right one's length rank balanced too (a
-        guess by length scores chance); where a round of four ranks cannot be made,
-        ``command_ok`` questions are asked instead. Answers step the game from the stated
-        environment.
+        Each states an environment (Python and ``pip list``'s packages) and a command,
+        ``python run.py`` or ``pip install NAME==M.m`` of a version not installed.
+        ``command_ok``: does it succeed? ``yes``/``no``, half each (chance 50 %), and half
+        each within each kind of command (``python run.py``, an install of a package the
+        environment holds, of one it lacks); the environment is the current one or, where
+        that lacks the wanted answer, one a step away or one the agent visited.
+        ``command_error``: which of four error outputs (on one line) does a failing command
+        print? The four are what it prints from four environments among the current one and
+        those a step away (a package added, moved or removed), of distinct lengths; the
+        question states one of them, picked by a balanced length rank and put at a balanced
+        letter (chance 25 %, and 25 % for any guess by an option's length, kind or packages);
+        where none is found, a ``command_ok`` question is asked instead. Answers step the
+        game from the stated environment.
     Arguments:
         ``task``: a repo v4 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
     Version History:
@@ -205,30 +206,26 @@ class RepoGameV4(RepoGameV2):
         slots = balanced(rng, count // 2, letters(ERROR_OPTIONS))
         ranks = balanced(rng, count // 2, range(ERROR_OPTIONS))
         for slot, rank in zip(slots, ranks, strict=True):
-            probe = self._error_probe(state, steps, failing, slot, rank, rng)
-            if probe is None:  # whole rounds only: every rank (and slot) asked equally often
-                del made[len(made) - len(made) % ERROR_OPTIONS:]
+            probe = self._error_probe(steps, failing, slot, rank, rng)
+            if probe is None:
                 break
             made.append(probe)
-        envs = [state]  # then near ones, then visited ones, as drawn (each pooled once)
-        others = [*near, *(v for v in list(visited)[::-1][:_NEAR] if v != state)]
-        pools = [pool]
-        for want in balanced(rng, count - len(made), YES_NO):
-            e = 0 if rng.random() < 0.5 else 1  # half from the current environment
-            while True:
-                if e >= len(envs) and others:
-                    envs.append(others.pop(0))
-                    pools.append([(c, *self.outcome(envs[-1], c))
-                                  for c in self._commands(envs[-1])])
-                if e >= len(envs):  # no environment has the wanted answer: any command
-                    e, hits = 0, pool
+        ask = _Asker(self, state, [*near, *(v for v in list(visited)[::-1][:_NEAR]
+                                           if v != state)], pool)
+        left = count - len(made)
+        for kind in balanced(rng, left // 2, _KINDS):  # a yes and a no of one kind of command
+            pair = None
+            for k in [kind, *(_KINDS[int(j)] for j in rng.permutation(len(_KINDS))
+                              if _KINDS[int(j)] != kind)]:
+                pair = [ask.find(want, k, rng) for want in YES_NO]
+                if None not in pair:
                     break
-                hits = [x for x in pools[e] if x[1] == (want == "yes")]
-                if hits:
-                    break
-                e += 1
-            command = hits[int(rng.integers(len(hits)))][0]
-            made.append(self._ok_probe(envs[e], command))
+            made += [p or ask.any(want, rng) for p, want in zip(pair or [None, None], YES_NO,
+                                                                  strict=True)]
+        if left % 2:
+            want = YES_NO[int(rng.integers(len(YES_NO)))]
+            made.append(ask.find(want, _KINDS[int(rng.integers(len(_KINDS)))], rng)
+                        or ask.any(want, rng))
         order = rng.permutation(len(made))
         return [_renamed(made[int(j)], f"q{i}") for i, j in enumerate(order)]
 
@@ -260,25 +257,29 @@ class RepoGameV4(RepoGameV2):
             f"from it? Answer with exactly one word: yes or no."),
             subject=self._subject(state, command))
 
-    def _error_probe(self, state: RepoV2, steps: _Steps, failing: list[str], slot: str,
-                     rank: int, rng: np.random.Generator) -> Probe | None:
-        """A failing command and four outputs: what it prints here, and three other outputs it
-        prints from environments one working install or one uninstall away (met in a drawn
-        order; so every option names the same command's packages, and lists of missing
-        packages grow and shrink alike). The four differ in length and exactly ``rank`` of the
-        others are shorter than the right one (``rank`` is balanced like the slot), so a guess
-        by length (the longest, the shortest, the second longest...) scores chance; None when
-        no failing command of a few drawn has such three."""
+    def _error_probe(self, steps: _Steps, failing: list[str], slot: str, rank: int,
+                     rng: np.random.Generator) -> Probe | None:
+        """A command that fails here and four environments it fails from, met in a drawn
+        order among this one and those a working install or an uninstall away, whose error
+        outputs differ in length; the question states the one whose output has length rank
+        ``rank`` (0: the shortest) and puts it at ``slot``, the others in the order met.
+
+        The four are drawn alike and the stated one is picked by a balanced rank, so every
+        surface feature of an option (its length, its error's kind, the packages it names)
+        is as likely the right one's as another's: a guess by such a feature scores chance.
+        None when no failing command of a few drawn has four such environments."""
         for j in rng.permutation(len(failing))[:_ERROR_TRIES]:
             command = failing[int(j)]
-            right = self.outcome(state, command)[1]
-            others = _ranked_others(right, rank, (
-                steps.outcome(int(k), command) for k in rng.permutation(len(steps))))
-            if others is not None:
+            met = _four_lengths(command, steps, rng.permutation(len(steps)))
+            if met is not None:
                 break
         else:
             return None
-        assert others is not None
+        assert met is not None
+        by_length = sorted(met, key=lambda m: len(m[1]))
+        k, right = by_length[rank]
+        others = [text for _, text in met if text != right]
+        state = steps.env(k)
         labels = letters(ERROR_OPTIONS)
         at = labels.index(slot)
         options = [*others[:at], right, *others[at:]]
@@ -322,48 +323,104 @@ class RepoGameV4(RepoGameV2):
         return choice_correct(probe, answer, reply)
 
 
+def command_kind(installed: dict[str, Any], command: str) -> str:
+    """A ``command_ok`` command's kind as the question shows it: ``python run.py``, an install
+    of a package the stated environment holds, or of one it lacks."""
+    if command == RUN_PY:
+        return "run"
+    return "move" if command.split()[2].split("==")[0] in installed else "add"
+
+
+#: The kinds of ``command_ok`` commands; each kind is asked as often with ``yes`` as with
+#: ``no`` (``python run.py`` mostly fails, so its kind would otherwise tell the answer).
+_KINDS = ("run", "move", "add")
+
+
+class _Asker:
+    """``command_ok`` questions: the current environment, then near ones, then visited ones,
+    each stepped through every command only when first needed."""
+
+    def __init__(self, game: RepoGameV4, state: RepoV2, others: list[RepoV2],
+                 pool: list[tuple[str, bool, str]]) -> None:
+        self.game, self.others = game, others
+        self.envs = [state]
+        held = game._subject(state, "")["installed"]
+        self.pools = [[(c, ok, command_kind(held, c)) for c, ok, _ in pool]]
+
+    def _pool(self, e: int) -> list[tuple[str, bool, str]] | None:
+        """The ``e``-th environment's commands, outcomes and kinds (None past the last)."""
+        while e >= len(self.envs) and self.others:
+            env = self.others.pop(0)
+            held = self.game._subject(env, "")["installed"]
+            self.envs.append(env)
+            self.pools.append([(c, self.game.outcome(env, c)[0], command_kind(held, c))
+                               for c in self.game._commands(env)])
+        return self.pools[e] if e < len(self.envs) else None
+
+    def find(self, want: str, kind: str, rng: np.random.Generator) -> Probe | None:
+        """A question of ``kind`` whose answer is ``want``: half start from the current
+        environment, the rest from the next; None when no environment has one."""
+        e = 0 if rng.random() < 0.5 else 1
+        while (pool := self._pool(e)) is not None:
+            hits = [c for c, ok, k in pool if ok == (want == "yes") and k == kind]
+            if hits:
+                return self.game._ok_probe(self.envs[e], hits[int(rng.integers(len(hits)))])
+            e += 1
+        return None
+
+    def any(self, want: str, rng: np.random.Generator) -> Probe:
+        """A question whose answer is ``want`` if any environment has one, of any kind; else
+        any command from the current environment."""
+        for kind in (_KINDS[int(j)] for j in rng.permutation(len(_KINDS))):
+            if (probe := self.find(want, kind, rng)) is not None:
+                return probe
+        pool = self.pools[0]
+        return self.game._ok_probe(self.envs[0], pool[int(rng.integers(len(pool)))][0])
+
+
 class _Steps:
-    """The environments one working install or one uninstall away from a state, each stepped
-    to (and each command's outcome there) only when first asked, once per draw."""
+    """A state (number 0) and the environments one working install or one uninstall away
+    from it (1, 2, ...), each stepped to (and each command's outcome there) only when first
+    asked, once per draw."""
 
     def __init__(self, game: RepoGameV4, state: RepoV2, works: list[str]) -> None:
         r = game.rules
-        self.game, self.state = game, state
+        self.game = game
         self.commands = works + [f"pip uninstall {r.names[q]}" for q in range(r.n)
                                  if state.installed[q] != ABSENT]
-        self.states: dict[int, RepoV2] = {}
+        self.states: dict[int, RepoV2] = {0: state}
         self.outcomes: dict[tuple[int, str], tuple[bool, str]] = {}
 
     def __len__(self) -> int:
-        return len(self.commands)
+        return 1 + len(self.commands)
+
+    def env(self, k: int) -> RepoV2:
+        """The ``k``-th environment."""
+        if k not in self.states:
+            self.states[k] = self.game.act(self.states[0], self.commands[k - 1])[0]
+        return self.states[k]
 
     def outcome(self, k: int, command: str) -> tuple[bool, str]:
-        """What ``command`` does from the ``k``-th environment a step away."""
+        """What ``command`` does from the ``k``-th environment."""
         if (k, command) not in self.outcomes:
-            if k not in self.states:
-                self.states[k] = self.game.act(self.state, self.commands[k])[0]
-            self.outcomes[k, command] = self.game.outcome(self.states[k], command)
+            self.outcomes[k, command] = self.game.outcome(self.env(k), command)
         return self.outcomes[k, command]
 
 
-def _ranked_others(right: str, rank: int, outcomes: Iterable[tuple[bool, str]]
-                   ) -> list[str] | None:
-    """Three error outputs in the order met (so their places say nothing of their lengths),
-    of lengths distinct from each other and from ``right``'s, ``rank`` of them shorter than
-    ``right`` and the rest longer; None when ``outcomes`` run out first (a rank the command's
-    errors cannot give)."""
-    room = {True: rank, False: ERROR_OPTIONS - 1 - rank}  # shorter?: how many more
-    picked: list[str] = []
-    lengths = {len(right)}
-    for ok, text in outcomes:
-        shorter = len(text) < len(right)
-        if ok or not text.startswith("ERROR") or len(text) in lengths or not room[shorter]:
+def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]
+                  ) -> list[tuple[int, str]] | None:
+    """The first environments in ``order`` from which ``command`` prints an error of a length
+    no earlier one's has, with those errors (four of them); None when fewer are met."""
+    met: list[tuple[int, str]] = []
+    lengths: set[int] = set()
+    for k in order:
+        ok, text = steps.outcome(int(k), command)
+        if ok or not text.startswith("ERROR") or len(text) in lengths:
             continue
-        room[shorter] -= 1
-        picked.append(text)
+        met.append((int(k), text))
         lengths.add(len(text))
-        if len(picked) == ERROR_OPTIONS - 1:
-            return picked
+        if len(met) == ERROR_OPTIONS:
+            return met
     return None
 
 
