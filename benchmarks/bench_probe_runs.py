@@ -6,8 +6,14 @@ are printed per env (only envs whose game offers probes are timed). The run incl
 ``arena-gen run`` does besides playing (reading the suite, compiling every task's game, writing
 the run directory), as a user would time it.
 
+With ``--parts`` the probe runs' CPU seconds are also split into the game's draw
+(:func:`arena_gen.core.probes.draw`), the task's probe key (hashed once per attempt) and the
+agent's replies (:func:`arena_gen.core.probe_ask.ask`), medians over the pairs; the rest of the
+difference is the records. The split times each call through the episode module's names, so it
+adds a little to the probe runs.
+
 Reproduce: ``python benchmarks/bench_probe_runs.py [--suite lite] [--envs lights,trading]
-[--agent heuristic] [--pairs 5] [--per-milestone 8]`` from the repository root.
+[--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts]`` from the repository root.
 """
 
 from __future__ import annotations
@@ -16,9 +22,12 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from arena_gen.core import registry
+from arena_gen.core import episode, registry
 from arena_gen.core.probes import PROBES_PER_MILESTONE, offers_probes
 from arena_gen.core.suite_io import read_suite
 from arena_gen.runner.run import RunConfig, run_suite
@@ -34,6 +43,34 @@ def _play(suite: str, env: str, agent: str, mode: str, probes: int, out: Path
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+#: The probe steps ``--parts`` times: the episode module's name -> the label printed.
+PARTS = {"draw": "draw", "probe_key": "key", "ask": "replies"}
+
+
+@contextmanager
+def split(seconds: dict[str, float]) -> Iterator[None]:
+    """Add each probe step's CPU seconds to ``seconds`` while the block runs."""
+    saved = {name: getattr(episode, name) for name in PARTS}
+
+    def timed(name: str, call: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                label = PARTS[name]
+                seconds[label] = seconds.get(label, 0.0) + time.process_time() - start
+        return run
+
+    for name, call in saved.items():
+        setattr(episode, name, timed(name, call))
+    try:
+        yield
+    finally:
+        for name, call in saved.items():
+            setattr(episode, name, call)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--suite", default="lite")
@@ -43,6 +80,8 @@ def main() -> None:
     parser.add_argument("--mode", default="inductive")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--per-milestone", type=int, default=PROBES_PER_MILESTONE)
+    parser.add_argument("--parts", action="store_true",
+                        help="split the probe runs' CPU seconds into draw, key and replies")
     args = parser.parse_args()
     suite = read_suite(args.suite)
     envs = args.envs.split(",") if args.envs else [
@@ -50,20 +89,24 @@ def main() -> None:
         if offers_probes(registry.make_game(suite.tasks[env][0]))]
     print(f"command: python benchmarks/bench_probe_runs.py --suite {args.suite} --envs "
           f"{','.join(envs)} --agent {args.agent} --mode {args.mode} --pairs {args.pairs} "
-          f"--per-milestone {args.per_milestone}")
+          f"--per-milestone {args.per_milestone}" + (" --parts" if args.parts else ""))
     print(f"{'env':<9}{'tasks':>6}{'off s':>8}{'on s':>8}{'wall x':>8}{'cpu off':>9}"
           f"{'cpu on':>8}{'cpu x':>7}  wall ratios per pair | cpu ratios per pair")
     with tempfile.TemporaryDirectory() as tmp:
         for env in envs:
             offs, ons = [], []
+            parts: list[dict[str, float]] = []
             for n in range(args.pairs + 1):  # the first pair warms caches, not counted
                 off = _play(args.suite, env, args.agent, args.mode, 0,
                             Path(tmp) / f"{env}-off-{n}")
-                on = _play(args.suite, env, args.agent, args.mode, args.per_milestone,
-                           Path(tmp) / f"{env}-on-{n}")
+                seconds: dict[str, float] = {}
+                with split(seconds) if args.parts else _nothing():
+                    on = _play(args.suite, env, args.agent, args.mode, args.per_milestone,
+                               Path(tmp) / f"{env}-on-{n}")
                 if n:
                     offs.append(off)
                     ons.append(on)
+                    parts.append(seconds)
             wall = [b[0] / a[0] for a, b in zip(offs, ons, strict=True)]
             cpu = [b[1] / a[1] for a, b in zip(offs, ons, strict=True)]
             med = statistics.median
@@ -72,6 +115,16 @@ def main() -> None:
                   f"{med(a[1] for a in offs):>9.2f}{med(b[1] for b in ons):>8.2f}"
                   f"{med(cpu):>7.3f}  " + " ".join(f"{r:.3f}" for r in wall) + " | "
                   + " ".join(f"{r:.3f}" for r in cpu), flush=True)
+            if args.parts:
+                shares = (f"{label} {med(p.get(label, 0.0) for p in parts):.3f}"
+                          for label in PARTS.values())
+                print(f"{'':<9}probe runs' CPU s (medians): " + ", ".join(shares), flush=True)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    """No split (the probe runs as a user times them)."""
+    yield
 
 
 if __name__ == "__main__":

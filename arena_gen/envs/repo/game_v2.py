@@ -33,6 +33,7 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -393,6 +394,16 @@ class InstallFailure(Exception):
         self.kind = kind
 
 
+#: Per game, what its pure helpers worked out, kept beside the game and never in it (so a game
+#: pickles and compares as it was built, whatever it was asked).
+_MEMOS: weakref.WeakKeyDictionary[Any, dict[str, dict[Any, Any]]] = weakref.WeakKeyDictionary()
+
+
+def memo(game: Any, table: str) -> dict[Any, Any]:
+    """``game``'s memo table named ``table`` (empty at first)."""
+    return _MEMOS.setdefault(game, {}).setdefault(table, {})
+
+
 class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
     """Repo System, version 2 (the released OdysseyArena rules).
 
@@ -509,7 +520,6 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             return state, RepoEvent(f"ERROR: no package called {name!r} in the index.",
                                     kind="unknown_package")
         available = r.versions[p]
-        listing = ", ".join(version_text(v) for v in available)
         if not clauses:
             if state.installed[p] != ABSENT:
                 return state, RepoEvent(
@@ -517,9 +527,9 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                     kind="already_installed")
             v = max(range(len(available)), key=lambda i: available[i])
         else:
-            norm = normalise(clauses, available)
-            hits = [i for i, x in enumerate(available) if norm and satisfies(x, norm)]
+            norm, hits = self._matching(p, clauses)
             if not hits:
+                listing = ", ".join(version_text(v) for v in available)
                 return state, RepoEvent(
                     f"ERROR: no version of {name} matches {spec_text(norm or clauses)} "
                     f"(versions: {listing}).", kind="no_matching_version")
@@ -536,6 +546,19 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             text += " Changed along with it: " + ", ".join(
                 f"{r.names[q]} {r.vname(q, x)}" for q, x in changed) + "."
         return after, RepoEvent(text, kind="installed")
+
+    def _matching(self, p: int, clauses: list[Clause]) -> tuple[list[Clause], list[int]]:
+        """A request's normal form and the version indices of ``p`` it matches (kept per
+        game: it depends on the request only, and probes ask the same installs often)."""
+        cache: dict[tuple[int, tuple[Clause, ...]], tuple[list[Clause], list[int]]] = memo(
+            self, "matching")
+        key = (p, tuple(clauses))
+        if key not in cache:
+            available = self.rules.versions[p]
+            norm = normalise(clauses, available)
+            cache[key] = (norm, [i for i, x in enumerate(available)
+                                 if norm and satisfies(x, norm)])
+        return cache[key]
 
     def install_plan(self, p: int, v: int) -> InstallPlan:
         """The typed rule of installing version index ``v`` of package ``p``."""

@@ -27,9 +27,16 @@ def _worked(text: str) -> bool:
 
 
 def _closest(options: Sequence[str], text: str) -> int:
-    """The option most like ``text`` (difflib's ratio; the first on a tie)."""
-    scores = [SequenceMatcher(None, o, text, autojunk=False).ratio() for o in options]
-    return scores.index(max(scores))
+    """The option most like ``text`` (difflib's ratio; the first on a tie; an option equal to
+    ``text`` is the only one of ratio 1, so it is taken without comparing)."""
+    if text in options:
+        return list(options).index(text)
+    best, at = -1.0, 0
+    for i, option in enumerate(options):  # quick_ratio bounds ratio: a lower bound skips it
+        matcher = SequenceMatcher(None, option, text, autojunk=False)
+        if matcher.quick_ratio() > best and (score := matcher.ratio()) > best:
+            best, at = score, i
+    return at
 
 
 def memory_replies(probes: Sequence[Probe], seen: Mapping[EnvKey, Mapping[str, str]],
