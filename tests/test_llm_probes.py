@@ -18,6 +18,7 @@ from arena_gen.core import registry
 from arena_gen.core.probes import Probe
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.runner.run import RunConfig, run_suite
+from arena_gen.runner.spend import SpendStop
 from arena_gen.scoring.score import score_run
 from arena_gen.suite.build import build_suite
 
@@ -46,12 +47,13 @@ def answer_probes(seen: Seen) -> Out:
     return Out(content=f'<think>recall</think>{tags}<answer id="q1">no</answer>')
 
 
-def run(suite: Path, out: Path, server: FakeOpenAI, probes: int, jobs: int = 1) -> list[Any]:
+def run(suite: Path, out: Path, server: FakeOpenAI, probes: int, jobs: int = 1,
+        **more: Any) -> list[Any]:
     task = read_suite(suite).tasks["counter"][0]
     config = {"model": "fake-model", "base_url": server.url, "temperature": 0.0,
               "max_connections": 2, "timeout": 5.0, "retries": 1, "backoff": 0.005}
     rundir = run_suite(RunConfig(suite=str(suite), agent="llm", out=str(out), tasks=[task.id],
-                                 agent_config=config, probes=probes, jobs=jobs))
+                                 agent_config=config, probes=probes, jobs=jobs, **more))
     return rundir.records()
 
 
@@ -141,3 +143,22 @@ def test_the_blocking_agent_answers_probes_too(suite: Path,
     assert rec["success"] and len(probe_requests) == len(rec["probes"]) == 4
     assert all(m["replies"] == ["yes", ""] for m in rec["probes"])
     assert len(server.seen) == rec["steps"] + len(probe_requests)
+
+
+def test_probe_tokens_count_against_the_run_caps(suite: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--max-total-tokens`` counts the probe requests as they are asked, and a resumed run
+    counts the recorded ones: a cap above the turns alone but below turns and probes stops."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeOpenAI(read_suite(suite).all_tasks(), key=KEY, fault=answer_probes) as server:
+        (rec,) = run(suite, tmp_path / "full", server, 3)
+        turns = sum(t["tokens"]["total_tokens"] for t in rec["turns"])
+        probes = sum(m["tokens"]["total_tokens"] for m in rec["probes"])
+        assert probes > 0
+        cap = turns + probes // 2
+        with pytest.raises(SpendStop, match="--max-total-tokens"):
+            run(suite, tmp_path / "capped", server, 3, max_total_tokens=cap)
+        before = len(server.seen)
+        with pytest.raises(SpendStop, match="--max-total-tokens"):
+            run(suite, tmp_path / "full", server, 3, max_total_tokens=cap, resume=True)
+        assert len(server.seen) == before  # already over the cap: nothing is asked

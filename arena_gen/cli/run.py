@@ -276,7 +276,8 @@ def interrupt_note(say: Callable[[str], None], out: Path,
               help="USD per 1M completion tokens (with --price-in).")
 @click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Stop the run once its tokens cost this many USD at --price-in/--price-out "
-                   "(the usage the endpoint reports, counted per turn, over the whole run); "
+                   "(the usage the endpoint reports, counted per turn and per --probes "
+                   "milestone, over the whole run); "
                    "the finished episodes are kept, continue with --resume and a higher cap.")
 @click.option("--max-total-tokens", type=click.IntRange(min=1), default=None,
               help="Stop the run once it has used this many tokens (prompt + completion, over "
@@ -287,8 +288,8 @@ def interrupt_note(say: Callable[[str], None], out: Path,
                    "the budget, or at the end of an episode that ended before), a copy of the "
                    "agent that cannot act answers questions about the hidden world (the LLM "
                    "agent in a forked conversation without tools). They never change the "
-                   "episode or its cost; their tokens are counted apart and score grades them "
-                   "from the replay.")
+                   "episode or its cost; their tokens are counted apart (and against "
+                   "--max-cost and --max-total-tokens) and score grades them from the replay.")
 @click.option("--probes-per-milestone", type=click.IntRange(min=1, max=MAX_PROBES_PER_MILESTONE),
               default=PROBES_PER_MILESTONE,
               show_default=True, help="With --probes: questions asked at each milestone.")

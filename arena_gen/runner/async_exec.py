@@ -52,9 +52,18 @@ async def run_episode_async(task: Task, agent: Any, *, mode: str = "inductive", 
             tokens = getattr(reply, "tokens", None)
             spend.add(tokens if isinstance(tokens, dict) else None)
             spend.check()
-        await episode.aask_probes()
-    await episode.aask_probes()  # the end, when the agent's failure ended the episode
+        await _ask_probes(episode, spend)
+    await _ask_probes(episode, spend)  # the end, when the agent's failure ended the episode
     return episode.result()
+
+
+async def _ask_probes(episode: Episode, spend: Spend | None) -> None:
+    """Ask the milestones due now; their probe requests count against the run's caps."""
+    asked = len(episode.probe_milestones)
+    await episode.aask_probes()
+    if spend is not None and len(episode.probe_milestones) > asked:
+        spend.add_milestones(episode.probe_milestones[asked:])
+        spend.check()
 
 
 async def _play(args: tuple[Any, ...], client: Any, spend: Spend | None = None) -> Any:

@@ -1,7 +1,9 @@
 """What a run spends, and the caps that stop it (``run --max-cost``, ``--max-total-tokens``).
 
-Tokens are the usage the endpoint reports per turn (``core/usage.py`` keeps only real counts),
-counted as each turn is played, so a cap stops a run within a turn of being reached. The count
+Tokens are the usage the endpoint reports per turn and per probe request (``run --probes``:
+each milestone's, recorded apart from the turns but spent all the same; ``core/usage.py`` keeps
+only real counts), counted as each turn is played and each milestone asked, so a cap stops a
+run within a turn (or a milestone) of being reached. The count
 starts from the turns already recorded in the run directory, so a resumed run honours the same
 cap over the whole run (raise it to go on). Reaching a cap raises :class:`SpendStop`: the runner
 cancels the episodes in flight (they are played again on ``--resume``) and keeps every finished
@@ -61,12 +63,20 @@ class Spend:
         self.prompt += (clean or {}).get("prompt_tokens", 0)
         self.completion += (clean or {}).get("completion_tokens", 0)
 
+    def add_milestones(self, milestones: Iterable[Any]) -> None:
+        """Count the probe requests of asked milestones (a trajectory's ``probes`` entries)."""
+        for milestone in milestones:
+            tokens = milestone.get("tokens") if isinstance(milestone, dict) else None
+            self.add(tokens if isinstance(tokens, dict) else None)
+
     def add_records(self, records: Iterable[dict[str, Any]]) -> None:
-        """Count the turns of finished episodes (a resumed run's recorded ones)."""
+        """Count the turns and probe requests of finished episodes (a resumed run's recorded
+        ones)."""
         for record in records:
             for turn in record.get("turns") or []:
                 tokens = turn.get("tokens")
                 self.add(tokens if isinstance(tokens, dict) else None)
+            self.add_milestones(record.get("probes") or [])
 
     def reached(self) -> str | None:
         """Why the run must stop now, in words, or None while it is under its caps."""

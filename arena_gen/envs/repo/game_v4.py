@@ -39,8 +39,9 @@ from arena_gen.envs.repo.semver import version_text
 
 #: The placeholder a world's consistency or hidden-rule text may hold (the importer).
 IMPORTER = "{importer}"
-#: Probe kinds: does a named command succeed from the current environment, and which error
-#: (of four real error outputs of this environment) does a failing one print?
+#: Probe kinds: does a named command succeed from a stated environment, and which error (of
+#: four it really prints, from that environment and from others near it) does a failing one
+#: print there?
 COMMAND_OK, COMMAND_ERROR = "command_ok", "command_error"
 YES_NO = ("yes", "no")
 ERROR_OPTIONS = 4
@@ -50,7 +51,8 @@ _WORKED = frozenset({"installed", "already_installed", "run_ok", "script_ok"})
 RUN_PY = "python run.py"
 #: Failing commands tried per ``command_error`` question before it is given up.
 _ERROR_TRIES = 8
-#: Environments (of those a step away, in a drawn order) a tried command is stepped from.
+#: Environments (this one and those a step away, in a drawn order) a tried command is
+#: stepped from.
 _ERROR_ENVS = 16
 #: (Environment, command) outcomes a game keeps for its probes before it starts afresh.
 _OUTCOMES_KEPT = 1 << 14
