@@ -54,6 +54,15 @@ class Encoding:
         """The variable "turn t + 1 toggles bulb"."""
         return 1 + (self.steps + 1) * self.n + t * self.n + bulb
 
+    @property
+    def true(self) -> int:
+        """The variable fixed true (constant conditions read it)."""
+        return 1 + (self.steps + 1) * self.n + self.steps * self.n
+
+    def done(self, t: int) -> int:
+        """The variable "every bulb is on after t turns" (``t = 1..steps``)."""
+        return self.true + t
+
     def dimacs(self) -> str:
         """The DIMACS text of the formula (what the proof's hash binds)."""
         lines = [f"p cnf {self.variables} {len(self.clauses)}"]
@@ -150,8 +159,8 @@ def encode(world: Any, steps: int) -> Encoding:
     if type(steps) is not int or not 0 <= steps <= MAX_STEPS:
         raise EncodeError(f"steps: expected an integer in [0, {MAX_STEPS}]")
     shape = Encoding(n=n, steps=steps, variables=0, clauses=())
-    true = 1 + (steps + 1) * n + steps * n
-    done = [0] + [true + t for t in range(1, steps + 1)]  # done[0] is never used
+    true = shape.true
+    done = [0] + [shape.done(t) for t in range(1, steps + 1)]  # done[0] is never used
     out = _Builder(true + steps + 1)
     out.add(true)
     for i in range(n):  # all bulbs start off

@@ -169,8 +169,8 @@ def read_proof(suite: Path, entry: dict[str, Any]) -> bytes:
     """The compressed bytes of an entry's proof file, bounded."""
     path = proofs_dir(suite) / entry["file"]
     if Path(entry["file"]).name != entry["file"] or not path.is_file():
-        raise ProofError(f"{path}: missing")
+        raise ProofError("the proof file is missing")
     data = read_bounded(path, MAX_COMPRESSED, "the proof")
     if sha256_hex(data) != entry["proof_sha256"]:
-        raise ProofError(f"{path}: its sha256 is not the manifest's (corrupted or replaced)")
+        raise ProofError("its sha256 is not the manifest's: corrupted or replaced")
     return data
