@@ -16,6 +16,8 @@ import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from arena_gen.cli import main
@@ -203,6 +205,34 @@ def test_drup_bounds_its_work() -> None:
         check_refutation(2, XOR, ["2 0", "0"], Limits(lines=1))
     with pytest.raises(ProofError, match="time limit of 0 s reached at line 256"):
         check_refutation(2, XOR, ["c"] * 300 + ["2 0", "0"], Limits(seconds=0))
+
+
+small_cnf = st.lists(st.lists(st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v])),
+                              min_size=1, max_size=3), min_size=12, max_size=40)
+
+
+@settings(max_examples=200)
+@given(small_cnf)
+def test_drup_accepts_solver_proofs_and_never_a_satisfiable_formula(
+        cnf: list[list[int]]) -> None:
+    """Random 3-CNFs over 6 variables: the solvers' proofs of unsatisfiable ones check, and a
+    proof replayed on the formula with any one clause dropped checks only if that stays
+    unsatisfiable (the checker never refutes a satisfiable formula)."""
+    with Solver(name="minisat22", bootstrap_with=cnf) as sat:
+        if sat.solve():
+            with pytest.raises(ProofError):
+                check_refutation(6, cnf, ["0"])
+            return
+    for solver in ("cadical195", "glucose4"):
+        proof = refute(cnf, solver)
+        check_refutation(6, cnf, proof)
+        for drop in range(len(cnf)):
+            fewer = cnf[:drop] + cnf[drop + 1:]
+            with Solver(name="minisat22", bootstrap_with=fewer) as sat:
+                satisfiable = sat.solve()
+            if satisfiable:
+                with pytest.raises(ProofError):
+                    check_refutation(6, fewer, proof)
 
 
 # -- proofs of released tasks ----------------------------------------------------------------

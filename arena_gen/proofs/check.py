@@ -87,6 +87,15 @@ def check_suite(path: str | Path, limits: Limits = DEFAULT_LIMITS,
     suite_dir = Path(path)
     suite = read_suite(suite_dir, envs=set(store.ENCODERS))  # hashes checked
     report = ProofReport(suite_dir)
+    provable = []
+    for task in suite.all_tasks():
+        reason = store.unprovable(task)
+        if reason is None:
+            provable.append(task)
+        else:
+            report.not_covered[task.id] = reason
+    if not provable:
+        return report  # nothing to prove: no manifest needed
     try:
         entries = store.read_manifest(suite_dir)
     except ArenaGenError as exc:
@@ -96,11 +105,7 @@ def check_suite(path: str | Path, limits: Limits = DEFAULT_LIMITS,
     for task_id in sorted(set(entries) - known):
         report.problems.append(f"{store.proofs_dir(suite_dir) / store.MANIFEST}: lists a proof "
                                f"for {task_id[:80]!r}, no task of this suite")
-    for task in suite.all_tasks():
-        reason = store.unprovable(task)
-        if reason is not None:
-            report.not_covered[task.id] = reason
-            continue
+    for task in provable:
         entry = entries.get(task.id)
         try:
             stats = check_task(suite_dir, task, entry, limits)

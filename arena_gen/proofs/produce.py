@@ -93,4 +93,8 @@ def prove_suite(path: str | Path, solvers: Sequence[str] = SOLVERS,
         if on_task is not None:
             on_task(proved, task)
     store.write_manifest(suite_dir, {p.task_id: p.entry for p in done})
+    written = {p.entry["file"] for p in done}
+    for stale in store.proofs_dir(suite_dir).glob("*" + store.SUFFIX):
+        if stale.name not in written:  # a proof of a task this suite no longer holds
+            stale.unlink()
     return done
