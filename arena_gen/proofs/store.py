@@ -168,7 +168,9 @@ def read_manifest(suite: Path) -> dict[str, dict[str, Any]]:
 def read_proof(suite: Path, entry: dict[str, Any]) -> bytes:
     """The compressed bytes of an entry's proof file, bounded."""
     path = proofs_dir(suite) / entry["file"]
-    if Path(entry["file"]).name != entry["file"] or not path.is_file():
+    if entry["file"] != Path(entry["file"]).name or not entry["file"].endswith(SUFFIX):
+        raise ProofError(f"the manifest names {entry['file'][:80]!r}, not a proof file name")
+    if not path.is_file():
         raise ProofError("the proof file is missing")
     data = read_bounded(path, MAX_COMPRESSED, "the proof")
     if sha256_hex(data) != entry["proof_sha256"]:
