@@ -179,10 +179,12 @@ def _verify_proofs(folder: SuiteFolder, ui: Any) -> None:
     if not report.ok:
         refused = sum(not r.ok for r in report.checked) + len(report.problems)
         raise click.ClickException(f"{refused} proof problem(s)")
+    others = sorted(set(folder.manifest["counts"]) - set(ENCODERS))
     ui.line(f"every proof checks: no completion shorter than the minimum exists for "
-            f"{len(report.checked)} task(s) under the re-encoded rules; "
-            f"{len(report.not_covered)} task(s) have no proof to check (no second encoder or "
-            f"no exact minimum)")
+            f"{len(report.checked)} task(s) under the re-encoded rules"
+            + (f"; {len(report.not_covered)} task(s) have no proof to check (no exact minimum, "
+               f"or a version the encoder does not follow)" if report.not_covered else "")
+            + (f"; no second encoder yet for {', '.join(others)}" if others else ""))
 
 
 def _verify_public(folder: SuiteFolder, ui: Any, options: VerifyOptions) -> None:
