@@ -41,6 +41,7 @@ def test_the_contracts_hold() -> None:
     ("core/canon.py", "arena_gen.scoring.score", "Layers"),  # core reaching up to scoring
     ("suite/build.py", "arena_gen.runner.run", "Layers"),  # suite orchestration below the runner
     ("envs/lights/sampler.py", "arena_gen.envs.trading.game_v1", "independent"),
+    ("proofs/check.py", "arena_gen.envs.lights.bfs", "Layers"),  # the checker beside the search
 ])
 def test_a_forbidden_import_breaks_a_contract(tmp_path: Path, module: str, imported: str,
                                               contract: str) -> None:

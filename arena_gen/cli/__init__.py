@@ -18,6 +18,7 @@ from arena_gen.cli import (
     keygen,
     overlap,
     play,
+    prove,
     report,
     run,
     score,
@@ -43,7 +44,7 @@ def main() -> None:
 
 
 for _module in (build, verify, show, run, play, score, report, import_, keygen, sign, stream,
-                overlap, export_sft, export_results, seal, serve):
+                overlap, export_sft, export_results, seal, serve, prove):
     main.add_command(_module.command)
 
 

@@ -41,11 +41,14 @@ if TYPE_CHECKING:
               default=None, help="A sealed suite: also check this public copy (arena-gen seal) "
               "against it: every line and commitment must be the one the suite gives (needs "
               "--secret).")
+@click.option("--proofs", is_flag=True, help="Also check the proofs in SUITE/proofs/ (arena-gen "
+              "prove): re-encode each exact minimum's claim and check its DRUP proof; a "
+              "missing or refused proof fails, naming its file and task.")
 @jobs_option
 @display_option
 def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
             signature_file: Path | None, sources: tuple[Path, ...], allow_unpinned: bool,
-            secret_file: Path | None, public: Path | None, jobs: int | None,
+            secret_file: Path | None, public: Path | None, proofs: bool, jobs: int | None,
             display: str | None) -> None:
     """Re-prove a suite: schemas, hashes, certificates and witness replays (and with
     --signature, first, that every file of it is signed by the trusted --public-key)."""
@@ -68,6 +71,8 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
                                 allow_unpinned=allow_unpinned, public=public,
                                 secret=None if secret_file is None else Secret.read(secret_file))
         usage = refused_options(folder.kind, options)
+        if proofs and folder.kind in (Kind.SEALED_PUBLIC, Kind.STREAM):
+            usage = f"SUITE is a {folder.kind.value} folder: it holds no proofs to check"
         if usage is not None:
             raise click.UsageError(usage)
         if folder.kind is Kind.SEALED_PUBLIC:
@@ -76,6 +81,8 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
             _verify_stream(folder, ui, options)
         else:
             _verify_tasks(folder, ui, options)
+        if proofs:
+            _verify_proofs(folder, ui)
 
 
 def _say(ui: Any) -> Callable[[str], None]:
@@ -141,6 +148,43 @@ def _verify_tasks(folder: SuiteFolder, ui: Any, options: VerifyOptions) -> None:
             + (" and the rebuild is byte-identical" if options.rebuild else "")
             + (f"; the public copy {options.public} holds its commitments"
                if options.public else ""))
+
+
+def _verify_proofs(folder: SuiteFolder, ui: Any) -> None:
+    """Check every proof the suite needs (arena_gen.proofs.check); fail naming file and task."""
+    from arena_gen.proofs.check import check_suite
+    from arena_gen.proofs.store import ENCODERS
+
+    total = sum(int(n) for env, n in folder.manifest["counts"].items() if env in ENCODERS)
+    with ui.progress(total, "check proofs") as advance:
+
+        def on_task(result: Any) -> None:
+            advance(result.task_id)
+
+        report = check_suite(folder.path, on_task=on_task)
+    say = _say(ui)
+    for problem in report.problems:
+        say(f"FAIL proofs: {problem}")
+    for result in report.checked:
+        if not result.ok:
+            say(f"FAIL {result.task_id}: {result.problem}")
+    rows = []
+    for env in sorted({r.env for r in report.checked}):
+        mine = [r for r in report.checked if r.env == env]
+        rows.append([env, len(mine), sum(r.ok for r in mine), sum(r.bytes for r in mine),
+                     f"{sum(r.stats.seconds for r in mine if r.stats):.2f}"])
+    title = "Proofs checked" if report.ok else "Proofs NOT checked"
+    ui.table(f"{title}: {report.suite}", ["env", "tasks", "ok", "bytes xz", "check seconds"],
+             rows)
+    if not report.ok:
+        refused = sum(not r.ok for r in report.checked) + len(report.problems)
+        raise click.ClickException(f"{refused} proof problem(s)")
+    others = sorted(set(folder.manifest["counts"]) - set(ENCODERS))
+    ui.line(f"every proof checks: no completion shorter than the minimum exists for "
+            f"{len(report.checked)} task(s) under the re-encoded rules"
+            + (f"; {len(report.not_covered)} task(s) have no proof to check (no exact minimum, "
+               f"or a version the encoder does not follow)" if report.not_covered else "")
+            + (f"; no second encoder yet for {', '.join(others)}" if others else ""))
 
 
 def _verify_public(folder: SuiteFolder, ui: Any, options: VerifyOptions) -> None:
