@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_gen.core.calibration import inductive_rungs
+from arena_gen.core.calibration import inductive_rungs, model_free_rungs
 from arena_gen.core.suite_io import Suite, resolve_suite
 from arena_gen.core.suite_io import read_suite as _read
 
@@ -51,6 +51,9 @@ def test_readme_ladder_table_is_the_manifests(suite: str) -> None:
     assert table[(suite, "best scripted inductive baseline")] == best
     assert table[(suite, "with-rules planner")] == [pct(rates[e]["planner"]["rate"])
                                                     for e in ENVS]
+    free = [pct(max((rates[e][r]["rate"] for r in model_free_rungs(rates[e])), default=0))
+            for e in ENVS]
+    assert table[(suite, "best model-free rung (rejected if it solves)")] == free
 
 
 def test_readme_suite_sizes_and_versions() -> None:
