@@ -4,6 +4,7 @@ classes."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -11,9 +12,11 @@ import pytest
 from arena_gen.core.game import WorldView
 from arena_gen.core.induction import InductionLimit, solve
 from arena_gen.core.induction_games import GameClass, solve_games
+from arena_gen.envs.energy.induction import energy_class
 from arena_gen.envs.lights.game_v1 import LightsGame
 from arena_gen.envs.lights.induction import lights_class
 from arena_gen.envs.repo.induction import repo_class
+from arena_gen.envs.trading.induction import trading_class
 from tests.induction_brute import brute
 
 
@@ -56,3 +59,34 @@ def test_repo_class_is_the_samplers_view() -> None:
 def test_the_game_solver_says_when_it_stops() -> None:
     with pytest.raises(InductionLimit):
         solve_games(repo_class(60, 39).game_class(), 8, max_nodes=50)
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_trading_class_agrees_with_brute_force(seed: int) -> None:
+    tc = trading_class(300, seed)
+    cls = tc.game_class()
+    got = solve_games(cls, 3)
+    worst, expected, success = brute(cls.games, cls.weights, cls.actions, 3, key=repr)
+    assert _same(got.worst, worst) and _same(got.expected, expected)
+    assert got.success == pytest.approx(success, rel=1e-12)
+    # the learner succeeds at most where a learner told the world can, on the same grid
+    told = [solve_games(GameClass(games=[g], weights=[1.0], actions=cls.actions, key=repr),
+                        3).success for g in cls.games]
+    assert 0 < got.success <= sum(told) / len(told)
+    assert all(w.world["matrix"] != tc.worlds[0].world["matrix"] for w in tc.worlds[1:])
+    assert {json.dumps(w.public) for w in tc.worlds} == {json.dumps(tc.public)}
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_energy_class_agrees_with_brute_force(seed: int) -> None:
+    ec = energy_class(12, seed)
+    cls = ec.game_class()
+    got = solve_games(cls, 3)
+    worst, expected, success = brute(cls.games, cls.weights, cls.actions, 3, key=repr)
+    assert _same(got.worst, worst) and _same(got.expected, expected)
+    assert got.success == pytest.approx(success, rel=1e-12)
+    told = [solve_games(GameClass(games=[g], weights=[1.0], actions=cls.actions, key=repr),
+                        3).success for g in cls.games]
+    assert got.success <= sum(told) / len(told)
+    assert len(ec.worlds) >= 2
+    assert {json.dumps(w.public) for w in ec.worlds} == {json.dumps(ec.public)}

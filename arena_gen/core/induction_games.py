@@ -25,8 +25,11 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from arena_gen.core.game import ActionError, Game
 from arena_gen.core.induction import InductionCost, InductionLimit, _iterate, _members
+from arena_gen.core.seeds import child
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,39 @@ def play(game: Game[Any, Any, Any], state: Any, text: str) -> tuple[Any, Hashabl
     except ActionError as exc:
         nxt, event = game.reject(state, exc)
     return nxt, (event.feedback, game.render(nxt), game.done(nxt), game.success(nxt))
+
+
+@dataclass(frozen=True)
+class Certified:
+    """What a game compiles from when its rubric reads the certificate (trading's baselines):
+    a draft's parts with the certificate its verifier gave."""
+
+    world: dict[str, Any]
+    public: dict[str, Any]
+    budget: int
+    params: dict[str, Any]
+    certificate: Any
+
+
+def recombined(sample: Callable[[Any, Any], Any], verify: Callable[[Any], Any],
+               accept: Callable[[Any, Any], str | None], config: Any,
+               base: np.random.SeedSequence, root: np.random.SeedSequence, draws: int,
+               hidden: Sequence[str],
+               rebuild: Callable[[Any, dict[str, Any]], Any]) -> tuple[Any, list[Certified]]:
+    """A sampled class of continuous worlds: the base draw's public and observed parts with the
+    ``hidden`` world keys of each of ``draws`` further draws (each key from its own component
+    stream, so every combination is a draw of the sampler's own joint law given the base's
+    parts), rebuilt into a draft by ``rebuild``, kept when verified and accepted."""
+    first = sample(config, base)
+    kept = []
+    for i in range(draws):
+        other = sample(config, child(root, i))
+        draft = rebuild(first, {**first.world, **{k: other.world[k] for k in hidden}})
+        cert = verify(draft)
+        if accept(draft, cert) is None:
+            kept.append(Certified(world=draft.world, public=draft.public, budget=draft.budget,
+                                  params=draft.params, certificate=cert))
+    return first, kept
 
 
 Node = tuple[int, tuple[Hashable, ...]]  # (bitset of consistent worlds, their state keys)
