@@ -1,0 +1,201 @@
+"""Prior-aware lights learner (issue 39): it knows the generator, not the world.
+
+The version-space rung (:mod:`.version_space`) prices each bulb's conditions alone, over every
+other bulb, with a prior of its own. This learner's prior is the sampler's draw law
+(:func:`~arena_gen.envs.lights.sampler.make_conditions`): a hidden order of the bulbs, the first
+always enabled, the bulb at position ``pos`` conditioned on a chain over bulbs *earlier in the
+order* (length uniform on ``1..min(max_literals, pos)``, literals an ordered draw without
+replacement, each negated with ``p_not``, joined by ``and`` with ``p_and``), with the knobs of
+the task's env version's presets. Its posterior is exact under that law, acceptance aside
+(the sampler's acceptance is a property of the whole world; it is not conditioned on):
+
+- given the order, bulbs' conditions are independent, so the evidence of bulb ``b`` with
+  predecessor set ``S`` is ``Z_b(S)`` = the prior mass of its chains over ``S`` consistent with
+  every toggle outcome seen (a subset-sum transform over the chains' read sets);
+- the orders are summed out by dynamic programming over subsets (forward over prefixes, backward
+  over suffixes), giving each bulb's posterior over its predecessor set;
+- the probability that bulb ``b`` toggles in state ``s`` is the posterior mixture, one matrix
+  product per bulb (each live chain weighted by a superset-sum of its predecessor sets).
+
+It acts as the version-space rung does (risk-priced value iteration toward all-on, re-planned
+every turn) on these probabilities, so the two differ only in what they know. Above
+``max_prior_n`` bulbs (10: Lite's largest N) it plays the version-space rung. No world, no
+rules text. Not on any released ladder (that would change certificates): benchmarked in
+``benchmarks/bench_induction.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from itertools import combinations, product
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core import registry
+from arena_gen.core.agent import TaskView
+from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent, _bits
+
+
+@lru_cache(maxsize=4)
+def chains(n: int, max_literals: int, p_not: float, p_and: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every chain the sampler can draw over n bulbs, one row per distinct (bulbs, signs, ops)
+    up to swapping the first two literals (the same function): truth tables (H, 2^n) as
+    float32, lengths (H,), read sets as bitmasks (H,), and each row's draw weight given its
+    length and bulbs (negations, joins, and the two orders of the first two literals)."""
+    bits = _bits(n)
+    tables, lengths, reads, weights = [], [], [], []
+    for k in range(1, min(max_literals, n) + 1):
+        for chosen in combinations(range(n), k):
+            mask = sum(1 << v for v in chosen)
+            orders = [list(chosen)] if k <= 2 else [
+                [v for v in chosen if v != last] + [last] for last in chosen]
+            for order in orders:
+                for signs in product((False, True), repeat=k):
+                    p_sign = math.prod(p_not if s else 1 - p_not for s in signs)
+                    lits = [~bits[v] if s else bits[v] for v, s in zip(order, signs, strict=True)]
+                    for ops in product((True, False), repeat=k - 1):
+                        node = lits[0]
+                        for is_and, lit in zip(ops, lits[1:], strict=True):
+                            node = node & lit if is_and else node | lit
+                        p_ops = math.prod(p_and if a else 1 - p_and for a in ops)
+                        tables.append(node)
+                        lengths.append(k)
+                        reads.append(mask)
+                        weights.append((2 if k >= 2 else 1) * p_sign * p_ops)
+    return (np.asarray(tables, dtype=np.float32), np.asarray(lengths),
+            np.asarray(reads, dtype=np.int64), np.asarray(weights))
+
+
+def _subset_sums(v: np.ndarray, n: int) -> np.ndarray:
+    """``out[S] = sum of v[R] over R subset of S`` (v indexed by bitmask, length 2^n)."""
+    out = v.copy()
+    for i in range(n):
+        view = out.reshape(-1, 2, 1 << i)
+        view[:, 1, :] += view[:, 0, :]
+    return out
+
+
+def _superset_sums(v: np.ndarray, n: int) -> np.ndarray:
+    """``out[R] = sum of v[S] over S superset of R``."""
+    out = v.copy()
+    for i in range(n):
+        view = out.reshape(-1, 2, 1 << i)
+        view[:, 0, :] += view[:, 1, :]
+    return out
+
+
+def _length_prior(n: int, max_literals: int) -> np.ndarray:
+    """``a[k, m]``: the probability of one ordered draw of k given bulbs at position m."""
+    a = np.zeros((max_literals + 1, n + 1))
+    for m in range(1, n + 1):
+        top = min(max_literals, m)
+        for k in range(1, top + 1):
+            a[k, m] = 1.0 / top / math.perm(m, k)
+    return a
+
+
+def generator_knobs(env_version: int) -> tuple[int, float, float]:
+    """The chain knobs (max literals, p_not, p_and) of the env version's presets: what a
+    learner that knows the generator knows (they must agree across the version's suites)."""
+    presets = registry.get("lights", env_version).load("presets")
+    knobs = {(int(p.max_literals), float(p.p_not), float(p.p_and)) for p in presets.values()}
+    if len(knobs) != 1:
+        raise ValueError(f"lights v{env_version}'s presets draw chains differently: {knobs}")
+    return knobs.pop()
+
+
+class LightsPriorAgent(LightsVersionSpaceAgent):
+    """Inductive learner with the generator's prior: exact posterior over orders and chains."""
+
+    name = "prior_aware"
+    max_prior_n = 10
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.exact = False
+        self.live: list[np.ndarray] = []
+        self.rows: list[np.ndarray] = []
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        n = int(view.public["n"])
+        self.exact = n <= self.max_prior_n
+        if not self.exact:
+            super().reset(view, mode, rng)
+            return
+        self.start(n, generator_knobs(view.env_version))
+
+    def start(self, n: int, knobs: tuple[int, float, float]) -> None:
+        """A fresh posterior over the ``n``-bulb worlds of a generator with these chain knobs
+        (max literals, p_not, p_and)."""
+        self.n, self.state, self._last, self.fallback = n, 0, None, None
+        self.exact, self.knobs = True, knobs
+        self.table, self.length, self.read, self.w0 = chains(n, *self.knobs)
+        self.a = _length_prior(n, self.knobs[0])
+        self.rows = [np.flatnonzero((self.read >> b) & 1 == 0) for b in range(n)]
+        self.live = [np.ones(len(r), dtype=bool) for r in self.rows]
+        self.first_ok = [True] * n  # whether ``True`` (the first bulb's condition) still fits
+        self.p = self._posterior()
+
+    def observe(self, state: int, bulb: int, toggled: bool) -> None:
+        if not self.exact:
+            super().observe(state, bulb, toggled)
+            return
+        rows = self.rows[bulb]
+        self.live[bulb] &= (self.table[rows, state] > 0.5) == toggled
+        if not toggled:
+            self.first_ok[bulb] = False
+        self.p = self._posterior()
+
+    def _posterior(self) -> np.ndarray:
+        """Each bulb's probability of toggling in each state, under the posterior."""
+        n, size = self.n, 1 << self.n
+        top = self.knobs[0]
+        popcount = np.array([bin(s).count("1") for s in range(size)])
+        zeta: list[list[np.ndarray]] = []  # per bulb, per length: subset sums of live weight
+        z = np.zeros((n, size))
+        for b in range(n):
+            rows = self.rows[b][self.live[b]]
+            per_k = []
+            for k in range(1, top + 1):
+                pick = rows[self.length[rows] == k]
+                g = np.bincount(self.read[pick], weights=self.w0[pick], minlength=size)
+                per_k.append(_subset_sums(g, n))
+            zeta.append(per_k)
+            z[b] = sum(self.a[k, popcount] * per_k[k - 1] for k in range(1, top + 1))
+            z[b, 0] = 1.0 if self.first_ok[b] else 0.0
+            z[b, (np.arange(size) >> b) & 1 == 1] = 0.0  # a bulb never precedes itself
+        fwd, bwd = self._orders(z)
+        total = fwd[size - 1]
+        if not total > 0:  # the outcomes fit no world of the generator: optimistic
+            return np.ones((n, size))
+        out = np.zeros((n, size))
+        for b in range(n):
+            sets = np.arange(size)
+            c = np.where((sets >> b) & 1 == 0, fwd * bwd[sets | (1 << b)], 0.0) / total
+            rows = self.rows[b][self.live[b]]
+            weight = np.zeros(len(rows))
+            for k in range(1, top + 1):
+                u = _superset_sums(c * self.a[k, popcount], n)
+                here = self.length[rows] == k
+                weight[here] = self.w0[rows[here]] * u[self.read[rows[here]]]
+            out[b] = weight.astype(np.float32) @ self.table[rows] + c[0] * z[b, 0]
+        return np.clip(out, 0.0, 1.0)
+
+    def _orders(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Forward mass of each prefix set (orders of it, each bulb's evidence given the bulbs
+        before it) and backward mass of each completion."""
+        n, size = self.n, 1 << self.n
+        fwd, bwd = np.zeros(size), np.zeros(size)
+        fwd[0], bwd[size - 1] = 1.0, 1.0
+        for t in range(1, size):
+            fwd[t] = sum(fwd[t ^ (1 << b)] * z[b, t ^ (1 << b)] for b in range(n) if t >> b & 1)
+        for t in range(size - 2, -1, -1):
+            bwd[t] = sum(z[c, t] * bwd[t | (1 << c)] for c in range(n) if not t >> c & 1)
+        return fwd, bwd
+
+    def knowledge(self) -> dict[str, Any]:
+        """The generator knobs this learner assumed (for reports)."""
+        return {"max_literals": self.knobs[0], "p_not": self.knobs[1], "p_and": self.knobs[2]}

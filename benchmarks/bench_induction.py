@@ -1,0 +1,127 @@
+"""Lights: the prior-aware learner (knows the generator, not the world) against the heuristic rung.
+
+Plays both agents through the game on the state line they observe (agent rng seeded 0) on the
+released Lite tasks of seed 7 (``suites/lite/lights.jsonl``) and on Lite tasks of further seeds
+drawn as ``build`` draws them (sample, verify, accept; out of sample: the learner was written
+without looking at them), and prints per agent the success rate with its Wilson 95 % interval,
+the mean turns on solved tasks, the mean turns on the tasks both solved, and seconds per
+episode. The heuristic rung is lights v3's (the version-space learner, the released ladder's);
+the prior-aware learner is on no ladder.
+
+    python benchmarks/bench_induction.py                      # seed 7's released Lite
+    python benchmarks/bench_induction.py --seeds 11 12 --count 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from arena_gen.core.agent import TaskView  # noqa: E402
+from arena_gen.core.calibration import wilson  # noqa: E402
+from arena_gen.core.seeds import attempt_seed, task_seed  # noqa: E402
+from arena_gen.envs.lights import V3  # noqa: E402
+from arena_gen.envs.lights.agents.prior import LightsPriorAgent  # noqa: E402
+from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent  # noqa: E402
+from arena_gen.envs.lights.game_v1 import Rules, state_line  # noqa: E402
+from arena_gen.envs.lights.sampler import accept, sample  # noqa: E402
+from arena_gen.envs.lights.sampler_v3 import PRESETS  # noqa: E402
+from arena_gen.envs.lights.verify import verify  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS: dict[str, Callable[[], Any]] = {
+    "heuristic (version space, v3 ladder)": LightsVersionSpaceAgent,
+    "prior_aware (generator's posterior)": LightsPriorAgent,
+}
+Task = tuple[dict[str, Any], dict[str, Any], int, int]  # world, public, budget, min_steps
+
+
+def released(count: int | None) -> list[Task]:
+    """Seed 7's released Lite lights tasks (the first ``count``)."""
+    lines = (ROOT / "suites" / "lite" / "lights.jsonl").read_text().splitlines()
+    tasks = [json.loads(line) for line in lines if line.strip()]
+    if any(t["env_version"] != V3.version for t in tasks):
+        raise SystemExit("suites/lite/lights.jsonl is no longer lights v3: update this script")
+    return [(t["world"], t["public"], int(t["budget"]), int(t["certificate"]["min_steps"]))
+            for t in tasks[:count]]
+
+
+def drawn(seed: int, count: int | None) -> list[Task]:
+    """Lite tasks of ``seed`` as ``build`` draws them (no ladder)."""
+    config = PRESETS["lite"]
+    out = []
+    for i in range(config.count if count is None else count):
+        root = task_seed(seed, "lite", V3.code, i)
+        for a in range(config.max_attempts):
+            draft = sample(config, attempt_seed(root, a))
+            cert = verify(draft)
+            if accept(draft, cert) is None:
+                out.append((draft.world, draft.public, draft.budget, int(cert.min_steps or 0)))
+                break
+    return out
+
+
+def play(task: Task, agent: Any) -> int | None:
+    """Turns to light every bulb within the budget (None: not within it)."""
+    world, public, budget, _ = task
+    rules = Rules(world)
+    view = TaskView(task_id="bench", env="lights", budget=budget, public=public,
+                    env_version=V3.version)
+    agent.reset(view, "inductive", np.random.default_rng(0))
+    state = 0
+    for turn in range(1, budget + 1):
+        state = rules.step(state, int(agent.act(f"State: {state_line(state, rules.n)}")))
+        if state == rules.goal:
+            return turn
+    return None
+
+
+def report(label: str, tasks: list[Task]) -> None:
+    """One table: per agent, success, turns and time."""
+    steps: dict[str, list[int | None]] = {}
+    seconds: dict[str, float] = {}
+    for name, factory in AGENTS.items():
+        start = time.perf_counter()
+        steps[name] = [play(t, factory()) for t in tasks]
+        seconds[name] = (time.perf_counter() - start) / max(1, len(tasks))
+    both = [i for i in range(len(tasks)) if all(steps[n][i] is not None for n in AGENTS)]
+    told = np.mean([tasks[i][3] for i in both]) if both else float("nan")
+    print(f"\n{label}: {len(tasks)} tasks; {len(both)} solved by both (their mean exact "
+          f"minimum {told:.1f})")
+    print("| agent | solved | mean turns (solved) | mean turns (both solved) | s/episode |")
+    print("|---|---|---:|---:|---:|")
+    for name in AGENTS:
+        won = [s for s in steps[name] if s is not None]
+        lo, hi = wilson(len(won), len(tasks))
+        mine = np.mean([steps[name][i] for i in both]) if both else float("nan")
+        print(f"| {name} | {len(won)}/{len(tasks)} {len(won) / len(tasks):.0%} "
+              f"[{lo:.0%}-{hi:.0%}] | {np.mean(won) if won else float('nan'):.1f} | "
+              f"{mine:.1f} | {seconds[name]:.2f} |")
+
+
+def main() -> None:
+    """Print the tables for seed 7's released Lite and the given out-of-sample seeds."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="*", default=[],
+                        help="out-of-sample Lite seeds, drawn as build draws them")
+    parser.add_argument("--count", type=int, default=None, help="tasks per seed (default: all)")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    report("lights v3 Lite, seed 7 (released)", released(args.count))
+    for seed in args.seeds:
+        report(f"lights v3 Lite, seed {seed} (out of sample)", drawn(seed, args.count))
+    print(f"\n{time.perf_counter() - start:.0f} s; command: python benchmarks/bench_induction.py "
+          + " ".join(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()
