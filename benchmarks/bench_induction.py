@@ -8,8 +8,15 @@ the mean turns on solved tasks, the mean turns on the tasks both solved, and sec
 episode. The heuristic rung is lights v3's (the version-space learner, the released ladder's);
 the prior-aware learner is on no ladder.
 
+With ``--classes`` it prints instead the exact small classes of ``docs/induction.md``: per
+class its worlds, W*, E*, the told mean T, the optimal success probability P* (fixed-horizon
+envs), belief nodes and seconds; and on the lights classes, each learner's expected and
+worst-case turns over the class's worlds (played deterministically, weighted by the prior),
+against E* and W*.
+
     python benchmarks/bench_induction.py                      # seed 7's released Lite
     python benchmarks/bench_induction.py --seeds 11 12 --count 30
+    python benchmarks/bench_induction.py --classes
 """
 
 from __future__ import annotations
@@ -28,14 +35,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena_gen.core.agent import TaskView  # noqa: E402
 from arena_gen.core.calibration import wilson  # noqa: E402
+from arena_gen.core.game import WorldView  # noqa: E402
+from arena_gen.core.induction import solve  # noqa: E402
+from arena_gen.core.induction_games import GameClass, solve_games  # noqa: E402
 from arena_gen.core.seeds import attempt_seed, task_seed  # noqa: E402
+from arena_gen.envs.energy.induction import energy_class  # noqa: E402
 from arena_gen.envs.lights import V3  # noqa: E402
 from arena_gen.envs.lights.agents.prior import LightsPriorAgent  # noqa: E402
 from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent  # noqa: E402
-from arena_gen.envs.lights.game_v1 import Rules, state_line  # noqa: E402
+from arena_gen.envs.lights.game_v1 import LightsGame, Rules, state_line  # noqa: E402
+from arena_gen.envs.lights.induction import lights_class  # noqa: E402
 from arena_gen.envs.lights.sampler import accept, sample  # noqa: E402
 from arena_gen.envs.lights.sampler_v3 import PRESETS  # noqa: E402
 from arena_gen.envs.lights.verify import verify  # noqa: E402
+from arena_gen.envs.repo.induction import repo_class  # noqa: E402
+from arena_gen.envs.trading.induction import trading_class  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS: dict[str, Callable[[], Any]] = {
@@ -108,14 +122,86 @@ def report(label: str, tasks: list[Task]) -> None:
               f"{mine:.1f} | {seconds[name]:.2f} |")
 
 
+def _turns(world: dict[str, Any], agent: Any, budget: int) -> float:
+    """Turns the agent takes to light ``world`` (inf: not within ``budget``)."""
+    game = LightsGame(WorldView(world=world))
+    state = game.initial()
+    for turn in range(1, budget + 1):
+        state, _event = game.step(state, game.parse(agent.act(game.render(state))))
+        if game.success(state):
+            return float(turn)
+    return float("inf")
+
+
+def lights_classes() -> None:
+    """Exact lights classes: W*, E*, and each learner's expected and worst turns on them."""
+    print("| lights class | behaviours | W* | E* | T | heuristic E / W | prior_aware E / W | "
+          "nodes | s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n, lits, floor, horizon in ((2, 1, 1, 40), (3, 1, 2, 40), (3, 2, 2, 40)):
+        cls = lights_class(n, max_literals=lits, min_len=floor, budget=horizon, p_not=0.55,
+                           p_and=0.6)
+        start = time.perf_counter()
+        got = solve(cls.world_class(), horizon)
+        seconds = time.perf_counter() - start
+        total = sum(cls.weights)
+        cells = []
+        for factory in AGENTS.values():
+            turns = []
+            for world in cls.worlds:
+                agent = factory()
+                agent.reset(TaskView(task_id="bench", env="lights", budget=horizon,
+                                     public={"n": n}, env_version=V3.version), "inductive",
+                            np.random.default_rng(0))
+                if isinstance(agent, LightsPriorAgent):
+                    agent.start(n, (lits, 0.55, 0.6))  # this class's generator
+                turns.append(_turns(world, agent, horizon))
+            mean = sum(w * t for w, t in zip(cls.weights, turns, strict=True)) / total
+            cells.append(f"{mean:.3f} / {max(turns):.0f}")
+        print(f"| N {n}, {lits} literal(s), floor {floor} | {len(cls.worlds)} | {got.worst:.0f} "
+              f"| {got.expected:.3f} | {got.told:.3f} | {cells[0]} | {cells[1]} | {got.nodes:,} "
+              f"| {seconds:.1f} |")
+
+
+def game_classes() -> None:
+    """Exact repo, trading and energy classes (sampled: see each env's induction module)."""
+    print("\n| class | worlds | W* | E* | T | P* | P* told | nodes | s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows: list[tuple[str, GameClass, int]] = [
+        ("repo v4, 2 packages x 2 versions, 200 draws (seed 39)",
+         repo_class(200, 39).game_class(), 20),
+        ("trading v4, 2 stocks, 1 factor, 3 days (seed 1)", trading_class(300, 1).game_class(), 3),
+        ("trading v4, 2 stocks, 1 factor, 3 days (seed 3)", trading_class(300, 3).game_class(), 3),
+        ("energy v3, 3 days (seed 3)", energy_class(40, 3).game_class(), 3),
+        ("energy v3, 3 days (seed 4)", energy_class(40, 4).game_class(), 3),
+    ]
+    for label, cls, horizon in rows:
+        start = time.perf_counter()
+        got = solve_games(cls, horizon, seconds=300)
+        seconds = time.perf_counter() - start
+        alone = [solve_games(GameClass(games=[g], weights=[1.0], actions=cls.actions,
+                                       key=cls.key), horizon).success for g in cls.games]
+        print(f"| {label} | {len(cls.games)} | {got.worst:g} | {got.expected:.3f} | "
+              f"{got.told:.3f} | {got.success:.3f} | {np.mean(alone):.3f} | {got.nodes:,} | "
+              f"{seconds:.1f} |")
+
+
 def main() -> None:
     """Print the tables for seed 7's released Lite and the given out-of-sample seeds."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="*", default=[],
                         help="out-of-sample Lite seeds, drawn as build draws them")
     parser.add_argument("--count", type=int, default=None, help="tasks per seed (default: all)")
+    parser.add_argument("--classes", action="store_true",
+                        help="print the exact small classes instead")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.classes:
+        lights_classes()
+        game_classes()
+        print(f"\n{time.perf_counter() - start:.0f} s; command: python "
+              f"benchmarks/bench_induction.py --classes")
+        return
     report("lights v3 Lite, seed 7 (released)", released(args.count))
     for seed in args.seeds:
         report(f"lights v3 Lite, seed {seed} (out of sample)", drawn(seed, args.count))
