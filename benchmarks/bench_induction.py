@@ -41,7 +41,10 @@ from arena_gen.core.induction_games import GameClass, solve_games  # noqa: E402
 from arena_gen.core.seeds import attempt_seed, task_seed  # noqa: E402
 from arena_gen.envs.energy.induction import energy_class  # noqa: E402
 from arena_gen.envs.lights import V3  # noqa: E402
-from arena_gen.envs.lights.agents.prior import LightsPriorAgent  # noqa: E402
+from arena_gen.envs.lights.agents.prior import (  # noqa: E402
+    LightsPosteriorSamplingAgent,
+    LightsPriorAgent,
+)
 from arena_gen.envs.lights.agents.version_space import LightsVersionSpaceAgent  # noqa: E402
 from arena_gen.envs.lights.game_v1 import LightsGame, Rules, state_line  # noqa: E402
 from arena_gen.envs.lights.induction import lights_class  # noqa: E402
@@ -55,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTS: dict[str, Callable[[], Any]] = {
     "heuristic (version space, v3 ladder)": LightsVersionSpaceAgent,
     "prior_aware (generator's posterior)": LightsPriorAgent,
+    "posterior_sampling (same posterior, one drawn world)": LightsPosteriorSamplingAgent,
 }
 Task = tuple[dict[str, Any], dict[str, Any], int, int]  # world, public, budget, min_steps
 
@@ -135,9 +139,9 @@ def _turns(world: dict[str, Any], agent: Any, budget: int) -> float:
 
 def lights_classes() -> None:
     """Exact lights classes: W*, E*, and each learner's expected and worst turns on them."""
-    print("| lights class | behaviours | W* | E* | T | heuristic E / W | prior_aware E / W | "
-          "nodes | s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    names = " | ".join(f"{name.split()[0]} E / W" for name in AGENTS)
+    print(f"| lights class | behaviours | W* | E* | T | {names} | nodes | s |")
+    print("|---|---:|---:|---:|---:|" + "---:|" * len(AGENTS) + "---:|---:|")
     for n, lits, floor, horizon in ((2, 1, 1, 40), (3, 1, 2, 40), (3, 2, 2, 40)):
         cls = lights_class(n, max_literals=lits, min_len=floor, budget=horizon, p_not=0.55,
                            p_and=0.6)
@@ -159,7 +163,7 @@ def lights_classes() -> None:
             mean = sum(w * t for w, t in zip(cls.weights, turns, strict=True)) / total
             cells.append(f"{mean:.3f} / {max(turns):.0f}")
         print(f"| N {n}, {lits} literal(s), floor {floor} | {len(cls.worlds)} | {got.worst:.0f} "
-              f"| {got.expected:.3f} | {got.told:.3f} | {cells[0]} | {cells[1]} | {got.nodes:,} "
+              f"| {got.expected:.3f} | {got.told:.3f} | {' | '.join(cells)} | {got.nodes:,} "
               f"| {seconds:.1f} |")
 
 

@@ -10,7 +10,11 @@ import pytest
 
 from arena_gen.core.agent import TaskView
 from arena_gen.core.game import WorldView
-from arena_gen.envs.lights.agents.prior import LightsPriorAgent, generator_knobs
+from arena_gen.envs.lights.agents.prior import (
+    LightsPosteriorSamplingAgent,
+    LightsPriorAgent,
+    generator_knobs,
+)
 from arena_gen.envs.lights.game_v1 import LightsGame, Rules
 from arena_gen.envs.lights.induction import LightsClass, lights_class
 
@@ -54,13 +58,14 @@ def test_predictions_are_the_exact_posterior(n: int, seed: int) -> None:
         np.testing.assert_allclose(agent.p, want, atol=1e-5)
 
 
+@pytest.mark.parametrize("factory", [LightsPriorAgent, LightsPosteriorSamplingAgent])
 @pytest.mark.parametrize(("n", "every"), [(3, 1), pytest.param(4, 500, marks=pytest.mark.full)])
-def test_it_lights_small_worlds(n: int, every: int) -> None:
+def test_it_lights_small_worlds(n: int, every: int, factory: type[LightsPriorAgent]) -> None:
     """On worlds of the class (every ``every``-th) it reaches all-on within 40 turns."""
     cls = _class(n, 0, 10**6)
     for drawn in cls.worlds[::every]:
         game = LightsGame(WorldView(world=drawn))
-        agent = LightsPriorAgent()
+        agent = factory()
         agent.reset(TaskView(task_id="t", env="lights", budget=40, public={"n": n},
                              env_version=3), "inductive", np.random.default_rng(0))
         state, obs = 0, game.render(0)
@@ -74,3 +79,20 @@ def test_it_lights_small_worlds(n: int, every: int) -> None:
 
 def test_knobs_are_the_versions() -> None:
     assert generator_knobs(3) == KNOBS
+
+
+def test_posterior_sampling_draws_from_the_posterior() -> None:
+    """Worlds drawn after 8 outcomes are consistent with them, and their toggle tables average
+    to the posterior's predictions (2,000 draws; N 4, so orders and 3-literal chains vary)."""
+    rng = np.random.default_rng(5)
+    agent = LightsPosteriorSamplingAgent()
+    agent.rng = rng
+    agent.start(4, KNOBS)
+    seen = [(0, 0, True), (1, 1, False), (1, 2, True), (5, 1, True), (7, 3, False),
+            (7, 0, True), (6, 3, False), (6, 1, True)]
+    for state, bulb, toggled in seen:
+        agent.observe(state, bulb, toggled)
+    drawn = [agent.draw() for _ in range(2000)]
+    assert all(d is not None and all(d[b, s] == t for s, b, t in seen) for d in drawn)
+    mean = np.mean(np.stack([d for d in drawn if d is not None]), axis=0)
+    np.testing.assert_allclose(mean, agent.p, atol=0.05)

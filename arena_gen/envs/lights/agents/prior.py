@@ -137,6 +137,8 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
         self.rows = [np.flatnonzero((self.read >> b) & 1 == 0) for b in range(n)]
         self.live = [np.ones(len(r), dtype=bool) for r in self.rows]
         self.first_ok = [True] * n  # whether ``True`` (the first bulb's condition) still fits
+        self.evidence = np.zeros((n, 1 << n))
+        self.completions = np.zeros(1 << n)
         self.p = self._posterior()
 
     def observe(self, state: int, bulb: int, toggled: bool) -> None:
@@ -168,6 +170,7 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
             z[b, 0] = 1.0 if self.first_ok[b] else 0.0
             z[b, (np.arange(size) >> b) & 1 == 1] = 0.0  # a bulb never precedes itself
         fwd, bwd = self._orders(z)
+        self.evidence, self.completions = z, bwd
         total = fwd[size - 1]
         if not total > 0:  # the outcomes fit no world of the generator: optimistic
             return np.ones((n, size))
@@ -199,3 +202,90 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
     def knowledge(self) -> dict[str, Any]:
         """The generator knobs this learner assumed (for reports)."""
         return {"max_literals": self.knobs[0], "p_not": self.knobs[1], "p_and": self.knobs[2]}
+
+
+class LightsPosteriorSamplingAgent(LightsPriorAgent):
+    """The same posterior, acted on by posterior sampling: draw one world from it (an order,
+    then each bulb's chain over its predecessors), walk a shortest path to all-on in it, and
+    draw again only when an outcome refutes the drawn world."""
+
+    name = "posterior_sampling"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = np.random.default_rng(0)  # reset passes the episode's own
+        self.drawn: np.ndarray | None = None
+
+    def reset(self, view: TaskView, mode: str, rng: np.random.Generator) -> None:
+        self.rng = rng
+        super().reset(view, mode, rng)
+
+    def start(self, n: int, knobs: tuple[int, float, float]) -> None:
+        super().start(n, knobs)
+        self.drawn = None
+
+    def observe(self, state: int, bulb: int, toggled: bool) -> None:
+        super().observe(state, bulb, toggled)
+        if self.exact and self.drawn is not None and self.drawn[bulb, state] != toggled:
+            self.drawn = None
+
+    def draw(self) -> np.ndarray | None:
+        """One world from the posterior, as each bulb's toggle table (None: none fits)."""
+        n, size = self.n, 1 << self.n
+        z, bwd = self.evidence, self.completions
+        if not bwd[0] > 0:
+            return None
+        before, sets = 0, [0] * n
+        for _ in range(n):
+            options = [c for c in range(n) if not before >> c & 1]
+            mass = np.array([z[c, before] * bwd[before | 1 << c] for c in options])
+            c = options[int(self.rng.choice(len(options), p=mass / mass.sum()))]
+            sets[c], before = before, before | 1 << c
+        out = np.zeros((n, size), dtype=bool)
+        for b in range(n):
+            if sets[b] == 0:
+                out[b] = True
+                continue
+            rows = self.rows[b][self.live[b]]
+            rows = rows[(self.read[rows] & ~sets[b]) == 0]
+            weight = self.w0[rows] * self.a[self.length[rows], bin(sets[b]).count("1")]
+            pick = rows[int(self.rng.choice(len(rows), p=weight / weight.sum()))]
+            out[b] = self.table[pick] > 0.5
+        return out
+
+    def _choose(self) -> int:
+        if not self.exact:
+            return super()._choose()
+        for _ in range(8):
+            if self.drawn is None:
+                self.drawn = self.draw()
+            if self.drawn is None:
+                break
+            step = _first_step(self.drawn, self.state, self.n)
+            if step is not None:
+                return step
+            self.drawn = None  # all-on unreachable in the drawn world (acceptance excludes it)
+        return super()._choose()
+
+
+def _first_step(enabled: np.ndarray, start: int, n: int) -> int | None:
+    """The first toggle of a shortest path from ``start`` to all-on where bulb b flips in
+    state s iff ``enabled[b, s]`` (None: all-on unreachable)."""
+    goal = (1 << n) - 1
+    if start == goal:
+        return None
+    first = {start: -1}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for s in frontier:
+            for b in range(n):
+                if enabled[b, s]:
+                    t = s ^ (1 << b)
+                    if t not in first:
+                        first[t] = b if first[s] < 0 else first[s]
+                        if t == goal:
+                            return first[t]
+                        nxt.append(t)
+        frontier = nxt
+    return None
