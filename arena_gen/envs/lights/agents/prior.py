@@ -69,6 +69,30 @@ def chains(n: int, max_literals: int, p_not: float, p_and: float
             np.asarray(reads, dtype=np.int64), np.asarray(weights))
 
 
+@lru_cache(maxsize=4)
+def grouped(n: int, max_literals: int, p_not: float, p_and: float
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The chains grouped by read set (a chain reads as many bulbs as its length): the sets
+    (M,), each chain's set index (H,), per set the weighted sum of its chains' truth tables
+    (M, 2^n) and of their weights (M,). A learner keeps these per bulb, minus what it refuted,
+    so each prediction is one small product per bulb instead of one over every chain."""
+    table, _length, read, w0 = chains(n, max_literals, p_not, p_and)
+    masks, index = np.unique(read, return_inverse=True)
+    sums, mass = _by_set(index, np.arange(len(w0)), table, w0, len(masks))
+    return masks, index, sums, mass
+
+
+def _by_set(index: np.ndarray, rows: np.ndarray, table: np.ndarray, w0: np.ndarray,
+            sets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per read set, the weighted sum of ``rows``' truth tables and of their weights."""
+    sums = np.zeros((sets, table.shape[1]))
+    if len(rows):
+        rows = rows[np.argsort(index[rows], kind="stable")]
+        keys, starts = np.unique(index[rows], return_index=True)
+        sums[keys] = np.add.reduceat(w0[rows, None] * table[rows], starts, axis=0)
+    return sums, np.bincount(index[rows], weights=w0[rows], minlength=sets)
+
+
 def _subset_sums(v: np.ndarray, n: int) -> np.ndarray:
     """``out[S] = sum of v[R] over R subset of S`` (v indexed by bitmask, length 2^n)."""
     out = v.copy()
@@ -136,6 +160,11 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
         self.a = _length_prior(n, self.knobs[0])
         self.rows = [np.flatnonzero((self.read >> b) & 1 == 0) for b in range(n)]
         self.live = [np.ones(len(r), dtype=bool) for r in self.rows]
+        # per bulb, its live chains' weighted tables and weights by read set (sets holding
+        # the bulb itself stay in but never count: no predecessor set holds the bulb)
+        self.masks, self.index, sums, mass = grouped(n, *self.knobs)
+        self.sums = [sums.copy() for _ in range(n)]
+        self.mass = [mass.copy() for _ in range(n)]
         self.first_ok = [True] * n  # whether ``True`` (the first bulb's condition) still fits
         self.evidence = np.zeros((n, 1 << n))
         self.completions = np.zeros(1 << n)
@@ -146,7 +175,16 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
             super().observe(state, bulb, toggled)
             return
         rows = self.rows[bulb]
-        self.live[bulb] &= (self.table[rows, state] > 0.5) == toggled
+        keep = (self.table[rows, state] > 0.5) == toggled
+        refuted = rows[self.live[bulb] & ~keep]
+        self.live[bulb] &= keep
+        if len(refuted):
+            sums, mass = _by_set(self.index, refuted, self.table, self.w0, len(self.masks))
+            self.sums[bulb] -= sums
+            self.mass[bulb] -= mass
+            # what is left of a fully refuted set is rounding: exactly nothing
+            self.sums[bulb][self.sums[bulb] < 1e-12] = 0.0
+            self.mass[bulb][self.mass[bulb] < 1e-12] = 0.0
         if not toggled:
             self.first_ok[bulb] = False
         self.p = self._posterior()
@@ -156,17 +194,13 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
         n, size = self.n, 1 << self.n
         top = self.knobs[0]
         popcount = np.array([bin(s).count("1") for s in range(size)])
-        zeta: list[list[np.ndarray]] = []  # per bulb, per length: subset sums of live weight
+        sizes = popcount[self.masks]
         z = np.zeros((n, size))
         for b in range(n):
-            rows = self.rows[b][self.live[b]]
-            per_k = []
             for k in range(1, top + 1):
-                pick = rows[self.length[rows] == k]
-                g = np.bincount(self.read[pick], weights=self.w0[pick], minlength=size)
-                per_k.append(_subset_sums(g, n))
-            zeta.append(per_k)
-            z[b] = sum(self.a[k, popcount] * per_k[k - 1] for k in range(1, top + 1))
+                g = np.zeros(size)
+                g[self.masks[sizes == k]] = self.mass[b][sizes == k]
+                z[b] += self.a[k, popcount] * _subset_sums(g, n)
             z[b, 0] = 1.0 if self.first_ok[b] else 0.0
             z[b, (np.arange(size) >> b) & 1 == 1] = 0.0  # a bulb never precedes itself
         fwd, bwd = self._orders(z)
@@ -174,17 +208,16 @@ class LightsPriorAgent(LightsVersionSpaceAgent):
         total = fwd[size - 1]
         if not total > 0:  # the outcomes fit no world of the generator: optimistic
             return np.ones((n, size))
+        sets = np.arange(size)
         out = np.zeros((n, size))
         for b in range(n):
-            sets = np.arange(size)
             c = np.where((sets >> b) & 1 == 0, fwd * bwd[sets | (1 << b)], 0.0) / total
-            rows = self.rows[b][self.live[b]]
-            weight = np.zeros(len(rows))
+            u = np.zeros(len(self.masks))  # per read set: the mass of its supersets' posts
             for k in range(1, top + 1):
-                u = _superset_sums(c * self.a[k, popcount], n)
-                here = self.length[rows] == k
-                weight[here] = self.w0[rows[here]] * u[self.read[rows[here]]]
-            out[b] = weight.astype(np.float32) @ self.table[rows] + c[0] * z[b, 0]
+                here = sizes == k
+                u[here] = _superset_sums(c * self.a[k, popcount], n)[self.masks[here]]
+            out[b] = u @ self.sums[b] + c[0] * z[b, 0]
+        out[out < 1e-9] = 0.0  # refuted everywhere: exactly impossible
         return np.clip(out, 0.0, 1.0)
 
     def _orders(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
