@@ -90,3 +90,14 @@ def test_energy_class_agrees_with_brute_force(seed: int) -> None:
     assert got.success <= sum(told) / len(told)
     assert len(ec.worlds) >= 2
     assert {json.dumps(w.public) for w in ec.worlds} == {json.dumps(ec.public)}
+
+
+def test_a_class_starts_alike() -> None:
+    """Worlds that show different first observations are no class: the solver refuses them."""
+    tc = trading_class(300, 3)
+    other = trading_class(300, 1)
+    cls = tc.game_class()
+    mixed = GameClass(games=[cls.games[0], other.game_class().games[0]], weights=[1.0, 1.0],
+                      actions=cls.actions, key=repr)
+    with pytest.raises(ValueError, match="same first observation"):
+        solve_games(mixed, 3)

@@ -110,6 +110,9 @@ def solve_games(cls: GameClass, horizon: int, *, max_nodes: int = 500_000,
     key = cls.key or (lambda s: s)
     games = cls.games
     first = [g.initial() for g in games]
+    if len({g.render(s) for g, s in zip(games, first, strict=True)}) > 1:
+        raise ValueError("the worlds of a class must show the same first observation (a "
+                         "learner tells apart worlds that start differently)")
     root: Node = ((1 << len(games)) - 1, tuple(key(s) for s in first))
     states: dict[Node, list[Any]] = {root: first}
     edges: dict[Node, list[list[Node]]] = {}
