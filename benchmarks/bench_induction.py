@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import binomtest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -103,8 +104,9 @@ def play(task: Task, agent: Any) -> int | None:
     return None
 
 
-#: Per table, per agent: (solved, tasks), for the pooled line.
-pooled: dict[str, dict[str, tuple[int, int]]] = {}
+#: Per table, per agent: (solved, tasks, solved by it alone, by the heuristic alone) against
+#: the heuristic rung, for the pooled lines.
+pooled: dict[str, dict[str, tuple[int, int, int, int]]] = {}
 
 
 def report(label: str, tasks: list[Task]) -> None:
@@ -132,7 +134,11 @@ def report(label: str, tasks: list[Task]) -> None:
         print(f"| {name} | {len(won)}/{len(tasks)} {len(won) / len(tasks):.0%} "
               f"[{lo:.0%}-{hi:.0%}] | {f'{np.mean(won):.1f}' if won else '-'} | {pair} | "
               f"{seconds[name]:.2f} |")
-    pooled[label] = {name: (sum(s is not None for s in steps[name]), len(tasks))
+    pooled[label] = {name: (sum(s is not None for s in steps[name]), len(tasks),
+                            sum(a is None and b is not None
+                                for a, b in zip(steps[first], steps[name], strict=True)),
+                            sum(a is not None and b is None
+                                for a, b in zip(steps[first], steps[name], strict=True)))
                      for name in AGENTS}
 
 
@@ -220,12 +226,15 @@ def main() -> None:
     for seed in args.seeds:
         report(f"lights v3 Lite, seed {seed} (out of sample)", drawn(seed, args.count))
     if args.seeds:
-        print("\nout of sample, pooled:")
+        print("\nout of sample, pooled (tasks solved by it alone / by the heuristic alone, "
+              "exact two-sided sign test on them):")
         for name in AGENTS:
-            won = sum(pooled[t][name][0] for t in pooled if "out of sample" in t)
-            total = sum(pooled[t][name][1] for t in pooled if "out of sample" in t)
+            won, total, mine, theirs = (sum(pooled[t][name][i] for t in pooled
+                                            if "out of sample" in t) for i in range(4))
             lo, hi = wilson(won, total)
-            print(f"- {name}: {won}/{total} {won / total:.0%} [{lo:.0%}-{hi:.0%}]")
+            sign = binomtest(mine, mine + theirs).pvalue if mine + theirs else 1.0
+            print(f"- {name}: {won}/{total} {won / total:.0%} [{lo:.0%}-{hi:.0%}]; alone "
+                  f"{mine} / {theirs}, p = {sign:.3f}")
     print(f"\n{time.perf_counter() - start:.0f} s; command: python benchmarks/bench_induction.py "
           + " ".join(sys.argv[1:]))
 
