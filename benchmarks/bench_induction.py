@@ -190,6 +190,8 @@ def game_classes() -> None:
     rows: list[tuple[str, GameClass, int]] = [
         ("repo v4, 2 packages x 2 versions, 200 draws (seed 39)",
          repo_class(200, 39).game_class(), 20),
+        ("repo v4, 3 packages x 2 versions, 400 draws (seed 39)",
+         repo_class(400, 39, packages=3).game_class(), 20),
         ("trading v4, 2 stocks, 1 factor, 3 days (seed 1)", trading_class(300, 1).game_class(), 3),
         ("trading v4, 2 stocks, 1 factor, 3 days (seed 3)", trading_class(300, 3).game_class(), 3),
         ("energy v3, 3 days (seed 3)", energy_class(40, 3).game_class(), 3),

@@ -35,9 +35,11 @@ def test_lights_played_by_its_game_equals_the_observed_solver() -> None:
     assert got.told == pytest.approx(cls.expected_min_steps())
 
 
-@pytest.mark.parametrize(("draws", "seed", "horizon"), [(40, 39, 8), (60, 41, 8)])
-def test_repo_class_agrees_with_brute_force(draws: int, seed: int, horizon: int) -> None:
-    rc = repo_class(draws, seed)
+@pytest.mark.parametrize(("draws", "seed", "packages", "horizon"),
+                         [(40, 39, 2, 8), (60, 41, 2, 8), (200, 39, 3, 8)])
+def test_repo_class_agrees_with_brute_force(draws: int, seed: int, packages: int,
+                                            horizon: int) -> None:
+    rc = repo_class(draws, seed, packages=packages)
     cls = rc.game_class()
     got = solve_games(cls, horizon)
     worst, expected, success = brute(cls.games, cls.weights, cls.actions, horizon)

@@ -30,9 +30,9 @@ from arena_gen.core.seeds import child
 
 #: The released version whose sampler, verifier and game the class uses.
 VERSION = 4
-#: The smallest worlds the v4 sampler draws: 2 packages of 2 versions, at most one declared
-#: dependency per version, no consistency or hidden rules (with one version a package has no
-#: conflict partner, which the v3 sampler does not handle at n = 2).
+#: The smallest worlds the v4 sampler draws: 2 packages (``repo_class`` takes 3 too) of 2
+#: versions, at most one declared dependency per version, no consistency or hidden rules (with
+#: one version a package has no conflict partner, which the v3 sampler does not handle at n = 2).
 SMALL: dict[str, Any] = {"n_min": 2, "n_max": 2, "v_min": 2, "v_max": 2, "deps_min": 0,
                          "deps_max": 1, "n_consistency": 0, "n_hidden": 0, "effects_max": 1,
                          "calls_max": 1, "min_len": 1}
@@ -73,11 +73,14 @@ def _view_key(public: Mapping[str, Any]) -> str:
     return json.dumps(public, sort_keys=True)
 
 
-def repo_class(draws: int, seed: int, *, budget: int = 20, view: int = 0) -> RepoClass:
+def repo_class(draws: int, seed: int, *, budget: int = 20, view: int = 0,
+               packages: int = 2) -> RepoClass:
     """The sampled class of the ``view``-th most drawn public view among ``draws`` candidates
-    from ``SeedSequence(seed)``'s children (ties broken by the view's text)."""
+    from ``SeedSequence(seed)``'s children (ties broken by the view's text), worlds of
+    ``packages`` packages (the smallest knobs otherwise)."""
     spec = registry.get("repo", VERSION)
-    config = dict(spec.load("presets")["lite"].replace(budget=budget, **SMALL))
+    config = dict(spec.load("presets")["lite"].replace(
+        budget=budget, **{**SMALL, "n_min": packages, "n_max": packages}))
     sample, verify, accept = spec.load("sampler"), spec.load("verifier"), spec.acceptance()
     root = np.random.SeedSequence(seed)
     by_view: dict[str, Counter[str]] = {}
