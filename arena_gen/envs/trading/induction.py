@@ -12,7 +12,8 @@ happens on day 0's trade, made knowing the generator and the news but not W.
 
 Actions are continuous (share counts), so the class's actions are a finite grid, the same texts
 every day: hold (``{}``), and per stock a buy and a sell of the shares half the initial cash buys
-at its initial price. A sell of more than is held is refused by the game, as for any agent.
+at its initial price. The game caps a sell at the holding and refuses a buy the cash does not
+cover, as for any agent.
 """
 
 from __future__ import annotations
