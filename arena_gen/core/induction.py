@@ -151,11 +151,12 @@ def solve(cls: WorldClass, horizon: int, *, max_nodes: int = 2_000_000,
 
 
 def _iterate(kids: list[list[list[int]]], horizon: int, mass: list[float], deadline: float, *,
-             expected: bool) -> list[float]:
+             expected: bool, goal: Sequence[bool] | None = None) -> list[float]:
     """Values after ``horizon`` rounds of the Bellman operator from "solved: 0, else inf":
     round k's value is the optimum over learners that finish within k steps on every world
-    (node 0 is the root)."""
-    value = [0.0 if not options else math.inf for options in kids]
+    (node 0 is the root). The solved nodes are ``goal`` (default: the nodes without options)."""
+    solved = goal if goal is not None else [not options for options in kids]
+    value = [0.0 if g else math.inf for g in solved]
     for _ in range(horizon):
         if time.perf_counter() > deadline:
             raise InductionLimit("value iteration did not finish in time")
