@@ -51,7 +51,7 @@ def test_the_run_forgery_oracle_accepts_the_honest_run_and_its_relabelled_claims
     from fuzz_forgery import _write_run, honest_run, judge_forged_run
 
     _, meta, raw, honest = honest_run()
-    assert honest["overall"]["success_rate"] == pytest.approx(100 / 3, abs=1e-3)
+    assert honest["overall"]["success_rate"] == pytest.approx(200 / 3, abs=1e-3)
     run = tmp_path / "honest"
     _write_run(run, copy.deepcopy(raw), copy.deepcopy(meta), True, random.Random(0))
     assert judge_forged_run(run) == ("ok", [])
@@ -88,7 +88,7 @@ def test_the_run_forgery_oracle_sees_a_scorer_that_trusts_a_claimed_success(
     with mock.patch.object(score, "judge_attempt", trusting):
         outcome, diff = judge_forged_run(tmp_path / "run")
     assert outcome == "forged"
-    assert "$.overall.success_rate: 100.0 (reference 33.3333)" in diff
+    assert "$.overall.success_rate: 100.0 (reference 66.6667)" in diff
 
 
 def test_the_suite_oracle_accepts_the_honest_suite_and_refuses_a_reroll(tmp_path: Path) -> None:

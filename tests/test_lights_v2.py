@@ -84,7 +84,7 @@ def test_v2_registered_beside_v1_with_the_same_game() -> None:
     v1, v2 = registry.get("lights", 1), registry.get("lights", 2)
     assert v1.game == v2.game and v1.sampler == v2.sampler and v1.verifier == v2.verifier
     assert v1.calibration is None and v1.load("heuristic").__name__ == "LightsHeuristicAgent"
-    assert registry.get("lights").version == 3 and not registry.get("lights", 2).preview
+    assert registry.get("lights").version == 4 and not registry.get("lights", 2).preview
     assert PRESETS["challenge"].max_literals == 8  # v1's presets are unchanged
     assert PRESETS_V2["lite"] == PRESETS["lite"]
     assert PRESETS_V2["lite"].count == 30 and PRESETS_V2["challenge"].count == 10

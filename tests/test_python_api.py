@@ -28,7 +28,7 @@ def test_the_pages_examples_run_in_a_fresh_python(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=120, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["lights 3 50", "100.0 True"]
+    assert out.stdout.splitlines() == ["lights 4 50", "100.0 True"]
 
 
 def test_importing_arena_gen_does_not_load_the_api() -> None:
