@@ -3,8 +3,6 @@ knowledge score, so traders told W pass whatever their allocation and switching 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,8 +20,6 @@ from arena_gen.envs.trading.game_v3 import KNOWLEDGE_ITEM, TradingGameV3
 from arena_gen.envs.trading.game_v4 import TradingGameV4, day_terms, tolerance_of
 from arena_gen.suite.build import generate_task
 from arena_gen.suite.verify import check_task
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def first_task(version: int, suite: str, seed: int, index: int) -> Task:

@@ -36,8 +36,9 @@ PRESETS: dict[str, RepoV3Preset] = dict(v4.PRESETS)
 #: at 0 of 100 episodes, so a task random never solved passes).
 RANDOM_EPSILON = 0.05
 
-#: v4's per-suite targets with per-task resistance switched on (issue 38), now against the stronger rungs (a 30-task Lite's gap swings by about
-#: 10 points between seeds, so one suite certifies a 5-point margin; pooled it is >= 15).
+#: v4's per-suite targets with per-task resistance switched on (issue 38), now against the
+#: stronger rungs (a 30-task Lite's gap swings by about 10 points between seeds, so one suite
+#: certifies a 5-point margin; pooled it is >= 15).
 CALIBRATION: dict[str, Calibration] = {
     suite: dataclasses.replace(cal, random_epsilon=RANDOM_EPSILON, reject_model_free=True)
     for suite, cal in v4.CALIBRATION.items()
