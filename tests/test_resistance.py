@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from arena_gen.agents.random_agent import RandomAgent
 from arena_gen.core import registry
 from arena_gen.core.calibration import Calibration, calibration_for
 from arena_gen.core.compiled import compiled
@@ -233,3 +234,17 @@ def test_an_env_without_an_exact_bound_gets_the_clopper_pearson_fallback() -> No
                       "method": "clopper-pearson", "episodes": 100, "successes": 0,
                       "confidence": 0.99}
     assert record["bound"] <= calibration_for(spec, "lite").random_epsilon  # type: ignore[union-attr,operator]
+
+
+@pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
+def test_the_lean_random_episode_is_the_runners(env: str) -> None:
+    """The fallback bound's lean random episodes end where the runner's do: same success and
+    the same number of turns, attempt by attempt (tasks from small budgets up, where random
+    play also succeeds)."""
+    tasks = _released(env, 3)
+    small = [dataclasses.replace(t, budget=b) for t in tasks[:1] for b in (1, 3, 8)]
+    for task in [*tasks, *small]:
+        for attempt in range(4):
+            record = play_attempt(task, RandomAgent(), "inductive", attempt)
+            assert resistance.random_episode(task, attempt) == (
+                record["success"], record["steps"]), (task.id, task.budget, attempt)
