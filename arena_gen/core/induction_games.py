@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from arena_gen.core import registry
 from arena_gen.core.game import ActionError, Game
 from arena_gen.core.induction import InductionCost, InductionLimit, _iterate, _members
 from arena_gen.core.seeds import child
@@ -94,6 +95,33 @@ def recombined(sample: Callable[[Any, Any], Any], verify: Callable[[Any], Any],
                                   params=draft.params, certificate=cert))
     return first, kept
 
+
+
+def recombined_class(env: str, version: int, small: dict[str, Any], hidden: Sequence[str],
+                     rebuild: Callable[[Any, dict[str, Any]], Any], draws: int,
+                     seed: int) -> tuple[Any, list[Certified]]:
+    """:func:`recombined` on an env version's own sampler, verifier and acceptance, its Lite
+    preset shrunk by ``small``: the base draw ``SeedSequence([seed, 0])`` with the hidden parts
+    of ``draws`` draws below ``SeedSequence([seed, 1])`` (ValueError when none is accepted)."""
+    spec = registry.get(env, version)
+    config = dict(spec.load("presets")["lite"].replace(**small))
+    base, kept = recombined(spec.load("sampler"), spec.load("verifier"), spec.acceptance(),
+                            config, np.random.SeedSequence([seed, 0]),
+                            np.random.SeedSequence([seed, 1]), draws, hidden, rebuild)
+    if not kept:
+        raise ValueError(f"no accepted world among {draws} recombined draws of seed {seed}")
+    return base, kept
+
+
+def played_class(env: str, version: int, worlds: Sequence[Certified],
+                 actions: Sequence[str]) -> GameClass:
+    """A sampled class as the game solver takes it: each world played by the env version's own
+    game, equally weighted (each is one draw), states keyed by ``repr`` (a record is mutable),
+    the told minimum the world's horizon (a fixed-horizon env ends there)."""
+    game = registry.get(env, version).load("game")
+    return GameClass(games=[game(w) for w in worlds], weights=[1.0] * len(worlds),
+                     actions=actions, told=[float(w.world["horizon"]) for w in worlds],
+                     key=repr)
 
 Node = tuple[int, tuple[Hashable, ...]]  # (bitset of consistent worlds, their state keys)
 

@@ -20,10 +20,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from arena_gen.core import registry
-from arena_gen.core.induction_games import Certified, GameClass, recombined
+from arena_gen.core.induction_games import Certified, GameClass, played_class, recombined_class
 from arena_gen.envs.energy.game_v1 import format_action
 from arena_gen.envs.energy.sampler_v2 import rules_text_v2
 
@@ -62,22 +60,12 @@ class EnergyClass:
                                "battery": 0.0}) for w in WIND_LEVELS]
 
     def game_class(self) -> GameClass:
-        """The class as the game solver takes it: each world played by the v3 game, states
-        keyed by their full record (a grid state is mutable)."""
-        game = registry.get("energy", VERSION).load("game")
-        games = [game(w) for w in self.worlds]
-        return GameClass(games=games, weights=[1.0] * len(games), actions=self.actions(),
-                         told=[float(w.world["horizon"]) for w in self.worlds], key=repr)
+        """The class as the game solver takes it (``played_class``: each world by its game)."""
+        return played_class("energy", VERSION, self.worlds, self.actions())
 
 
 def energy_class(draws: int, seed: int) -> EnergyClass:
     """The class of the base draw ``SeedSequence([seed, 0])`` with the efficiencies of
     ``draws`` draws below ``SeedSequence([seed, 1])``."""
-    spec = registry.get("energy", VERSION)
-    config = dict(spec.load("presets")["lite"].replace(**SMALL))
-    base, kept = recombined(spec.load("sampler"), spec.load("verifier"), spec.acceptance(),
-                            config, np.random.SeedSequence([seed, 0]),
-                            np.random.SeedSequence([seed, 1]), draws, HIDDEN, _rebuild)
-    if not kept:
-        raise ValueError(f"no accepted world among {draws} recombined draws of seed {seed}")
+    base, kept = recombined_class("energy", VERSION, SMALL, HIDDEN, _rebuild, draws, seed)
     return EnergyClass(public=base.public, worlds=tuple(kept), draws=draws)

@@ -23,10 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from arena_gen.core import registry
-from arena_gen.core.induction_games import Certified, GameClass, recombined
+from arena_gen.core.induction_games import Certified, GameClass, played_class, recombined_class
 from arena_gen.envs.trading.sampler_v1 import make_draft
 from arena_gen.envs.trading.sampler_v2 import NEWS_RULE
 
@@ -72,22 +70,12 @@ class TradingClass:
         return out
 
     def game_class(self) -> GameClass:
-        """The class as the game solver takes it: each world played by the v4 game, states
-        keyed by their facts (a book is a mutable record)."""
-        game = registry.get("trading", VERSION).load("game")
-        games = [game(w) for w in self.worlds]
-        return GameClass(games=games, weights=[1.0] * len(games), actions=self.actions(),
-                         told=[float(w.world["horizon"]) for w in self.worlds], key=repr)
+        """The class as the game solver takes it (``played_class``: each world by its game)."""
+        return played_class("trading", VERSION, self.worlds, self.actions())
 
 
 def trading_class(draws: int, seed: int) -> TradingClass:
     """The class of the base draw ``SeedSequence([seed, 0])`` with the hidden parts of
     ``draws`` draws below ``SeedSequence([seed, 1])``."""
-    spec = registry.get("trading", VERSION)
-    config = dict(spec.load("presets")["lite"].replace(**SMALL))
-    base, kept = recombined(spec.load("sampler"), spec.load("verifier"), spec.acceptance(),
-                            config, np.random.SeedSequence([seed, 0]),
-                            np.random.SeedSequence([seed, 1]), draws, HIDDEN, _rebuild)
-    if not kept:
-        raise ValueError(f"no accepted world among {draws} recombined draws of seed {seed}")
+    base, kept = recombined_class("trading", VERSION, SMALL, HIDDEN, _rebuild, draws, seed)
     return TradingClass(public=base.public, worlds=tuple(kept), draws=draws)
