@@ -24,6 +24,7 @@ import math
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 
 class InductionLimit(RuntimeError):
@@ -68,6 +69,7 @@ class InductionCost:
 
 
 Node = tuple[Hashable, int]  # (observed state, bitset of the consistent worlds)
+N = TypeVar("N", bound=Hashable)  # a belief node of any solver here
 
 
 class _Moves:
@@ -123,7 +125,25 @@ def solve(cls: WorldClass, horizon: int, *, max_nodes: int = 2_000_000,
     total = sum(weights)
     moves = _Moves(cls)
     root: Node = (cls.start, (1 << len(weights)) - 1)
-    edges: dict[Node, list[list[Node]]] = {}  # insertion order: the root is node 0
+    edges = explore(root, lambda node: [] if cls.success(node[0]) else
+                    [children for _action, children in moves.children(node)],
+                    max_nodes, start, deadline)
+    kids, mass = indexed(edges, weights, lambda node: node[1])
+    worst = _iterate(kids, horizon, mass, deadline, expected=False)
+    expected = _iterate(kids, horizon, mass, deadline, expected=True)
+    dist = cls.distance
+    told = (sum(weights[w] * dist(w, cls.start) for w in range(len(weights))) / total
+            if dist is not None else math.nan)
+    return InductionCost(worst=worst[0], expected=expected[0], told=told,
+                         nodes=len(edges), seconds=time.perf_counter() - start)
+
+
+def explore(root: N, expand: Callable[[N], list[list[N]]], max_nodes: int, start: float,
+            deadline: float) -> dict[N, list[list[N]]]:
+    """The belief graph reachable from ``root``: per node its options (one list of child
+    nodes per action that splits or moves the belief), insertion-ordered so the root is node
+    0; bounded in nodes and time (:class:`InductionLimit` says where it stopped)."""
+    edges: dict[N, list[list[N]]] = {}
     todo = [root]
     while todo:
         node = todo.pop()
@@ -132,22 +152,20 @@ def solve(cls: WorldClass, horizon: int, *, max_nodes: int = 2_000_000,
         if len(edges) >= max_nodes or time.perf_counter() > deadline:
             raise InductionLimit(f"belief graph larger than {len(edges)} nodes "
                                  f"({time.perf_counter() - start:.0f} s)")
-        if cls.success(node[0]):
-            edges[node] = []
-            continue
-        options = [children for _action, children in moves.children(node)]
+        options = expand(node)
         edges[node] = options
         todo.extend(c for children in options for c in children if c not in edges)
+    return edges
+
+
+def indexed(edges: dict[N, list[list[N]]], weights: Sequence[float],
+            worlds_of: Callable[[N], int]) -> tuple[list[list[list[int]]], list[float]]:
+    """The graph as node indices (what :func:`_iterate` walks) and each node's prior mass
+    (the weight of the worlds still consistent there, ``worlds_of`` giving their bitset)."""
     index = {node: i for i, node in enumerate(edges)}
     kids = [[[index[c] for c in children] for children in edges[node]] for node in edges]
-    mass = [sum(weights[w] for w in _members(node[1])) for node in edges]
-    worst = _iterate(kids, horizon, mass, deadline, expected=False)
-    expected = _iterate(kids, horizon, mass, deadline, expected=True)
-    dist = cls.distance
-    told = (sum(weights[w] * dist(w, cls.start) for w in range(len(weights))) / total
-            if dist is not None else math.nan)
-    return InductionCost(worst=worst[0], expected=expected[0], told=told,
-                         nodes=len(edges), seconds=time.perf_counter() - start)
+    mass = [sum(weights[w] for w in _members(worlds_of(node))) for node in edges]
+    return kids, mass
 
 
 def _iterate(kids: list[list[list[int]]], horizon: int, mass: list[float], deadline: float, *,

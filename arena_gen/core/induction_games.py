@@ -29,7 +29,14 @@ import numpy as np
 
 from arena_gen.core import registry
 from arena_gen.core.game import ActionError, Game
-from arena_gen.core.induction import InductionCost, InductionLimit, _iterate, _members
+from arena_gen.core.induction import (
+    InductionCost,
+    InductionLimit,
+    _iterate,
+    _members,
+    explore,
+    indexed,
+)
 from arena_gen.core.seeds import child
 
 
@@ -143,22 +150,14 @@ def solve_games(cls: GameClass, horizon: int, *, max_nodes: int = 500_000,
                          "learner tells apart worlds that start differently)")
     root: Node = ((1 << len(games)) - 1, tuple(key(s) for s in first))
     states: dict[Node, list[Any]] = {root: first}
-    edges: dict[Node, list[list[Node]]] = {}
     solved: set[Node] = set()
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        if node in edges:
-            continue
-        if len(edges) >= max_nodes or time.perf_counter() > deadline:
-            raise InductionLimit(f"belief graph larger than {len(edges)} nodes "
-                                 f"({time.perf_counter() - start:.0f} s)")
+
+    def expand(node: Node) -> list[list[Node]]:
         members, now = _members(node[0]), states[node]
         if games[members[0]].done(now[0]):  # the observation said so for every member
-            edges[node] = []
             if games[members[0]].success(now[0]):
                 solved.add(node)
-            continue
+            return []
         options = []
         for text in cls.actions:
             split: dict[Hashable, tuple[int, list[Any]]] = {}
@@ -173,11 +172,10 @@ def solve_games(cls: GameClass, horizon: int, *, max_nodes: int = 500_000,
                 parts.append(kid)
             if parts != [node]:
                 options.append(parts)
-                todo.extend(k for k in parts if k not in edges)
-        edges[node] = options
-    index = {node: i for i, node in enumerate(edges)}
-    kids = [[[index[c] for c in children] for children in edges[node]] for node in edges]
-    mass = [sum(weights[w] for w in _members(node[0])) for node in edges]
+        return options
+
+    edges = explore(root, expand, max_nodes, start, deadline)
+    kids, mass = indexed(edges, weights, lambda node: node[0])
     goal = [node in solved for node in edges]
     worst = _iterate(kids, horizon, mass, deadline, expected=False, goal=goal)
     expected = _iterate(kids, horizon, mass, deadline, expected=True, goal=goal)
