@@ -25,7 +25,12 @@ and planner apply unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+import numpy as np
+
+from arena_gen.core.probes import Probe
+from arena_gen.envs.repo import probes_v5
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import InstallFailure, RepoV2, RunFailure
 from arena_gen.envs.repo.game_v4 import RepoGameV4, import_error
@@ -66,6 +71,18 @@ class RepoGameV5(RepoGameV4):
         ``script`` and failing ``check`` (kept out of the agent's view).
     Rubric:
         ``run_ok`` (success) and one ``script_<name>_ok`` per entrypoint.
+    Probes:
+        v4's kinds, questions and answers (:class:`~.game_v4.RepoGameV4`), drawn so that no
+        surface feature tells the answer (:mod:`.probes_v5`). ``command_ok``: ``yes``/``no``,
+        half each within each kind of command (``python run.py``, an install of a package the
+        stated environment holds, of one it lacks), asked in pairs, a ``yes`` and a ``no`` of
+        one kind; the environment is the current one or, where that lacks the wanted answer,
+        one a step away or one the agent visited. ``command_error``: the four options are
+        what a failing command prints from four environments among the current one and those
+        a step away (a package added, moved or removed), of distinct lengths; the question
+        states one of them, picked by a balanced length rank and put at a balanced letter
+        (chance 25 %, and 25 % for any guess by an option's length, kind or packages); where
+        none is found, a ``command_ok`` question is asked instead.
     Arguments:
         ``task``: a repo v5 task, Draft, or :class:`~arena_gen.core.game.WorldView` (a v4
         world plays with v5's messages too; its rules are unchanged).
@@ -73,8 +90,21 @@ class RepoGameV5(RepoGameV4):
         v5: conflict messages state the installed side only (no bound from the world, which
         named the solution's version); a hidden rule's decoy keyword error naming a package
         that is not installed is printed as that module's import error, the line a real
-        missing provider gives (issue 38).
+        missing provider gives (issue 38). Probe drawing: ``command_error`` states one of
+        four environments whose errors differ in length, picked by a balanced length rank
+        (v4's stated the current one, so its error was the odd one out and a guess by length
+        or by the first ``ImportError`` beat chance); ``command_ok`` asks a ``yes`` and a
+        ``no`` per kind of command (v4's ``no`` for ``python run.py`` scored 63 %).
     """
+
+    def outcome(self, state: RepoV2, command: str) -> tuple[bool, str]:
+        """v4's outcome, kept per game (a draw and its judge ask the same pairs often)."""
+        return probes_v5.stepped(self, state, command)[1:]
+
+    def probes(self, state: RepoV2, visited: Sequence[RepoV2], rng: np.random.Generator,
+               count: int) -> list[Probe]:
+        """v5's drawing (:func:`.probes_v5.draw`; class docstring)."""
+        return probes_v5.draw(self, state, visited, rng, count)
 
     def apply_install(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, list[tuple[int, int]]]:
         """v4's install rule; a conflict is reported from the installed side (class docstring)."""

@@ -1,0 +1,287 @@
+"""Repo v5's probe drawing: v4's questions with answers no surface feature gives away.
+
+v4's drawing (kept as released on :class:`~.game_v4.RepoGameV4`) stated the current environment
+in every ``command_error`` question, so the right option was the one error of the four not met
+a step away, and a longest, shortest or first-``ImportError`` guess beat chance; its
+``command_ok`` answers were balanced overall but not per kind of command (``no`` for ``python
+run.py`` scored 63 %). Here (issue 38) a ``command_error`` question states one of four
+environments whose errors differ in length, picked by a balanced length rank, and
+``command_ok`` asks a ``yes`` and a ``no`` per kind of command. Every outcome is stepped only
+when a question tries it, and kept per game beside it (:func:`stepped`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from arena_gen.core.probes import Probe, balanced, letters
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoEvent, RepoV2, memo
+from arena_gen.envs.repo.game_v4 import (
+    _WORKED,
+    COMMAND_ERROR,
+    ERROR_OPTIONS,
+    RUN_PY,
+    YES_NO,
+    RepoGameV4,
+    _renamed,
+)
+
+#: Failing commands tried per ``command_error`` question before it is given up.
+_ERROR_TRIES = 8
+#: Environments (this one and those a step away, in a drawn order) a tried command is
+#: stepped from.
+_ERROR_ENVS = 16
+#: (Environment, command) outcomes a game keeps for its probes before it starts afresh.
+_OUTCOMES_KEPT = 1 << 14
+#: Near and visited environments a ``command_ok`` question may look in for its answer.
+_NEAR = 9
+
+
+def stepped(game: RepoGameV4, state: RepoV2, command: str) -> tuple[RepoV2, bool, str]:
+    """The state ``command`` leads to from ``state``, whether it worked and what it printed
+    (on one line); kept per game, as a probe draw asks the same pair many times and the judge
+    asks it again."""
+    cache: dict[tuple[RepoV2, str], tuple[RepoV2, bool, str]] = memo(game, "stepped")
+    known = cache.get((state, command))
+    if known is None:
+        if len(cache) >= _OUTCOMES_KEPT:
+            cache.clear()
+        after, event = game.act(state, command)
+        known = cache[state, command] = (
+            after, isinstance(event, RepoEvent) and event.kind in _WORKED,
+            " ".join(event.feedback.split()))
+    return known
+
+
+def commands(game: RepoGameV4, state: RepoV2) -> list[str]:
+    """The commands probes name (v4's: ``python run.py`` and every install of a version not
+    installed, in a fixed order), their texts built once per game."""
+    kept = memo(game, "install_texts")
+    if not kept:
+        r = game.rules
+        kept[0] = [[f"pip install {r.names[p]}=={r.vname(p, v)}"
+                    for v in range(len(r.versions[p]))] for p in range(r.n)]
+    texts: list[list[str]] = kept[0]
+    return [RUN_PY, *(text for p, per in enumerate(texts) for v, text in enumerate(per)
+                      if state.installed[p] != v)]
+
+
+def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.random.Generator,
+         count: int) -> list[Probe]:
+    """``count`` questions: half ``command_error`` (while a few drawn failing commands give
+    four outputs, :func:`_error_probe`), the rest ``command_ok`` in pairs, a ``yes`` and a
+    ``no`` of one kind of command, about the current environment, else one a step away, else
+    one visited (wherever the wanted answer is found first: half the questions start from the
+    current one). Every outcome is stepped only when a question needs it (commands are tried
+    in drawn orders and the first fitting one is taken)."""
+    visited = [v for v in visited if isinstance(v, RepoV2)]
+    steps = _Steps(game, state)
+    near = _near(steps, rng)
+    made: list[Probe] = []
+    slots = balanced(rng, count // 2, letters(ERROR_OPTIONS))
+    ranks = balanced(rng, count // 2, range(ERROR_OPTIONS))
+    for slot, rank in zip(slots, ranks, strict=True):
+        probe = _error_probe(steps, slot, rank, rng)
+        if probe is None:
+            break
+        made.append(probe)
+    ask = _Asker(game, state, [*near, *(v for v in list(visited)[::-1][:_NEAR] if v != state)])
+    left = count - len(made)
+    for kind in balanced(rng, left // 2, KINDS):  # a yes and a no of one kind of command
+        pair = None
+        for k in [kind, *(KINDS[int(j)] for j in rng.permutation(len(KINDS))
+                          if KINDS[int(j)] != kind)]:
+            yes = ask.find("yes", k, rng)  # (a kind with no yes needs no search for a no)
+            pair = [yes, None if yes is None else ask.find("no", k, rng)]
+            if None not in pair:
+                break
+        made += [p or ask.any(want, rng) for p, want in zip(pair or [None, None], YES_NO,
+                                                              strict=True)]
+    if left % 2:
+        want = YES_NO[int(rng.integers(len(YES_NO)))]
+        made.append(ask.find(want, KINDS[int(rng.integers(len(KINDS)))], rng)
+                    or ask.any(want, rng))
+    order = rng.permutation(len(made))
+    return [_renamed(made[int(j)], f"q{i}") for i, j in enumerate(order)]
+
+
+def _near(steps: _Steps, rng: np.random.Generator) -> list[RepoV2]:
+    """Environments one step from the current one, a few of each kind in a drawn order: a
+    package added, one moved to another version, one removed (so an environment's size tells
+    nothing about which one a question states); of each kind, the first moves that work in a
+    drawn order."""
+    picked: list[RepoV2] = []
+    for kind in ("add", "move", "remove"):
+        moves = [k for k, m in enumerate(steps.kinds, start=1) if m == kind]
+        got = 0
+        for j in rng.permutation(len(moves)):
+            if got == _NEAR // 3:
+                break
+            env = steps.env(moves[int(j)])
+            if env is not None:
+                picked.append(env)
+                got += 1
+    return [picked[int(j)] for j in rng.permutation(len(picked))]
+
+
+def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
+                 ) -> Probe | None:
+    """A command that fails here and four environments it fails from, met in a drawn order
+    among this one and a few of those a step away (a working install or an uninstall), whose
+    error outputs differ in length; the question states the one whose output has length rank
+    ``rank`` (0: the shortest) and puts it at ``slot``, the others in the order met.
+
+    The four are drawn alike and the stated one is picked by a balanced rank, so every surface
+    feature of an option (its length, its error's kind, the packages it names) is as likely
+    the right one's as another's: a guess by such a feature scores chance. None when none of
+    the first few failing commands in a drawn order has four such environments."""
+    game = steps.game
+    tried = 0
+    for j in rng.permutation(len(steps.commands)):
+        command = steps.commands[int(j)]
+        if game.outcome(steps.state, command)[0]:
+            continue
+        met = _four_lengths(command, steps, rng.permutation(len(steps)))
+        if met is not None:
+            break
+        tried += 1
+        if tried == _ERROR_TRIES:
+            return None
+    else:
+        return None
+    assert met is not None
+    by_length = sorted(met, key=lambda m: len(m[1]))
+    k, right = by_length[rank]
+    others = [text for _, text in met if text != right]
+    state = steps.env(k)
+    assert state is not None  # an environment the command was met failing from
+    labels = letters(ERROR_OPTIONS)
+    at = labels.index(slot)
+    options = [*others[:at], right, *others[at:]]
+    shown = " ".join(f"{lab}) {t}" for lab, t in zip(labels, options, strict=True))
+    return Probe(id="", kind=COMMAND_ERROR, choices=labels, question=(
+        f"Suppose the environment is: {game.environment(state)}. `{command}` fails from "
+        f"it. Which error output does it print? {shown} Answer with exactly one letter: "
+        f"A, B, C or D."),
+        subject={**game._subject(state, command), "options": options})
+
+
+def command_kind(installed: Collection[str], command: str) -> str:
+    """A ``command_ok`` command's kind as the question shows it: ``python run.py``, an install
+    of a package the stated environment holds, or of one it lacks."""
+    if command == RUN_PY:
+        return "run"
+    return "move" if command.split()[2].split("==")[0] in installed else "add"
+
+
+#: The kinds of ``command_ok`` commands; each kind is asked as often with ``yes`` as with
+#: ``no`` (``python run.py`` mostly fails, so its kind would otherwise tell the answer).
+KINDS = ("run", "move", "add")
+
+
+class _Asker:
+    """``command_ok`` questions: the current environment, then near ones, then visited ones;
+    a command is stepped from an environment only when a question tries it there."""
+
+    def __init__(self, game: RepoGameV4, state: RepoV2, others: list[RepoV2]) -> None:
+        self.game, self.others = game, others
+        self.envs = [state]
+        self.kinds: dict[int, list[tuple[str, str]]] = {}  # per environment: (command, kind)
+
+    def _has(self, e: int) -> bool:
+        """Whether there is an ``e``-th environment (taking the next near or visited one)."""
+        while e >= len(self.envs) and self.others:
+            self.envs.append(self.others.pop(0))
+        return e < len(self.envs)
+
+    def _of_kind(self, e: int, kind: str) -> list[str]:
+        """The ``e``-th environment's commands of ``kind``, in the fixed order."""
+        if kind == "run":
+            return [RUN_PY]
+        if e not in self.kinds:
+            r, env = self.game.rules, self.envs[e]
+            held = {r.names[q] for q in range(r.n) if env.installed[q] != ABSENT}
+            self.kinds[e] = [(c, command_kind(held, c)) for c in commands(self.game, env)]
+        return [c for c, k in self.kinds[e] if k == kind]
+
+    def find(self, want: str, kind: str, rng: np.random.Generator) -> Probe | None:
+        """A question of ``kind`` whose answer is ``want`` (the first such command in a drawn
+        order): half start from the current environment, the rest from the next; None when
+        no environment has one."""
+        e = 0 if rng.random() < 0.5 else 1
+        while self._has(e):
+            env, of_kind = self.envs[e], self._of_kind(e, kind)
+            for j in rng.permutation(len(of_kind)):
+                if self.game.outcome(env, of_kind[int(j)])[0] == (want == "yes"):
+                    return self.game._ok_probe(env, of_kind[int(j)])
+            e += 1
+        return None
+
+    def any(self, want: str, rng: np.random.Generator) -> Probe:
+        """A question whose answer is ``want`` if any environment has one, of any kind; else
+        any command from the current environment."""
+        for kind in (KINDS[int(j)] for j in rng.permutation(len(KINDS))):
+            if (probe := self.find(want, kind, rng)) is not None:
+                return probe
+        here = commands(self.game, self.envs[0])
+        return self.game._ok_probe(self.envs[0], here[int(rng.integers(len(here)))])
+
+
+class _Steps:
+    """A state (number 0) and the moves from it (1, 2, ...: every install its probes name,
+    then every uninstall); a move's environment is stepped to only when first asked, and is
+    None when the move fails."""
+
+    def __init__(self, game: RepoGameV4, state: RepoV2) -> None:
+        r = game.rules
+        self.game, self.state = game, state
+        self.commands = commands(game, state)
+        held = {r.names[q] for q in range(r.n) if state.installed[q] != ABSENT}
+        installs = [c for c in self.commands if c != RUN_PY]
+        self.moves = installs + [f"pip uninstall {r.names[q]}" for q in range(r.n)
+                                 if state.installed[q] != ABSENT]
+        self.kinds = [command_kind(held, c) for c in installs] + ["remove"] * (
+            len(self.moves) - len(installs))
+
+    def __len__(self) -> int:
+        return 1 + len(self.moves)
+
+    def env(self, k: int) -> RepoV2 | None:
+        """The ``k``-th environment (None when its move fails)."""
+        if k == 0:
+            return self.state
+        after, ok, _ = stepped(self.game, self.state, self.moves[k - 1])
+        return after if ok else None
+
+    def outcome(self, k: int, command: str) -> tuple[bool, str] | None:
+        """What ``command`` does from the ``k``-th environment (None when there is none)."""
+        env = self.env(k)
+        return None if env is None else self.game.outcome(env, command)
+
+
+def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]
+                  ) -> list[tuple[int, str]] | None:
+    """Of the first few environments in ``order`` (:data:`_ERROR_ENVS`), the first four from
+    which ``command`` prints an error of a length no earlier one's has, with those errors;
+    None when fewer are met."""
+    met: list[tuple[int, str]] = []
+    lengths: set[int] = set()
+    looked = 0
+    for k in order:
+        seen = steps.outcome(int(k), command)
+        if seen is None:
+            continue
+        looked += 1
+        ok, text = seen
+        if not ok and text.startswith("ERROR") and len(text) not in lengths:
+            met.append((int(k), text))
+            lengths.add(len(text))
+            if len(met) == ERROR_OPTIONS:
+                return met
+        if looked == _ERROR_ENVS:
+            break
+    return None
