@@ -238,3 +238,39 @@ def test_the_column_shows_a_zero_and_hides_only_when_undefined() -> None:
     assert shown.rows[0][1 + shown.keys.index("induction_efficiency")] == "0"
     fixed = aggregate([played("T", 0, 120, True, None)], 1)
     assert "induction_efficiency" not in score_table(fixed).keys
+
+
+def test_show_reveal_prices_each_rung() -> None:
+    """lights-lite-7-0000 (minimum 10): the heuristic rung solved it in 27 steps, the planner
+    in 10, the others failed."""
+    from click.testing import CliRunner
+
+    from arena_gen.cli import main
+
+    result = CliRunner().invoke(main, ["show", "lights-lite-7-0000", "--reveal"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    ladder = lines[lines.index("-- baseline ladder (re-played by verify) --") + 1:]
+    assert ladder[1] == "heuristic    (inductive)  1/1 solved  steps 27  credit 1.00  price +17"
+    assert ladder[3].startswith("planner ") and ladder[3].endswith("price +0")
+    assert ladder[4].startswith("random ") and ladder[4].endswith("price n/a")
+    assert ladder[6] == ("price: price of discovery, mean steps of the rung's successes - 10 "
+                         "(lower bound: with-rules minimum)")
+
+
+def test_the_report_shows_the_figure_its_reference_and_the_prices(
+        heuristic_run: tuple[Path, dict[str, Any]]) -> None:
+    """The ladder over the two tasks played: the heuristic rung solved lights-lite-7-0002 in 15
+    steps (minimum 11) and failed the other, so its price is +4; the run's own row likewise."""
+    from arena_gen.scoring.report import build_report
+
+    out, summary = heuristic_run
+    text = build_report([out])
+    assert ">induction eff. (ratio [0-1])</th>" in text
+    assert "Induction efficiency is scored against: lights (heuristic (run)): lower bound: " \
+           "with-rules minimum." in text
+    rows = {r.split("data-rung='")[1].split("'")[0]: r.split("</tr>")[0]
+            for r in text.split("<tr class=")[1:] if "data-rung='" in r}
+    assert "<td>+4</td>" in rows["heuristic"] and "<td>+0</td>" in rows["planner"]
+    assert "<td>n/a</td>" in rows["random"]
+    assert "<td>+4</td>" in rows["this run: heuristic (run)"]
