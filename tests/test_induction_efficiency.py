@@ -55,6 +55,15 @@ def test_exact_values_on_two_tasks() -> None:
         "mixed: expected induction cost (1 task); lower bound: with-rules minimum (1 task)")
 
 
+def test_the_mean_is_over_episodes() -> None:
+    """Unbalanced: A once at 1, B three times at 0.25, 0, 0 -> 1.25 / 4 (not (1 + 1/12) / 2)."""
+    a, b = Reference(10.0, WITH_RULES), Reference(10.0, WITH_RULES)
+    m = group_metrics(Group([played("A", 0, 10, True, a), played("B", 0, 20, True, b),
+                             played("B", 1, 9, False, b), played("B", 2, 50, False, b)]), 3)
+    assert m["induction_efficiency"] == 0.3125
+    assert m["induction_efficiency_reference"] == WITH_RULES
+
+
 def test_failures_score_zero_whatever_their_steps() -> None:
     ref = Reference(10.0, WITH_RULES)
     assert efficiency(10.0, 1, False) == 0.0 and efficiency(10.0, 10, False) == 0.0

@@ -76,7 +76,7 @@ METRICS: dict[str, MetricDef] = {
                                   ARENA_GEN),
     "induction_efficiency": MetricDef("induction eff.", "ratio [0-1]", "Per attempt "
                                       "min(1, (reference / replayed steps)^2), 0 when it "
-                                      "failed; mean per task, then over tasks. The reference is "
+                                      "failed; mean over scored attempts. The reference is "
                                       "the certificate's induction cost (expected, else its "
                                       "lower bound), else the with-rules minimum (a lower "
                                       "bound): see induction_efficiency_reference; n/a on "
