@@ -18,6 +18,12 @@ targets of issue #25: on Lite the best inductive rung inside its band and >= 15 
 the best model-free rung; on Challenge every rung below its Lite rate and the best inductive
 rung's interval below (not overlapping) Lite's. Reproduce: ``python benchmarks/bench_validity.py
 --seeds 11,12,13,14,15,16,17,18,19,20 [--env lights] [--version lights=3] [--jobs 2]``.
+
+**Price of discovery** (``--prices``): reads each task's certified ladder (its rungs' recorded
+steps, re-played by ``verify``) and prints per suite, env and rung the mean over the rung's
+successful episodes of steps - the task's reference (``scoring/induction_efficiency.py``), and
+which reference that is. Plays nothing. Reproduce: ``python benchmarks/bench_validity.py
+--prices [SUITE ...]``.
 """
 
 from __future__ import annotations
@@ -41,6 +47,12 @@ from arena_gen.core.calibration import (
 )
 from arena_gen.core.suite_io import read_suite
 from arena_gen.runner.run import RunConfig, run_suite
+from arena_gen.scoring.induction_efficiency import (
+    price_text,
+    reference_of,
+    reference_text,
+    rung_prices,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -182,6 +194,30 @@ def out_of_sample(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def prices(suites: list[str]) -> int:
+    """The price of discovery of every rung, from the certificates' ladders (nothing played)."""
+    print("| suite | env | rung | mode | successes scored | price of discovery (steps) | "
+          "reference |")
+    print("|---|---|---|---|---|---|---|")
+    for name in suites:
+        suite = read_suite(name)
+        for env, tasks in suite.tasks.items():
+            refs = {t.id: reference_of(t) for t in tasks}
+            ladders = [(t.certificate.facts["ladder"], refs[t.id]) for t in tasks
+                       if isinstance(t.certificate.facts.get("ladder"), dict)]
+            kind = reference_text(r.kind for r in refs.values() if r is not None)
+            if kind is None:
+                print(f"| {suite.manifest['suite']} | {env} | every rung | | 0 | n/a | none "
+                      f"(fixed horizon: no step reference) |")
+                continue
+            for rung, price in sorted(rung_prices(ladders).items(),
+                                      key=lambda kv: rung_order(kv[0])):
+                mode = next(lad[rung]["mode"] for lad, _ in ladders if rung in lad)
+                print(f"| {suite.manifest['suite']} | {env} | {rung} | {mode} | "
+                      f"{price.episodes} | {price_text(price)} | {kind} |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("suites", nargs="*", default=["suites/lite", "suites/challenge"])
@@ -191,7 +227,11 @@ def main() -> int:
     parser.add_argument("--env", default="", help="--seeds: only these envs (comma-separated)")
     parser.add_argument("--version", action="append", default=[], metavar="ENV=N",
                         help="--seeds: build ENV at version N (e.g. a preview)")
+    parser.add_argument("--prices", action="store_true",
+                        help="print each rung's price of discovery from the certificates")
     args = parser.parse_args()
+    if args.prices:
+        return prices(args.suites)
     if args.seeds:
         return out_of_sample(args)
     rows: list[dict[str, Any]] = []

@@ -258,8 +258,11 @@ def test_inspect_scores_the_odyssey_success_under_200(suite_dir: Path, task: Tas
         [sample] = log.samples
         score = sample.scores["judge_scorer"]
         steps = WASTED + len(task.certificate.witness)
+        floor = task.certificate.min_steps
+        assert floor is not None
         assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(steps),
-                               "agent_error": 0.0, "env_error": 0.0, "pass_at_k": 1.0}
+                               "agent_error": 0.0, "env_error": 0.0, "pass_at_k": 1.0,
+                               "induction_efficiency": (floor / steps) ** 2}
         assert score.metadata["budget"] == ODYSSEY
         assert not score.metadata["flags"]["replay_mismatch"]
 

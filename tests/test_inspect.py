@@ -7,6 +7,7 @@ vocabulary inspect would otherwise download (checked with tiktoken made unusable
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -123,8 +124,17 @@ def test_whole_episode_per_env_scores_by_the_judge(env: str) -> None:
     log = run(suite_task("lite", env=env, tasks=task.id), model)
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
-    assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(witness)),
-                           "pass_at_k": 1.0, "agent_error": 0.0, "env_error": 0.0}
+    value = dict(score.value)
+    induction = value.pop("induction_efficiency")
+    assert value == {"success": 1.0, "credit": 100.0, "steps": float(len(witness)),
+                     "pass_at_k": 1.0, "agent_error": 0.0, "env_error": 0.0}
+    reference = score.metadata["induction_reference"]
+    if task.certificate.min_steps is None:  # fixed horizon: no reference, left out as NaN
+        assert math.isnan(induction) and reference is None
+    else:  # the witness is the with-rules minimum: efficiency 1 against that lower bound
+        assert induction == 1.0 and reference == {
+            "steps": float(task.certificate.min_steps),
+            "kind": "lower bound: with-rules minimum"}
     assert all(f["status"] == "met" for f in score.metadata["findings"])
     assert score.metadata["end_reason"] in ("success", "terminated", "budget")
     record = sample.store["arena_gen_trajectory"]
@@ -147,7 +157,8 @@ def test_replies_without_an_action_tag_waste_every_turn(monkeypatch) -> None:
     [sample] = log.samples
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 0.0, "credit": 0.0, "steps": float(task.budget),
-                           "pass_at_k": 0.0, "agent_error": 0.0, "env_error": 0.0}
+                           "pass_at_k": 0.0, "induction_efficiency": 0.0,  # failed: 0
+                           "agent_error": 0.0, "env_error": 0.0}
     assert score.explanation.startswith("all_on: violated (final state: 0/")
     turns = sample.store["arena_gen_trajectory"]["turns"]
     assert len(turns) == task.budget and not any(t["valid"] for t in turns)
@@ -196,6 +207,8 @@ def test_epochs_give_avg_and_pass_at_k() -> None:
     assert metric(log, "success", "epochs") == 0.5  # success rate over attempts
     assert metric(log, "credit", "epochs") == 50.0  # Avg@2
     assert metric(log, "pass_at_k", "epochs") == 1.0  # Pass@2
+    # the witness's episode scores 1 (it is the minimum), the failed one 0: mean 0.5
+    assert metric(log, "induction_efficiency", "epochs") == 0.5
     # one reducer: one block per figure in inspect's panel, each named (two reducers gave
     # two blocks named "success", "credit", ... side by side)
     names = [s.name for s in log.results.scores]

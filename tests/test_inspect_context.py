@@ -91,7 +91,8 @@ def test_context_error_mid_episode_drops_old_turns(chars: int, flavor: str) -> N
     assert late["turns_dropped"] >= 1 and late["turns_shown"] + late["turns_dropped"] == 13
     score = sample.scores["judge_scorer"]
     assert score.value == {"success": 1.0, "credit": 100.0, "steps": float(len(turns)),
-                           "pass_at_k": 1.0, "agent_error": 0.0, "env_error": 0.0}
+                           "pass_at_k": 1.0, "induction_efficiency": 1.0,  # the minimum
+                           "agent_error": 0.0, "env_error": 0.0}
     assert record["end_reason"] == "success"
 
 

@@ -414,10 +414,10 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
                          log_samples=True)
     assert log.status == "success", log.error
     [sample] = log.samples
-    assert sample.scores["judge_scorer"].value == {"success": 1.0, "credit": 100.0,
-                                                   "steps": float(len(witness) + 1),
-                                                   "agent_error": 0.0, "env_error": 0.0,
-                                                   "pass_at_k": 1.0}
+    assert sample.scores["judge_scorer"].value == {
+        "success": 1.0, "credit": 100.0, "steps": float(len(witness) + 1),
+        "agent_error": 0.0, "env_error": 0.0, "pass_at_k": 1.0,
+        "induction_efficiency": (len(witness) / (len(witness) + 1)) ** 2}  # one turn spent
     turns = sample.store["arena_gen_trajectory"]["turns"]
     assert [t["action"] for t in turns] == ["", *witness]
     assert turns[0]["tool_error"] == "unknown tool 'flip' (tools: toggle)"

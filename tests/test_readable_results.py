@@ -110,7 +110,7 @@ def test_cli_score_and_report_show_pass_at_4(llm_4: Path) -> None:
     assert result.exit_code == 0, result.output
     header = next(x for x in result.output.splitlines() if x.startswith("env "))
     assert header.split() == ["env", "tasks", "Avg@4", "%", "Pass@4", "%", "credit", "%",
-                              "tokens", "infra"]
+                              "ind.eff", "tokens", "infra"]  # ind.eff: a lights run
     overall = next(x for x in result.output.splitlines() if x.startswith("overall"))
     assert overall.split()[:4] == ["overall", "1", "100", "100"]
     text = build_report([llm_4])

@@ -18,6 +18,7 @@ from arena_gen.core.errors import ArenaGenError
 
 if TYPE_CHECKING:
     from arena_gen.core.task import Task
+    from arena_gen.scoring.induction_efficiency import Reference
 
 
 @click.command(name="show")
@@ -64,9 +65,15 @@ def command(task_id: str, suite: str | None, mode: str, reveal: bool, as_json: b
         click.echo(f"facts: {json.dumps(facts, sort_keys=True)}")
     ladder = cert.facts.get("ladder")
     if ladder:
+        from arena_gen.scoring.induction_efficiency import reference_of
+
+        reference = reference_of(task)
         click.echo("\n-- baseline ladder (re-played by verify) --")
-        for line in ladder_lines(ladder):
+        for line in ladder_lines(ladder, reference):
             click.echo(line)
+        if reference is not None:
+            click.echo(f"price: price of discovery, mean steps of the rung's successes - "
+                       f"{reference.steps:g} ({reference.kind})")
 
 
 def agent_view_of(task: Task, mode: str) -> dict[str, Any]:
@@ -106,8 +113,12 @@ def opening_lines(view: dict[str, Any]) -> list[str]:
     return ["-- intro --", intro, "", "-- first observation --", observation]
 
 
-def ladder_lines(ladder: dict[str, Any]) -> list[str]:
-    """One line per rung: ``heuristic (inductive)  1/1 solved  steps 43  credit 1.00``."""
+def ladder_lines(ladder: dict[str, Any], reference: Reference | None = None) -> list[str]:
+    """One line per rung: ``heuristic (inductive)  1/1 solved  steps 43  credit 1.00``, then
+    with a ``reference`` its price of discovery (``price +33``, ``n/a`` without a success)."""
+    from arena_gen.scoring.induction_efficiency import price_text, rung_prices
+
+    prices = rung_prices([(ladder, reference)]) if reference is not None else {}
     lines = []
     for rung, row in ladder.items():
         results = row.get("results", [])
@@ -115,6 +126,8 @@ def ladder_lines(ladder: dict[str, Any]) -> list[str]:
         credit = sum(float(r.get("credit", 0.0)) for r in results) / max(1, len(results))
         values = [r["value"] for r in results if r.get("value") is not None]
         value = f"  value {sum(values) / len(values):.4g}" if values else ""
+        price = f"  price {price_text(prices.get(rung))}" if reference is not None else ""
         lines.append(f"{rung:<12} ({row.get('mode')})  {row.get('successes')}/"
-                     f"{row.get('attempts')} solved  steps {steps}  credit {credit:.2f}{value}")
+                     f"{row.get('attempts')} solved  steps {steps}  credit {credit:.2f}{value}"
+                     f"{price}")
     return lines

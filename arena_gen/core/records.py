@@ -246,6 +246,11 @@ class GroupMetrics(_Record):
     avg_credit_at_k: Metric = None
     trajectory_efficiency: Metric = None
     optimality_ratio: Metric = None
+    induction_efficiency: Metric = None
+    induction_efficiency_reference: str | None = Field(
+        None, description="what induction_efficiency is scored against: one kind (expected "
+                          "induction cost; lower bound: induction cost; lower bound: with-rules "
+                          "minimum), or each kind with its task count; null: no task had one")
     loop_ratio: Metric = None
     token_efficiency: Metric = None
     knowledge: dict[str, Any] | None = Field(

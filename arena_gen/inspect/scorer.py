@@ -6,7 +6,9 @@ carries only the agent's view. The trajectory's actions are replayed through the
 (:func:`~arena_gen.scoring.judge.judge`, via the same findings line ``arena-gen score``
 writes), and the score policy turns the findings into the attempt's credit. A sample's score
 value is a dict: ``success`` (1 when every rubric item is met: the Perfect Rubrics criterion),
-``credit`` (the policy's item credit, 0-100), ``steps`` (agent turns) and, per end reason the
+``credit`` (the policy's item credit, 0-100), ``steps`` (agent turns),
+``induction_efficiency`` (:mod:`arena_gen.scoring.induction_efficiency` over the replay's steps;
+NaN, so left out, where the task has no reference) and, per end reason the
 runner's table counts besides infra errors (:data:`END_COUNTS`), 1 when the attempt ended so:
 their ``mean`` is the share of attempts (inspect counts the runner's infra errors itself, as
 samples in error). Findings, flags, the
@@ -44,6 +46,7 @@ from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.protocol import check_harness
 from arena_gen.inspect.dataset import sample_task
 from arena_gen.inspect.solver import TRAJECTORY
+from arena_gen.scoring.induction_efficiency import efficiency, reference_of
 from arena_gen.scoring.policy import attempt_score, is_perfect
 from arena_gen.scoring.score import judge_record
 
@@ -51,8 +54,12 @@ from arena_gen.scoring.score import judge_record
 END_COUNTS = ("agent_error", "env_error")
 #: The score key whose epochs reduce by max: Pass@k at k = epochs (one attempt: its success).
 PASS = "pass_at_k"
+#: Induction efficiency of a sample whose task has no reference (fixed-horizon envs): NaN,
+#: which inspect leaves out of that key's metrics and reducers as unscored.
+UNDEFINED = float("nan")
 METRICS = {"success": [mean(), stderr()], "credit": [mean(), stderr()], "steps": [mean()],
-           PASS: [mean(), stderr()], **{reason: [mean()] for reason in END_COUNTS}}
+           PASS: [mean(), stderr()], "induction_efficiency": [mean(), stderr()],
+           **{reason: [mean()] for reason in END_COUNTS}}
 
 
 @score_reducer(name="epochs")
@@ -93,16 +100,23 @@ def judge_scorer(harness: str | None = None) -> Scorer:
             raise ArenaGenError(f"infra error in {task.id}: {record.get('error')}")
         perfect = is_perfect(line["findings"], rubric)
         turns = record.get("turns") or []
+        reference = reference_of(task)
+        replayed = int((line.get("replay") or {}).get("steps") or 0)  # the judge's count
+        induction = (UNDEFINED if reference is None
+                     else efficiency(reference.steps, replayed, perfect))
         return Score(
             value={"success": 1.0 if perfect else 0.0, "credit": credit,
                    "steps": float(record["steps"]), PASS: 1.0 if perfect else 0.0,
+                   "induction_efficiency": induction,
                    **{r: float(record["end_reason"] == r) for r in END_COUNTS}},
             answer=str(turns[-1]["action"]) if turns else "",
             explanation="; ".join(f"{f['item']}: {f['status']} ({f['evidence']})"
                                   for f in line["findings"]),
             metadata={"findings": line["findings"], "flags": line["flags"],
                       "end_reason": record["end_reason"], "min_steps": record["min_steps"],
-                      "budget": record.get("budget")})
+                      "budget": record.get("budget"), "replayed_steps": replayed,
+                      "induction_reference": None if reference is None else {
+                          "steps": reference.steps, "kind": reference.kind}})
 
     return score
 

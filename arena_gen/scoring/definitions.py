@@ -16,6 +16,7 @@ from typing import Any
 ODYSSEY_ARENA = "OdysseyArena (arXiv 2602.05843)"
 ODYSSEYS = "Odysseys evaluation recipe"
 ARENA_GEN = "arena-gen"
+ARC_AGI_3 = "ARC-AGI-3 action efficiency, (reference / agent actions)^2 capped at 1"
 PASS_AT_K = "Chen et al. 2021, unbiased pass@k (arXiv 2107.03374)"
 PASS_HAT_K = "Yao et al. 2024, tau-bench pass^k (arXiv 2406.12045)"
 
@@ -73,6 +74,19 @@ METRICS: dict[str, MetricDef] = {
                                   "taken, over successful attempts of tasks with an exact "
                                   "min_steps (bounds-only certificates are excluded).",
                                   ARENA_GEN),
+    "induction_efficiency": MetricDef("induction eff.", "ratio [0-1]", "Per attempt "
+                                      "min(1, (reference / replayed steps)^2), 0 when it "
+                                      "failed; mean over scored attempts. The reference is "
+                                      "the certificate's induction cost (expected, else its "
+                                      "lower bound), else the with-rules minimum (a lower "
+                                      "bound): see induction_efficiency_reference; n/a on "
+                                      "fixed-horizon envs.", ARC_AGI_3),
+    "induction_efficiency_reference": MetricDef("induction eff. reference", "", "What "
+                                                "induction efficiency is scored against: "
+                                                "expected induction cost, lower bound: "
+                                                "induction cost, or lower bound: with-rules "
+                                                "minimum (each with its task count when "
+                                                "tasks differ).", ARENA_GEN),
     "loop_ratio": MetricDef("loop ratio", "share of turns", "Turns repeating the previous "
                             "(state, action) pair without progress, over all turns; n/a on "
                             "fixed-horizon envs.", ARENA_GEN),
@@ -148,6 +162,11 @@ LADDER: dict[str, MetricDef] = {
                                   ARENA_GEN),
     "ladder_rate": MetricDef("rate", "%", "Successes / attempts: the success rate over every "
                              "attempt of every task shown.", ARENA_GEN),
+    "price": MetricDef("price of discovery", "agent calls", "Mean over the rung's (or run's) "
+                       "successful attempts of steps - the task's reference (its certified "
+                       "induction cost, else its with-rules minimum: a lower bound, so the "
+                       "price is an upper estimate); n/a without successes or references.",
+                       ARENA_GEN),
     "ci95": MetricDef("95 % CI", "%", "Wilson score interval of the rate at 95 % (sensible at "
                       "0 % and 100 % and for few attempts); the bar spans it, the mark is the "
                       "rate.", "Wilson 1927, J. Am. Stat. Assoc. 22:209"),

@@ -20,6 +20,13 @@ from arena_gen.core.task import Task
 from arena_gen.runner.rundir import RunDir
 from arena_gen.scoring.cost import cost_usd
 from arena_gen.scoring.definitions import fmt
+from arena_gen.scoring.induction_efficiency import (
+    Price,
+    Reference,
+    price_text,
+    reference_of,
+    rung_prices,
+)
 from arena_gen.scoring.policy import attempt_score, is_perfect
 from arena_gen.scoring.report_check import CheckedRun, check_run
 from arena_gen.scoring.table import cost_text
@@ -28,7 +35,8 @@ from arena_gen.scoring.table import cost_text
 #: adds Pass@k for each run's k after ``pass_at_1``, and the cost after the tokens when a run
 #: was scored with prices (:func:`table_metrics`).
 TABLE_METRICS = ["success_rate", "avg_at_k", "avg_credit_at_k", "pass_at_1",
-                 "trajectory_efficiency", "optimality_ratio", "loop_ratio", "invalid_action_rate",
+                 "trajectory_efficiency", "optimality_ratio", "induction_efficiency",
+                 "loop_ratio", "invalid_action_rate",
                  "tokens", "token_efficiency", "avg_at_k_profit", "best_at_k_profit",
                  "profit_rate_median", "log_growth", "normalized_profit", "infra_errors",
                  "missing"]
@@ -190,6 +198,7 @@ class LadderRow:
     rate: float
     lo: float
     hi: float
+    price: str = "n/a"  # price of discovery: mean excess steps of its successes
 
 
 @dataclass(frozen=True)
@@ -307,11 +316,19 @@ def pct(x: float) -> str:
 
 
 def ladder_row(name: str, mode: str, kind: str, attempts: int, successes: int, tasks: int,
-               solved: int) -> LadderRow:
-    """A ladder row with its rate and Wilson interval."""
+               solved: int, price: Price | None = None) -> LadderRow:
+    """A ladder row with its rate, Wilson interval and price of discovery."""
     lo, hi = wilson(successes, attempts)
     return LadderRow(name, mode, kind, attempts, successes, tasks, solved,
-                     successes / attempts if attempts else 0.0, lo, hi)
+                     successes / attempts if attempts else 0.0, lo, hi, price_text(price))
+
+
+def run_price(attempts: Sequence[AttemptRow], refs: dict[str, Reference | None]) -> Price:
+    """A run's price of discovery on these tasks: the mean over its successful attempts of
+    replayed steps - the task's reference (:mod:`.induction_efficiency`)."""
+    excess = [a.steps - ref.steps for a in attempts
+              if a.perfect and (ref := refs.get(a.task_id)) is not None]
+    return Price(sum(excess) / len(excess) if excess else None, len(excess))
 
 
 def target_texts(targets: dict[str, Any]) -> list[str]:
@@ -340,8 +357,12 @@ def env_ladder(env: str, suite: Suite, runs: Sequence[RunView], anchor: str) -> 
     in_suite = len(suite.tasks.get(env, []))
     if not ladders:
         return EnvLadder(env, anchor, 0, in_suite, [], None, [])
+    refs = {t.id: reference_of(t) for t in tasks}
+    prices = rung_prices((t.certificate.facts["ladder"], refs[t.id]) for t in tasks
+                         if isinstance(t.certificate.facts.get("ladder"), dict))
     rows = [ladder_row(rung, str(next((lad[rung]["mode"] for lad in ladders if rung in lad), "")),
-                       "rung", r["attempts"], r["successes"], r["tasks"], r["tasks_solved"])
+                       "rung", r["attempts"], r["successes"], r["tasks"], r["tasks_solved"],
+                       prices.get(rung))
             for rung, r in rung_rates(ladders).items()]
     with_ladder = {t.id for t in tasks if isinstance(t.certificate.facts.get("ladder"), dict)}
     for run in runs:
@@ -350,7 +371,8 @@ def env_ladder(env: str, suite: Suite, runs: Sequence[RunView], anchor: str) -> 
         mode = str((run.summary.get("run") or {}).get("mode") or "")
         rows.append(ladder_row(f"this run: {run.label}", mode, "agent", len(mine),
                                sum(a.perfect for a in mine), len({a.task_id for a in mine}),
-                               len({a.task_id for a in mine if a.perfect})))
+                               len({a.task_id for a in mine if a.perfect}),
+                               run_price(mine, refs)))
     targets = target_texts(calibration.get("targets") or {}) if calibration else None
     missed = [str(m) for m in calibration.get("missed") or []] if calibration else []
     return EnvLadder(env, anchor, len(ladders), in_suite, rows, targets, missed)

@@ -125,10 +125,19 @@ def _metrics_table(rows: Sequence[MetricRow], keys: Sequence[str] = TABLE_METRIC
     return part("metrics_table", head=head, rows=body)
 
 
+def _references(summaries: Sequence[tuple[str, dict[str, Any]]]) -> Html:
+    """What each run's induction efficiency is scored against, per env (nothing when no env
+    has a reference)."""
+    items = [f"{env} ({label}): {kind}" for label, summary in summaries
+             for env, entry in sorted(summary["envs"].items())
+             if (kind := entry.get("induction_efficiency_reference"))]
+    return part("references", items="; ".join(items)) if items else Html()
+
+
 def _ladder_row(r: LadderRow) -> Html:
     return part("ladder_row", kind=r.kind, name=r.name, mode=r.mode, solved=r.solved,
                 tasks=r.tasks, successes=r.successes, attempts=r.attempts, rate=pct(r.rate),
-                lo=pct(r.lo), hi=pct(r.hi), width=pct(r.hi - r.lo))
+                lo=pct(r.lo), hi=pct(r.hi), width=pct(r.hi - r.lo), price=r.price)
 
 
 def _env_ladder(e: EnvLadder) -> Html:
@@ -144,7 +153,7 @@ def _env_ladder(e: EnvLadder) -> Html:
         targets = part("targets", targets=", ".join(e.targets) or "none recorded",
                        verdict=verdict)
     head = join(_th(LADDER[k]) for k in ("rung", "mode", "tasks_solved", "ladder_successes",
-                                         "ladder_rate", "ci95"))
+                                         "ladder_rate", "ci95", "price"))
     return part("env_ladder", anchor=e.anchor, env=e.env, scope=scope, head=head,
                 rows=join(_ladder_row(r) for r in e.rows), targets=targets)
 
@@ -231,7 +240,8 @@ def render_page(model: ReportModel, figures: Sequence[Figure], notice: str | Non
                     for r in model.runs)
     return fill(Template(template_text("report.html")),
                 run_list=run_list,
-                metrics_table=_metrics_table(model.metric_rows, model.metric_keys, model.k),
+                metrics_table=join([_metrics_table(model.metric_rows, model.metric_keys,
+                                                   model.k), _references(model.summaries)]),
                 metric_definitions=_metric_definitions(model.metric_keys),
                 knowledge=_knowledge(model.summaries),
                 ladders=_ladders(model.ladders),

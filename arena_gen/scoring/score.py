@@ -38,6 +38,12 @@ from arena_gen.core.usage import USAGE_KEYS, turn_tokens
 from arena_gen.runner.rundir import RunDir, plan_digest, planned_attempts
 from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
+from arena_gen.scoring.induction_efficiency import (
+    Reference,
+    efficiency,
+    reference_of,
+    reference_text,
+)
 from arena_gen.scoring.judge import Replay, owned_budget, replay_trajectory
 from arena_gen.scoring.knowledge import final_accuracy, judge_knowledge, knowledge_metrics
 from arena_gen.scoring.metrics import (
@@ -116,6 +122,8 @@ class Attempt:
     kind: str = "played"
     #: the knowledge curve graded from the replay (run --probes), else None
     knowledge: list[dict[str, Any]] | None = None
+    #: what induction efficiency scores the attempt against (None: no reference, excluded)
+    reference: Reference | None = None
 
 
 @dataclass
@@ -174,6 +182,16 @@ def _profit(a: Attempt) -> float | None:
     return float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) else None
 
 
+def _induction(a: Attempt) -> float | None:
+    """The attempt's induction efficiency (:mod:`.induction_efficiency`): 0 when it failed,
+    else from the replay's steps; None without a reference or, for a success, a replay."""
+    if a.reference is None:
+        return None
+    if not a.perfect:
+        return 0.0
+    return efficiency(a.reference.steps, a.replay.steps, True) if a.replay else None
+
+
 def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
     """Every metric of the spec over one group of attempts (definitions: ``definitions.py``)."""
     scored = [a for a in group.attempts if a.score is not None]
@@ -217,6 +235,11 @@ def group_metrics(group: Group, k_max: int) -> dict[str, Any]:
                        if a.perfect and a.min_steps and a.replay and a.replay.steps else None)
     _put(out, "optimality_ratio", clustered_mean_se(ratios.values()))
     out["optimality_ratio_excluded"] = n_tasks - len(exact)
+    induction = _per_task(scored, _induction)
+    _put(out, "induction_efficiency", clustered_mean_se(induction.values()))
+    out["induction_efficiency_excluded"] = n_tasks - len(induction)
+    kinds = {a.task_id: a.reference.kind for a in scored if a.reference is not None}
+    out["induction_efficiency_reference"] = reference_text(kinds[t] for t in induction)
     looped = [a.replay for a in scored if a.replay is not None and not a.fixed_horizon]
     loop_total = sum(r.steps for r in looped)
     out["loop_ratio"] = (_r(sum(r.loops for r in looped) / loop_total) if loop_total else None)
@@ -553,7 +576,8 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
             record=_usage_only(rec), min_steps=task.certificate.min_steps,
             oracle_profit=witness_profit(task),
             fixed_horizon=fixed_horizon(task), replay=replay, kind=kind,
-            knowledge=(line.get("knowledge") or {}).get("milestones")))
+            knowledge=(line.get("knowledge") or {}).get("milestones"),
+            reference=reference_of(task)))
         del rec
     if public_key is not None:
         check_signed(rundir, meta, suite_obj.manifest["suite_sha256"], public_key)
@@ -567,7 +591,8 @@ def judge_run(run_dir: str | Path, suite: str | None = None, *, strict: bool = F
     if strict:  # a planned attempt with no line is a failure, not a gap
         attempts.extend(Attempt(task_id=t.id, env=t.env, level=level_of(t), attempt=-1,
                                 score=0.0, perfect=False, min_steps=t.certificate.min_steps,
-                                fixed_horizon=fixed_horizon(t), kind="missing")
+                                fixed_horizon=fixed_horizon(t), kind="missing",
+                                reference=reference_of(t))
                         for t in absent)
         missing: list[tuple[str, str]] = []
     else:
@@ -686,7 +711,9 @@ CSV_COLUMNS = ["env", "level", "tasks", "attempts", "scored", "infra_errors", "m
                "success_rate", "success_rate_se", "avg_at_k", "avg_at_k_se", "avg_credit_at_k",
                "avg_credit_at_k_se", "avg_at_k_excluded", "trajectory_efficiency",
                "trajectory_efficiency_se", "trajectory_efficiency_excluded", "optimality_ratio",
-               "optimality_ratio_se", "optimality_ratio_excluded", "loop_ratio",
+               "optimality_ratio_se", "optimality_ratio_excluded", "induction_efficiency",
+               "induction_efficiency_se", "induction_efficiency_excluded",
+               "induction_efficiency_reference", "loop_ratio",
                "loop_ratio_excluded", "invalid_action_rate", "steps_mean", "steps_se", "tokens",
                "token_efficiency", "token_efficiency_basis", "avg_at_k_profit",
                "avg_at_k_profit_se", "best_at_k_profit", "best_at_k_profit_se",

@@ -22,24 +22,28 @@ from arena_gen.scoring.definitions import definition_of, fmt
 from arena_gen.scoring.score import summary_rows
 
 #: The default columns (``pass_at_k`` is Pass@k for the run's k; ``cost`` needs prices).
-DEFAULT_METRICS = ("tasks", "avg_at_k", "pass_at_k", "avg_credit_at_k", "tokens", "cost",
-                   "infra_errors", "missing")
+DEFAULT_METRICS = ("tasks", "avg_at_k", "pass_at_k", "avg_credit_at_k",
+                   "induction_efficiency", "tokens", "cost", "infra_errors", "missing")
 #: Every figure the terminal shows (``--metrics all``). Trading's headline is the median profit
 #: rate and the mean log growth: a 1000-day task compounds to rates of 1e14 %, which the mean of
 #: rates (Avg@k and Best@k profit, in summary.csv and the report) lets one attempt dominate.
 ALL_METRICS = ("tasks", "attempts", "scored", "success_rate", "avg_at_k", "avg_credit_at_k",
                "pass_at_1", "pass_at_k", "pass_hat_k", "trajectory_efficiency",
-               "optimality_ratio", "loop_ratio", "invalid_action_rate", "steps_mean", "turns",
-               "tokens", "prompt_tokens", "completion_tokens", "cost", "token_efficiency",
-               "profit_rate_median", "log_growth", "normalized_profit", "infra_errors",
-               "missing")
-#: Columns left out when every row has nothing to say (0 or n/a), unless asked for by name.
-OPTIONAL = ("tokens", "cost", "missing")
+               "optimality_ratio", "induction_efficiency", "loop_ratio", "invalid_action_rate",
+               "steps_mean", "turns", "tokens", "prompt_tokens", "completion_tokens", "cost",
+               "token_efficiency", "profit_rate_median", "log_growth", "normalized_profit",
+               "infra_errors", "missing")
+#: Columns left out when every row has nothing to say (0 or n/a; induction efficiency: n/a,
+#: no reference), unless asked for by name.
+OPTIONAL = ("induction_efficiency", "tokens", "cost", "missing")
+#: What "nothing to say" is per optional column (a 0 induction efficiency is a figure).
+SILENT = {"induction_efficiency": ("n/a",)}
 #: Short terminal headers (the vertical layout and the HTML use the definitions' labels).
 SHORT = {"tasks": "tasks", "attempts": "attempts", "scored": "scored", "success_rate": "success %",
          "avg_at_k": "Avg@{k} %", "avg_credit_at_k": "credit %", "pass_at_k": "Pass@{k} %",
          "pass_hat_k": "Pass^{k} %", "trajectory_efficiency": "traj.eff.",
-         "optimality_ratio": "optimal", "loop_ratio": "loops", "invalid_action_rate": "invalid",
+         "optimality_ratio": "optimal", "induction_efficiency": "ind.eff", "loop_ratio": "loops",
+         "invalid_action_rate": "invalid",
          "steps_mean": "steps", "turns": "turns", "tokens": "tokens", "prompt_tokens": "prompt",
          "completion_tokens": "completion", "cost": "cost $", "token_efficiency": "tok.eff.",
          "profit_rate_median": "profit med %", "log_growth": "log growth",
@@ -153,12 +157,20 @@ def score_table(summary: dict[str, Any], metrics: Sequence[str] | None = None,
     cells = {key: [cell(r, key, prices) for r in rows] for key in keys}
     if not metrics:  # the defaults drop what says nothing (no tokens, no prices, none missing)
         keys = [key for key in keys if key not in OPTIONAL
-                or any(c not in ("0", "n/a") for c in cells[key])]
+                or any(c not in SILENT.get(key, ("0", "n/a")) for c in cells[key])]
     first = "env"  # k is in the headers (Avg@4 %) and the title
     return ScoreTable(keys, [first, *(header(key, k) for key in keys)],
                       [first, *(long_header(key, k) for key in keys)],
                       [[group_name(r), *(cells[key][i] for key in keys)]
                        for i, r in enumerate(rows)])
+
+
+def reference_words(summary: dict[str, Any]) -> str:
+    """Each env's induction-efficiency reference kind, e.g. ``lights: lower bound: with-rules
+    minimum``."""
+    kinds = [f"{env}: {kind}" for env, entry in sorted(summary["envs"].items())
+             if (kind := entry.get("induction_efficiency_reference"))]
+    return "; ".join(kinds) if kinds else "no reference"
 
 
 def legend(summary: dict[str, Any], keys: Sequence[str], width: int = 80) -> list[str]:
@@ -169,6 +181,9 @@ def legend(summary: dict[str, Any], keys: Sequence[str], width: int = 80) -> lis
             f"pass_at_{k}": f"Pass@{k}: unbiased chance that at least one of {k} attempts "
                             f"succeeds",
             "avg_credit_at_k": "credit: partial rubric credit (0-100)",
+            "induction_efficiency": "ind.eff: induction efficiency, min(1, (reference / "
+                                    "steps)^2) per attempt, 0 if failed, against "
+                                    + reference_words(summary),
             "cost": "cost: USD at --price-in/--price-out per 1M prompt/completion tokens",
             "infra_errors": "infra: attempts excluded for infrastructure errors"}
     parts = [text for key, text in says.items() if key in keys]
