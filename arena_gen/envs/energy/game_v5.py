@@ -25,7 +25,11 @@ from arena_gen.core.probes import Probe, balanced, letters
 from arena_gen.envs.energy.game_v1 import (
     DISPATCH_ROBUST,
     EFF_OPTIONS,
+    EFF_STEP,
+    EFF_TOLERANCE,
+    EFFICIENCY,
     GENERATORS,
+    RENEWABLES,
     DayRecord,
     EnergyGame,
     GridState,
@@ -106,11 +110,36 @@ class EnergyGameV5(EnergyGame):
         dispatch: list[Member] = []
         for _ in range(count // 4):
             dispatch += self._pair(state, rng) or []
-        slots = balanced(rng, count - len(dispatch), letters(EFF_OPTIONS))
-        made = [self._efficiency_probe(state, slot, rng) for slot in slots]
+        made: list[Probe] = []
+        while len(made) < count - len(dispatch):
+            size = min(EFF_OPTIONS, count - len(dispatch) - len(made))
+            made += self._efficiency_set(size, rng) or [
+                self._efficiency_probe(state, slot, rng)
+                for slot in balanced(rng, size, letters(EFF_OPTIONS))]
         made += [self._dispatch_probe(_on(state, day), cmd, prev) for day, cmd, prev in dispatch]
         order = rng.permutation(len(made))
         return [dataclasses.replace(made[int(j)], id=f"q{i}") for i, j in enumerate(order)]
+
+    def _efficiency_set(self, size: int, rng: np.random.Generator) -> list[Probe] | None:
+        """``size`` efficiency questions sharing one set of options: a renewable's
+        efficiencies on four drawn days at least ``EFF_STEP`` apart, each day asked about
+        (the first ``size`` of them), or None when no such days were found."""
+        horizon = self.rules.horizon
+        for _ in range(PAIR_TRIES if horizon >= EFF_OPTIONS else 0):
+            source = RENEWABLES[int(rng.integers(len(RENEWABLES)))]
+            days = [int(d) for d in rng.choice(horizon, size=EFF_OPTIONS, replace=False)]
+            values = [round(self.efficiency(day, source), 2) + 0.0 for day in days]
+            if min(abs(a - b) for a, b in itertools.combinations(values, 2)) < EFF_STEP:
+                continue
+            options = [values[int(j)] for j in rng.permutation(EFF_OPTIONS)]
+            labels = letters(EFF_OPTIONS)
+            shown = " ".join(f"{lab}) {v:.2f}." for lab, v in zip(labels, options, strict=True))
+            return [Probe(id="", kind=EFFICIENCY, choices=labels, question=(
+                f"What is {source}'s efficiency (actual output / rated output) on day {day}, "
+                f"within {EFF_TOLERANCE:g}? {shown} Answer with exactly one letter: A, B, C "
+                f"or D."), subject={"day": day, "source": source, "options": options})
+                for day in days[:size]]
+        return None
 
     def _pair(self, state: GridState, rng: np.random.Generator) -> list[Member] | None:
         """Two questions with opposite settled answers (``yes`` first), or None."""
