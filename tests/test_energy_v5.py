@@ -164,3 +164,14 @@ def _v5_curves(rung: str, tasks: int | None) -> list[list[dict[str, int]]]:
                      else (spec.load("heuristic"), "inductive"))
     return [ladder._attempt(task, factory(), mode, 0, probes=ladder.probe_key(task))["probes"]
             for task in v5_lite()[:tasks]]
+
+
+def test_a_world_too_short_for_sets_asks_v1s_questions() -> None:
+    task = v5_lite()[0]
+    short = dataclasses.replace(task, world={**task.world, "horizon": 1})
+    game = registry.make_game(short)
+    state = game.initial()
+    probes = draw(game, state, [state], task.sha256, 0, 0)
+    assert len(probes) == 8 and {p.kind for p in probes} == {"efficiency"}
+    assert {p.subject["day"] for p in probes} == {0}
+    assert Counter(game.probe_answer(state, p) for p in probes) == Counter("AABBCCDD")

@@ -169,7 +169,7 @@ class EnergyGameV5(EnergyGame):
         """Two questions with opposite settled answers (``yes`` first), or None."""
         horizon = self.rules.horizon
         stored = round(float(state.stored), 2) + 0.0
-        for _ in range(PAIR_TRIES):
+        for _ in range(PAIR_TRIES if horizon >= 2 else 0):
             first, other = (int(d) for d in rng.choice(horizon, size=2, replace=False))
             unit = self._unit(first, other, rng)
             drawn = [self._member(day, stored, unit, rng) for day in (first, other)]
