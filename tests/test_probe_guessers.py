@@ -1,7 +1,8 @@
 """Probe answers cannot be guessed from a question's surface (issue 38): a guesser that picks
 by a fixed rule (the longest option, the shortest, the k-th by length, the first
-``ImportError``, the option naming the most packages; ``no`` for ``python run.py``) scores at
-most chance plus 5 points."""
+``ImportError``, the option naming the most packages; ``no`` for ``python run.py``; for energy's
+``dispatch_ok``, a threshold on any public number of the question, fitted or not, or a logistic
+regression over all of them) scores at most chance plus 5 points."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from test_probes_envs import _probes_of
 
 from arena_gen.core.game import WorldView
 from arena_gen.core.probes import Probe, draw
+from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, GENERATORS, EnergyGame
+from arena_gen.envs.energy.game_v5 import EnergyGameV5
 from arena_gen.envs.repo.game_v4 import COMMAND_ERROR, COMMAND_OK, RUN_PY
 from arena_gen.envs.repo.game_v5 import RepoGameV5
 
@@ -135,3 +138,171 @@ def test_trading_sign_is_not_the_news_sign() -> None:
         rules[f"largest {flip}"] = lambda p, flip=flip: by_news(p, lambda n: max(n, key=abs), flip)
     scores = {name: score(rule, items) for name, rule in rules.items()}
     assert max(scores.values()) <= 0.5 + 0.05, scores
+
+
+# -- energy dispatch_ok: no public number of a question decides it (v5), as it did (v4) -------
+
+#: Per question: the index of its Lite task (the halves a guesser is fitted on and scored on
+#: are the even and the odd tasks), whether the answer is ``yes``, and its public numbers.
+Scored = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]
+#: Every 8th state of a witness is asked (many distinct days: efficiency truths vary).
+ENERGY_STRIDE = 8
+
+
+def energy_questions(game: type[EnergyGame], kind: str, enough: int
+                     ) -> list[tuple[int, str, Probe, EnergyGame]]:
+    """``kind`` questions drawn by ``game`` at every ``ENERGY_STRIDE``-th state of each
+    released Lite energy witness (task index, answer, probe, game), attempts 0, 1, ... until
+    there are ``enough``."""
+    out: list[tuple[int, str, Probe, EnergyGame]] = []
+    lines = (ROOT / "suites" / "lite" / "energy.jsonl").read_text().splitlines()
+    for attempt in range(enough):
+        for n, line in enumerate(lines):
+            task: dict[str, Any] = json.loads(line)
+            play = game(WorldView(task["world"], task["public"], task["budget"]))
+            state = play.initial()
+            visited = [state]
+            for step, action in enumerate(task["certificate"]["witness"]):
+                if step % ENERGY_STRIDE == 0:
+                    out += [(n, play.probe_answer(state, p), p, play)
+                            for p in draw(play, state, visited, task["sha256"], attempt, step)
+                            if p.kind == kind]
+                state = play.act(state, action)[0]
+                visited.append(state)
+        if len(out) >= enough:
+            return out
+    return out
+
+
+def public_numbers(probe: Probe, game: EnergyGame) -> dict[str, float]:
+    """What a ``dispatch_ok`` question states (and the task's public capacities, prices and
+    targets), as numbers a guesser may weigh."""
+    sub, r = probe.subject, game.rules
+    cmd, prev, demand = sub["dispatch"], sub["prev"], float(sub["demand"])
+    rated = sum(cmd[k] for k in GENERATORS)
+    return {"rated sum / demand": rated / demand,
+            "thermal share of rated - carbon target": cmd["thermal"] / rated - r.target_carbon,
+            "wind share of rated": cmd["wind"] / rated,
+            "solar share of rated": cmd["solar"] / rated,
+            "thermal / demand": cmd["thermal"] / demand,
+            "renewables / demand": (cmd["wind"] + cmd["solar"]) / demand,
+            "ramp": sum(abs(cmd[k] - prev[k]) for k in cmd),
+            "battery stored": float(sub["stored"]),
+            "cost / budget": sum(cmd[k] * r.prices[k] for k in GENERATORS) / sub["budget"],
+            "demand": demand, "budget": float(sub["budget"]),
+            "day / horizon": sub["day"] / r.horizon}
+
+
+def dispatch_scored(game: type[EnergyGame], enough: int) -> Scored:
+    """At least ``enough`` ``dispatch_ok`` questions of ``game`` on Lite worlds, scored."""
+    asked = energy_questions(game, DISPATCH_OK, enough)
+    assert len(asked) >= enough
+    numbers = [public_numbers(p, g) for _, _, p, g in asked]
+    return (np.array([n for n, _, _, _ in asked]) % 2,
+            np.array([a == "yes" for _, a, _, _ in asked]),
+            {k: np.array([x[k] for x in numbers]) for k in numbers[0]})
+
+
+def best_threshold(x: np.ndarray, yes: np.ndarray) -> tuple[float, bool]:
+    """The threshold and side (``yes`` above it, or at or below it) that score best on these
+    questions."""
+    values = np.unique(x)
+    cuts = np.concatenate([[values[0] - 1.0], (values[1:] + values[:-1]) / 2])
+    above = (x[None, :] > cuts[:, None]) == yes[None, :]
+    right = above.mean(axis=1)
+    i = int(np.argmax(np.maximum(right, 1 - right)))
+    return float(cuts[i]), bool(right[i] >= 1 - right[i])
+
+
+def fitted_threshold_score(x: np.ndarray, yes: np.ndarray, half: np.ndarray) -> float:
+    """A one-number guesser fitted on one half of the tasks and scored on the other, both
+    ways, averaged."""
+    scores = []
+    for fit in (0, 1):
+        cut, side = best_threshold(x[half == fit], yes[half == fit])
+        test = half != fit
+        scores.append(float(np.mean(((x[test] > cut) == side) == yes[test])))
+    return float(np.mean(scores))
+
+
+def logistic_fit(x: np.ndarray, yes: np.ndarray, steps: int = 30) -> np.ndarray:
+    """Weights (intercept first) of a logistic regression, by Newton's method with a small
+    ridge (numpy only)."""
+    design = np.column_stack([np.ones(len(x)), x])
+    w = np.zeros(design.shape[1])
+    ridge = 1e-3 * np.eye(len(w))
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-design @ w))
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge
+        w += np.linalg.solve(hessian, design.T @ (yes - p) - ridge @ w)
+    return w
+
+
+def logistic_score(numbers: dict[str, np.ndarray], yes: np.ndarray, half: np.ndarray) -> float:
+    """A logistic regression over every public number (standardised), fitted on one half of
+    the tasks and scored on the other, both ways, averaged."""
+    x = np.column_stack(list(numbers.values()))
+    x = (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-12)
+    scores = []
+    for fit in (0, 1):
+        w = logistic_fit(x[half == fit], yes[half == fit].astype(float))
+        test = half != fit
+        guess = np.column_stack([np.ones(int(test.sum())), x[test]]) @ w > 0
+        scores.append(float(np.mean(guess == yes[test])))
+    return float(np.mean(scores))
+
+
+def guesser_scores(scored: Scored) -> dict[str, float]:
+    """Every guesser's share right: fixed rules, a fitted threshold per number, a logistic
+    regression over all of them."""
+    half, yes, numbers = scored
+    out = {"constant yes": float(np.mean(yes)), "constant no": float(np.mean(~yes)),
+           "yes when rated sum >= demand": float(np.mean((numbers["rated sum / demand"] >= 1)
+                                                         == yes)),
+           "yes when thermal share of rated < target": float(np.mean(
+               (numbers["thermal share of rated - carbon target"] < 0) == yes)),
+           "yes when the battery stores energy": float(np.mean(
+               (numbers["battery stored"] > 0) == yes))}
+    out |= {f"fitted {name}": fitted_threshold_score(x, yes, half)
+            for name, x in numbers.items()}
+    out["fitted logistic regression"] = logistic_score(numbers, yes, half)
+    return out
+
+
+def test_energy_dispatch_answers_follow_no_public_number() -> None:
+    chance = EnergyGameV5.probe_chance[DISPATCH_OK]
+    v4 = guesser_scores(dispatch_scored(EnergyGame, 1000))
+    assert max(v4.values()) > chance + 0.05, v4  # the leak was real (rated sum, ramp, ...)
+    v5 = guesser_scores(dispatch_scored(EnergyGameV5, 1000))
+    assert max(v5.values()) <= chance + 0.05, v5
+    assert v5["constant yes"] == v5["constant no"] == 0.5
+
+
+def test_energy_v5_efficiency_options_give_nothing_away() -> None:
+    """Each letter, each rank by value, and the option nearest a value fitted per source on
+    one half of the tasks (the prior's centre) score at most chance plus 5 points."""
+    asked = energy_questions(EnergyGameV5, EFFICIENCY, 1000)
+    assert len(asked) >= 1000
+    chance = EnergyGameV5.probe_chance[EFFICIENCY]
+    letter = np.array(["ABCD".index(a) for _, a, _, _ in asked])
+    options = np.array([p.subject["options"] for _, _, p, _ in asked], dtype=float)
+    wind = np.array([p.subject["source"] == "wind" for _, _, p, _ in asked])
+    half = np.array([n for n, _, _, _ in asked]) % 2
+    scores = {f"constant {c}": float(np.mean(letter == i)) for i, c in enumerate("ABCD")}
+    rank = np.argsort(np.argsort(options, axis=1), axis=1)[np.arange(len(letter)), letter]
+    scores |= {f"rank {r}": float(np.mean(rank == r)) for r in range(4)}
+    grid = np.round(np.arange(0.30, 1.40, 0.01), 2)
+
+    def nearest(centre: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return np.abs(options[rows] - centre[:, None]).argmin(axis=1) == letter[rows]
+
+    right = []
+    for fit in (0, 1):
+        centre = np.empty(len(letter))
+        for source in (wind, ~wind):
+            rows = source & (half == fit)
+            centre[source] = max(grid, key=lambda c: float(np.mean(
+                nearest(np.full(int(rows.sum()), c), rows))))
+        right.append(float(np.mean(nearest(centre[half != fit], half != fit))))
+    scores["nearest a fitted centre per source"] = float(np.mean(right))
+    assert max(scores.values()) <= chance + 0.05, scores

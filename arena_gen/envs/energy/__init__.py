@@ -16,6 +16,9 @@ that introduced it):
   38, :mod:`.sampler_v4`): a task the persistence rung solves, or whose random-policy bound
   (Clopper-Pearson over 100 seeded random episodes) exceeds 5 %, is rejected, and the
   certificate records both.
+- v5 (preview): :mod:`.game_v5`, v4's worlds, presets and calibration with ``dispatch_ok``
+  probes asked in matched pairs over two days, so no public number of a question tells its
+  answer (issue 38: v4's let "yes when the rated sum is above demand" score 64 %).
 """
 
 from __future__ import annotations
@@ -88,4 +91,11 @@ V4 = replace(
     ladder_version=3,
 )
 
-SPECS = (V1, V2, V3, V4)
+V5 = replace(
+    V4, version=5,
+    game=part("game_v5:EnergyGameV5"),
+    # Released with the suites rebuilt on it; until then v4 stays the build default.
+    preview=True,
+)
+
+SPECS = (V1, V2, V3, V4, V5)
