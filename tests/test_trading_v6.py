@@ -187,3 +187,31 @@ def test_a_hostile_regime_list_is_refused_by_path() -> None:
     assert [d for d, _ in parse_regimes(text, ["S0"], ["F0"])] == [0]
     planner = RegimePlanner({"stocks": ["S0"], "factors": ["F0"]}, text)
     assert planner.matrix_at(10).tolist() == [[1.0]]
+
+
+def test_v6_scores_a_v5_world_as_v5_does() -> None:
+    """v6 keeps v5's knowledge sums in plain floats (one pass a day): on a v5 world, the same
+    actions give v5's credit, weight, room and scale (to 1e-12), for named, unnamed, spread
+    and random books."""
+    from arena_gen.envs.trading.game_v5 import BookV5, TradingGameV5
+
+    draft = draft_of("lite", 6, 3)
+    rng = np.random.default_rng(5)
+    players = [allocation_policy(draft.public, "gated"),
+               allocation_policy(draft.public, "top3", name=False),
+               allocation_policy(draft.public, "warmup", draft.rules_text)]
+    for player in [*players, None]:
+        v5, v6 = TradingGameV5(draft), TradingGameV6(draft)
+        env = GameEnv(v5)
+        obs, _ = env.reset()
+        book6 = v6.initial()
+        while not v5.done(env.state):
+            action = (TradingGameV6.random_action(draft.public, rng) if player is None
+                      else player.act(obs))
+            obs, *_ = env.step(action)
+            book6 = v6.act(book6, action)[0]
+        book5 = env.state
+        assert isinstance(book5, BookV5) and isinstance(book6, BookV5)
+        for key in ("credit", "weight", "room", "scale"):
+            assert getattr(book6, key) == pytest.approx(getattr(book5, key), rel=1e-12,
+                                                        abs=1e-15), key

@@ -20,9 +20,9 @@ from arena_gen.core.probes import Probe
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.trading.game_v1 import Book, Order, TradingGame, price_deltas, price_path
 from arena_gen.envs.trading.game_v3 import KNOWLEDGE_ITEM
-from arena_gen.envs.trading.game_v5 import BookV5, TradingGameV5, day_credit
+from arena_gen.envs.trading.game_v5 import BookV5, TradingGameV5
 
-__all__ = ["REGIMES", "TradingGameV6", "day_room", "price_path_v6", "regime_at",
+__all__ = ["REGIMES", "TradingGameV6", "price_path_v6", "regime_at",
            "regime_starts", "segments"]
 
 #: The world key holding the regime changes (absent: one regime, a v5 world).
@@ -72,19 +72,6 @@ def price_path_v6(world: Mapping[str, Any]) -> tuple[np.ndarray, bool]:
         floored = floored or hit
         start = path[-1]
     return np.vstack(rows), floored
-
-
-def day_room(values: np.ndarray, returns: np.ndarray) -> tuple[float, float]:
-    """One day's (room, scale) of v3's exposure, as v4's ``day_terms`` computes them: the
-    book's weights arranged best against the excess returns, and the best excess return."""
-    total = float(values.sum())
-    if total <= 0:
-        return 0.0, 0.0
-    w = values / total
-    excess = returns - float(returns.mean())
-    matched = np.empty_like(excess)
-    matched[np.argsort(-w, kind="stable")] = np.sort(excess)[::-1]
-    return float(w @ matched), float(excess.max())
 
 
 class TradingGameV6(TradingGameV5):
@@ -149,26 +136,52 @@ class TradingGameV6(TradingGameV5):
                            for p in parts])
         returns = moves / self.prices[:-1]
         self._returns = [np.concatenate([[0.0], row]) for row in returns]
+        self._day_tables()
         self._maps = [p["matrix"] for p in parts]
         self._probe_day = 0
 
     # -- the knowledge sums: v5's credit and v3's room and scale, one pass a day -------------
 
+    def _day_tables(self) -> None:
+        """Per day, as Python floats: the returns, their mean, the best excess return and the
+        excess returns sorted best first (what every book of the day is graded against)."""
+        table = np.array(self._returns)
+        means = table.mean(axis=1)
+        excess = table - means[:, None]
+        self._r_rows: list[list[float]] = table.tolist()
+        self._means: list[float] = means.tolist()
+        self._scales: list[float] = excess.max(axis=1).tolist()
+        self._ranked: list[list[float]] = (-np.sort(-excess, axis=1)).tolist()
+
     def _lean(self, before: Book, after: Book, expect: int | None) -> BookV5:
         """``after`` (v1's book) with v5's credit and weight and v3's room and scale added
-        (v4's judged sums are not kept: no v5 or v6 score reads them)."""
-        prices = self._rows[before.day]
-        values = np.array([after.cash, *(h * p for h, p in zip(after.holdings, prices,
-                                                                strict=True))])
-        returns = self._returns[before.day]
-        credit, weight = day_credit(values, returns, expect)
-        room, scale = day_room(values, returns)
+        (v4's judged sums are not kept: no v5 or v6 score reads them). The same terms as
+        :func:`~.game_v5.day_credit` and v4's ``day_terms`` (room, scale), in plain floats: a
+        day's book has at most 17 places, where array calls cost more than the arithmetic."""
+        day = before.day
+        values = [after.cash, *(h * p for h, p in zip(after.holdings, self._rows[day],
+                                                      strict=True))]
+        returns, mean, scale = self._r_rows[day], self._means[day], self._scales[day]
+        total = sum(values)
+        room = 0.0
+        if expect is not None:
+            credit = returns[expect] - mean
+        elif total > 0:
+            top = max(values)
+            picked = [r for r, v in zip(returns, values, strict=True) if v >= top]
+            credit = sum(picked) / len(picked) - mean
+        else:
+            credit = 0.0
+        if total > 0:
+            order = sorted(range(len(values)), key=lambda i: -values[i])
+            room = sum(values[i] / total * e for i, e in zip(order, self._ranked[day],
+                                                            strict=True))
         return BookV5(day=after.day, cash=after.cash, holdings=after.holdings,
                       refused=after.refused,
                       room=getattr(before, "room", 0.0) + room,
-                      scale=getattr(before, "scale", 0.0) + scale,
+                      scale=getattr(before, "scale", 0.0) + (scale if total > 0 else 0.0),
                       credit=getattr(before, "credit", 0.0) + credit,
-                      weight=getattr(before, "weight", 0.0) + weight)
+                      weight=getattr(before, "weight", 0.0) + scale)
 
     def step(self, state: Book, action: Order) -> tuple[Book, Event]:
         after, event = TradingGame.step(self, state, action)
