@@ -63,7 +63,8 @@ def main() -> None:
         regimes = [len(t.certificate.facts.get("regime_days", [0])) for t in tasks]
         print(f"  random bound max {max(bounds):.4f}; planner knowledge min {min(knowledge):.4f}"
               f"; regimes per task {sorted(regimes)}; median task "
-              f"{statistics.median(g.seconds for g in result.generated['trading']):.1f} s CPU")
+              f"{statistics.median(g.seconds for g in result.generated['trading']):.1f} s "
+              f"wall in its worker")
     if len(args.seeds) > 1:
         print(f"pooled over seeds {args.seeds} (Wilson 95 %):")
         for rung, wins in pooled.items():
