@@ -215,3 +215,19 @@ def test_v6_scores_a_v5_world_as_v5_does() -> None:
         for key in ("credit", "weight", "room", "scale"):
             assert getattr(book6, key) == pytest.approx(getattr(book5, key), rel=1e-12,
                                                         abs=1e-15), key
+
+
+def test_the_regime_knobs_are_checked_and_the_potential_reads_every_regime(
+        challenge: tuple[Any, Any]) -> None:
+    """A preset whose regimes cannot fit its horizon is refused by name; a v6 Challenge
+    draft's regret potential plays the planner told every regime (the witness it compares
+    with is the certificate's); Lite keeps one regime."""
+    from arena_gen.core.presets import PresetError
+    from arena_gen.envs.trading.potential import planner_witness
+
+    with pytest.raises(PresetError, match="do not fit"):
+        sampler_v6.PRESETS["challenge"].replace(regimes=[2, 7])
+    draft, cert = challenge
+    game = TradingGameV6(draft)
+    assert planner_witness(game) == cert.witness
+    assert sampler_v6.PRESETS["lite"]["regimes"] == [1, 1]
