@@ -231,3 +231,18 @@ def test_the_regime_knobs_are_checked_and_the_potential_reads_every_regime(
     game = TradingGameV6(draft)
     assert planner_witness(game) == cert.witness
     assert sampler_v6.PRESETS["lite"]["regimes"] == [1, 1]
+
+
+def test_a_built_challenge_task_verifies_and_measures_detection() -> None:
+    """Seed 7's fourth Challenge task as ``build`` makes it: it re-verifies; random, hold,
+    momentum and the regime-blind all-days ridge fail it, the detecting ridge and the planner
+    solve it."""
+    from arena_gen.suite.build import generate_task
+    from arena_gen.suite.verify import check_task
+
+    task = generate_task("trading", "challenge", SEED, 3, version=6).task
+    assert task.env_version == 6 and task.budget == 1000
+    assert check_task(task).ok, check_task(task).problem
+    ladder = task.certificate.facts["ladder"]
+    solved = {rung for rung, row in ladder.items() if row["successes"] > 0}
+    assert solved == {"ridge-detect", "planner"}
