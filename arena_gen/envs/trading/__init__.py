@@ -16,6 +16,9 @@ that introduced it):
 - v5: :mod:`.game_v5` (every day counts in the knowledge score by its own stakes, so spreading
   evenly on uncertain days costs instead of dropping them), v4's worlds, presets and ladder;
   the allocation variants of :mod:`.policies_v5` are its evidence and its tests' attackers.
+- v6 (preview): :mod:`.game_v6` (v5's game on worlds whose factor map changes at hidden
+  days), Lite = v5's worlds, a paper-scale Challenge (1,000 days, 2-4 regimes), the planner
+  told every regime and a ridge rung that detects changes (:mod:`.agents.v6`).
 """
 
 from __future__ import annotations
@@ -132,4 +135,22 @@ V5 = replace(
     ladder_version=3,
 )
 
-SPECS = (V1, V2, V3, V4, V5)
+V6 = replace(
+    V5, version=6,
+    game=part("game_v6:TradingGameV6"),
+    sampler=part("sampler_v6:sample"),
+    public_again=part("sampler_v6:public_again"),
+    presets=part("sampler_v6:PRESETS"),
+    accept=part("sampler_v6:accept"),
+    verifier=part("verify_v6:verify"),
+    calibration=part("sampler_v6:CALIBRATION"),
+    levels=part("levels_v6:LEVELS"),
+    planner=part("agents.v6:RegimePlannerAgent"),
+    # v5's rungs plus a ridge that detects the map's changes (CUSUM on its forecast errors).
+    baselines={**V5.baselines, "ridge-detect": part("agents.v6:RidgeDetectAgent")},
+    # Challenge: 75-81 s CPU per 10-task seed, rejections included (bench_paper_trading.py).
+    build_seconds={"lite": V5.build_seconds["lite"], "challenge": 8.0},
+    preview=True,  # the paper-scale Challenge; the lead flips defaults for every env at once
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6)

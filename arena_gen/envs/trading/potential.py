@@ -23,6 +23,9 @@ from arena_gen.envs.trading import verify_v3, verify_v4
 from arena_gen.envs.trading.game_v1 import Book, TradingGame
 from arena_gen.envs.trading.game_v3 import TradingGameV3
 from arena_gen.envs.trading.game_v4 import TradingGameV4
+from arena_gen.envs.trading.game_v5 import knowledge_of_v5
+from arena_gen.envs.trading.game_v6 import TradingGameV6
+from arena_gen.envs.trading.policies_v6 import RegimePlanner
 
 
 def planner_witness(game: TradingGame) -> list[str]:
@@ -35,6 +38,9 @@ def planner_witness(game: TradingGame) -> list[str]:
     if not isinstance(game, TradingGameV3):
         raise ValueError("a v1/v2 trading task without a certificate "
                          "witness has no regret potential")
+    if isinstance(game, TradingGameV6):  # the planner told every regime (v6's witness)
+        return verify_v4.play_planner(game.task, TradingGameV6, knowledge_of_v5,
+                                      RegimePlanner)[0]
     play = verify_v4.play_planner if isinstance(game, TradingGameV4) else verify_v3.play_planner
     return play(game.task)[0]
 

@@ -10,6 +10,7 @@ on any trader), and two baselines: equal-weight buy-and-hold and the online ridg
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,16 +96,18 @@ def _rate(value: float, cash: float) -> float:
     return round(value / cash - 1.0, 6)
 
 
-def verify(task: TaskLike) -> Certificate:
+def verify(task: TaskLike, game_class: type[TradingGame] = TradingGame,
+           path_of: Callable[[Any], tuple[np.ndarray, bool]] = price_path) -> Certificate:
     """Certify a trading Draft (or Task): identifiability, oracle witness and value, bound,
-    baselines. The game compiles from the draft itself: no task id or env version is needed."""
+    baselines. The game compiles from the draft itself: no task id or env version is needed
+    (a later version whose price rule reads more of the world passes its game and path)."""
     start = time.perf_counter()
     world = task.world
     cash = float(world["initial_cash"])
-    path, floored = price_path(world)
+    path, floored = path_of(world)
     changes = np.asarray(world["changes"], dtype=float)
     m, cond = identifiability(changes)
-    witness, oracle_value = play_oracle(TradingGame(task))
+    witness, oracle_value = play_oracle(game_class(task))
     bound = continuous_bound(path, float(world["cost_rate"]))
     facts = {
         "identifiability_day": m,
@@ -113,7 +116,7 @@ def verify(task: TaskLike) -> Certificate:
         "oracle_profit": _rate(oracle_value, cash),
         "upper_bound_profit": round(bound - 1.0, 6),
         "hold_profit": _rate(hold_value(world, path), cash),
-        "ridge_profit": _rate(play_heuristic(TradingGame(task)), cash),
+        "ridge_profit": _rate(play_heuristic(game_class(task)), cash),
         "min_price": round(float(path.min()), 4),
         "price_floored": floored,
     }

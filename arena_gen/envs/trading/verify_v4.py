@@ -52,11 +52,13 @@ def play_planner(task: TaskLike, game_class: type[TradingGameV4] = TradingGameV4
 
 def verify(task: TaskLike, game_class: type[TradingGameV4] = TradingGameV4,
            score: Callable[[Any], tuple[float, float]] = knowledge_of_v4,
-           planner: type[PlannerPolicy] = PlannerPolicy) -> Certificate:
+           planner: type[PlannerPolicy] = PlannerPolicy,
+           base: Callable[[TaskLike], Certificate] = verify_v1) -> Certificate:
     """Certify a trading v4 Draft (or Task): v1's facts, then the planner's value, growth,
-    knowledge and exposure under the v4 rubric (a later version passes its game and score)."""
+    knowledge and exposure under the v4 rubric (a later version passes its game, score,
+    planner and, when its price rule differs, its v1 facts as ``base``)."""
     start = time.perf_counter()
-    cert = verify_v1(task)
+    cert = base(task)
     cash = float(task.world["initial_cash"])
     actions, value, knowledge, exposure, success = play_planner(task, game_class, score, planner)
     cert.facts["planner_final_value"] = round(value, 2)
