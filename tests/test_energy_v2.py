@@ -34,7 +34,7 @@ def test_v2_is_registered_beside_an_unchanged_v1() -> None:
     v1, v2 = registry.get("energy", 1), registry.get("energy", 2)
     assert v1.load("game") is EnergyGame and v2.load("game") is EnergyGame
     assert v1.calibration is None and v1.planner is None
-    assert registry.get("energy").version == 4 and not registry.get("energy", 2).preview
+    assert registry.get("energy").version == 5 and not registry.get("energy", 2).preview
     # v2's first Lite task (released until 2026-12-02) still rebuilds to its released hash
     assert generate_task("energy", "lite", 7, 0, version=2).task.sha256 == (
         "8f7c082213ea968cc98a22c6cd955560162d168bae9065fc5f89b8701948abe7")

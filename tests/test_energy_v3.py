@@ -83,7 +83,7 @@ def test_period_greedy_searches_the_periods_v2_draws() -> None:
 def test_v3_is_the_released_version_with_a_format_2_ladder() -> None:
     v3 = registry.get("energy", 3)
     assert not v3.preview and v3.ladder_version == 2
-    assert registry.get("energy").version == 4  # v3 released 2026-12-02, v4 2026-12-07
+    assert registry.get("energy").version == 5  # v3 released 2026-12-02, v4 and v5 2026-12-07
     assert v3.load("heuristic") is EnergyChangePointPlanner
     assert v3.load_model_free() == {"persistence": EnergyPersistencePlanner}
     assert v3.load_baselines() == {"period_greedy": EnergyPeriodGreedy}

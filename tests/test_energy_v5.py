@@ -1,4 +1,4 @@
-"""Energy v5 (issue 38, a preview): probes asked in matched sets, on released Lite worlds played
+"""Energy v5 (issue 38, released 2026-12-07): probes asked in matched sets, on released Lite worlds played
 by the v5 game. The attack on the answers' balance is ``test_probe_guessers.py``'s; here:
 registration, exact answers by the text env, the pairs' and sets' shape, robustness inside the
 whole 0.03 box, the with-rules planner at 100 % and the learner rising."""
@@ -43,9 +43,9 @@ def asked(tasks: int = TASKS, attempts: int = 3) -> list[tuple[Task, object, lis
     return out
 
 
-def test_v5_is_a_registered_preview_of_v4() -> None:
+def test_v5_is_the_released_successor_of_v4() -> None:
     spec = registry.get("energy", 5)
-    assert spec.preview and registry.get("energy").version == 4
+    assert not spec.preview and registry.get("energy").version == 5
     assert isinstance(registry.make_game(v5_lite()[0]), EnergyGameV5)
     same = {f.name for f in dataclasses.fields(spec)} - {"version", "game", "preview"}
     assert all(getattr(spec, name) == getattr(V4, name) for name in same)

@@ -105,8 +105,8 @@ def test_repo_options_and_commands_give_nothing_away() -> None:
 
 def _fixed_rule_scores(env: str, kind: str, key: Callable[[Any], Any]) -> dict[str, float]:
     """Per fixed rule (each letter, the option of each rank by ``key``: the smallest, the
-    middle ones, the largest), its score on ``kind`` over 1,000 released Lite probes (the
-    previews, trading v5 and energy v4, draw these worlds and ask these probes too)."""
+    middle ones, the largest), its score on ``kind`` over 1,000 released Lite probes (trading v5
+    and energy v5, as released)."""
     items = [(g.probe_answer(s, p), p) for g, s, p in _probes_of(env, 1000) if p.kind == kind]
     assert len(items) >= 400
     rules: dict[str, Guesser] = {f"constant {c}": (lambda p, c=c: c) for c in "ABCD"}

@@ -93,9 +93,8 @@ V4 = replace(
 
 V5 = replace(
     V4, version=5,
+    # v4's worlds, presets and ladder; probes that no public number answers (issue 38).
     game=part("game_v5:EnergyGameV5"),
-    # Released with the suites rebuilt on it; until then v4 stays the build default.
-    preview=True,
 )
 
 SPECS = (V1, V2, V3, V4, V5)
