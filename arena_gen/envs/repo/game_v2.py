@@ -173,17 +173,39 @@ class InstallPlan:
     def adjustments(self) -> list[tuple[str, int, frozenset[int]]]:
         """The per-package value updates a high-priority install applies, in order (a
         dependency fix is an ``ensure``)."""
-        if self.priority != "high":
-            return []
-        return [("ensure", q, a) for q, a in self.deps] + list(self.effects)
+        return list(self._adjusted)
 
     def touches(self) -> list[int]:
         """The packages other rules of this install may move (before the package itself)."""
+        return list(self._touched)
+
+    @functools.cached_property
+    def _adjusted(self) -> tuple[tuple[str, int, frozenset[int]], ...]:
+        """:meth:`adjustments`, built once per plan (installs are stepped often)."""
+        if self.priority != "high":
+            return ()
+        return tuple([("ensure", q, a) for q, a in self.deps] + list(self.effects))
+
+    @functools.cached_property
+    def _touched(self) -> tuple[int, ...]:
+        """:meth:`touches`, built once per plan."""
         if self.priority == "high":
-            return list(dict.fromkeys(q for _, q, _ in self.adjustments()))
+            return tuple(dict.fromkeys(q for _, q, _ in self._adjusted))
         if self.priority == "medium":
-            return list(dict.fromkeys(q for q, _ in self.deps))
-        return []
+            return tuple(dict.fromkeys(q for q, _ in self.deps))
+        return ()
+
+    @functools.cached_property
+    def _rules_of(self) -> dict[int, tuple[tuple[str, frozenset[int]], ...]]:
+        """Per package, the (kind, allowed) of the updates aimed at it, in rule order (a
+        medium install's are its dependencies, kind ``ensure``)."""
+        out: dict[int, list[tuple[str, frozenset[int]]]] = {}
+        aimed = (self._adjusted if self.priority == "high" else
+                 tuple(("ensure", q, a) for q, a in self.deps) if self.priority == "medium"
+                 else ())
+        for kind, q, allowed in aimed:
+            out.setdefault(q, []).append((kind, allowed))
+        return {q: tuple(rules) for q, rules in out.items()}
 
     def update(self, q: int, old: int) -> tuple[int, bool]:
         """THE per-package rule: package ``q``'s value after the adjustments (each reads only
@@ -191,13 +213,12 @@ class InstallPlan:
         then reported, and wins over the installed version if ``q`` is the package itself)."""
         value, moved = old, False
         if self.priority == "high":
-            for kind, target, allowed in self.adjustments():
-                if target == q:
-                    new = adjust(kind, allowed, value)
-                    moved, value = moved or new != value, new
+            for kind, allowed in self._rules_of.get(q, ()):
+                new = adjust(kind, allowed, value)
+                moved, value = moved or new != value, new
         elif self.priority == "medium":
-            for target, allowed in self.deps:
-                if target == q and value != ABSENT and value not in allowed and allowed:
+            for _, allowed in self._rules_of.get(q, ()):
+                if value != ABSENT and value not in allowed and allowed:
                     value = max(allowed)
         return value, moved
 
@@ -236,6 +257,8 @@ class Rules:
     versions: tuple[tuple[Version, ...], ...]
     pythons: tuple[Version, ...]
     vindex: tuple[Mapping[Version, int], ...]
+    #: Per package, each version as text (:func:`.semver.version_text`, built once).
+    vnames: tuple[tuple[str, ...], ...]
     plans: tuple[tuple[InstallPlan, ...], ...]
     api: Mapping[tuple[int, int], Mapping[str, Mapping[str, frozenset[str]]]]
     needs: Mapping[tuple[int, int], tuple[Call, ...]]
@@ -276,6 +299,7 @@ class Rules:
                                 for table in world.get("version_requires_python", {}).values()
                                 for py in table.values() if py})
         self.pythons = tuple(pythons)
+        self.vnames = tuple(tuple(version_text(v) for v in vs) for vs in self.versions)
         self.vindex = tuple(ReadOnlyDict({v: i for i, v in enumerate(vs)})
                             for vs in self.versions)
         self.plans = tuple(tuple(self._plan(world, p, v) for v in range(len(self.versions[p])))
@@ -351,7 +375,7 @@ class Rules:
 
     def vname(self, p: int, v: int) -> str:
         """A version index as text."""
-        return version_text(self.versions[p][v])
+        return self.vnames[p][v]
 
 
 # -- state, outcomes, facts ----------------------------------------------------------------------
@@ -394,14 +418,19 @@ class InstallFailure(Exception):
         self.kind = kind
 
 
-#: Per game, what its pure helpers worked out, kept beside the game and never in it (so a game
+#: Per game (by its id while it lives: a finalizer drops its tables before the id can be
+#: reused), what its pure helpers worked out, kept beside the game and never in it (so a game
 #: pickles and compares as it was built, whatever it was asked).
-_MEMOS: weakref.WeakKeyDictionary[Any, dict[str, dict[Any, Any]]] = weakref.WeakKeyDictionary()
+_MEMOS: dict[int, dict[str, dict[Any, Any]]] = {}
 
 
 def memo(game: Any, table: str) -> dict[Any, Any]:
     """``game``'s memo table named ``table`` (empty at first)."""
-    return _MEMOS.setdefault(game, {}).setdefault(table, {})
+    tables = _MEMOS.get(id(game))
+    if tables is None:
+        tables = _MEMOS[id(game)] = {}
+        weakref.finalize(game, _MEMOS.pop, id(game), None)
+    return tables.setdefault(table, {})
 
 
 class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):

@@ -12,7 +12,7 @@ when a question tries it, and kept per game beside it (:func:`stepped`).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,11 +41,17 @@ _OUTCOMES_KEPT = 1 << 14
 _NEAR = 9
 
 
-def stepped(game: RepoGameV4, state: RepoV2, command: str) -> tuple[RepoV2, bool, str]:
+#: Per (environment, command): the environment it leads to, whether it worked, what it printed.
+Outcomes = dict[tuple[RepoV2, str], tuple[RepoV2, bool, str]]
+
+
+def stepped(game: RepoGameV4, state: RepoV2, command: str,
+            cache: Outcomes | None = None) -> tuple[RepoV2, bool, str]:
     """The state ``command`` leads to from ``state``, whether it worked and what it printed
-    (on one line); kept per game, as a probe draw asks the same pair many times and the judge
-    asks it again."""
-    cache: dict[tuple[RepoV2, str], tuple[RepoV2, bool, str]] = memo(game, "stepped")
+    (on one line); kept per game (``cache``: that game's table, when the caller holds it), as
+    a probe draw asks the same pair many times and the judge asks it again."""
+    if cache is None:
+        cache = memo(game, "stepped")
     known = cache.get((state, command))
     if known is None:
         if len(cache) >= _OUTCOMES_KEPT:
@@ -60,14 +66,26 @@ def stepped(game: RepoGameV4, state: RepoV2, command: str) -> tuple[RepoV2, bool
 def commands(game: RepoGameV4, state: RepoV2) -> list[str]:
     """The commands probes name (v4's: ``python run.py`` and every install of a version not
     installed, in a fixed order), their texts built once per game."""
+    return [RUN_PY, *(text for _, text in _installs(game, state))]
+
+
+def _installs(game: RepoGameV4, state: RepoV2) -> list[tuple[int, str]]:
+    """Every install of a version ``state`` does not have, with its package, in the fixed
+    order of :func:`commands`."""
     kept = memo(game, "install_texts")
     if not kept:
         r = game.rules
         kept[0] = [[f"pip install {r.names[p]}=={r.vname(p, v)}"
                     for v in range(len(r.versions[p]))] for p in range(r.n)]
     texts: list[list[str]] = kept[0]
-    return [RUN_PY, *(text for p, per in enumerate(texts) for v, text in enumerate(per)
-                      if state.installed[p] != v)]
+    return [(p, text) for p, per in enumerate(texts) for v, text in enumerate(per)
+            if state.installed[p] != v]
+
+
+def _kinds(state: RepoV2, installs: list[tuple[int, str]]) -> list[str]:
+    """Each install's kind as a ``command_ok`` question shows it: ``move`` when the stated
+    environment holds the package, else ``add`` (``python run.py`` is ``run``)."""
+    return ["add" if state.installed[p] == ABSENT else "move" for p, _ in installs]
 
 
 def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.random.Generator,
@@ -79,7 +97,7 @@ def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.ran
     current one). Every outcome is stepped only when a question needs it (commands are tried
     in drawn orders and the first fitting one is taken)."""
     visited = [v for v in visited if isinstance(v, RepoV2)]
-    steps = _Steps(game, state)
+    steps = _Steps(game, state, memo(game, "stepped"))
     near = _near(steps, rng)
     made: list[Probe] = []
     slots = balanced(rng, count // 2, letters(ERROR_OPTIONS))
@@ -89,7 +107,8 @@ def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.ran
         if probe is None:
             break
         made.append(probe)
-    ask = _Asker(game, state, [*near, *(v for v in list(visited)[::-1][:_NEAR] if v != state)])
+    ask = _Asker(game, state, [*near, *(v for v in list(visited)[::-1][:_NEAR] if v != state)],
+                 steps.cache)
     left = count - len(made)
     for kind in balanced(rng, left // 2, KINDS):  # a yes and a no of one kind of command
         pair = None
@@ -143,7 +162,7 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
     tried = 0
     for j in rng.permutation(len(steps.commands)):
         command = steps.commands[int(j)]
-        if game.outcome(steps.state, command)[0]:
+        if stepped(game, steps.state, command, steps.cache)[1]:
             continue
         met = _four_lengths(command, steps, rng.permutation(len(steps)))
         if met is not None:
@@ -170,14 +189,6 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
         subject={**game._subject(state, command), "options": options})
 
 
-def command_kind(installed: Collection[str], command: str) -> str:
-    """A ``command_ok`` command's kind as the question shows it: ``python run.py``, an install
-    of a package the stated environment holds, or of one it lacks."""
-    if command == RUN_PY:
-        return "run"
-    return "move" if command.split()[2].split("==")[0] in installed else "add"
-
-
 #: The kinds of ``command_ok`` commands; each kind is asked as often with ``yes`` as with
 #: ``no`` (``python run.py`` mostly fails, so its kind would otherwise tell the answer).
 KINDS = ("run", "move", "add")
@@ -187,10 +198,11 @@ class _Asker:
     """``command_ok`` questions: the current environment, then near ones, then visited ones;
     a command is stepped from an environment only when a question tries it there."""
 
-    def __init__(self, game: RepoGameV4, state: RepoV2, others: list[RepoV2]) -> None:
-        self.game, self.others = game, others
+    def __init__(self, game: RepoGameV4, state: RepoV2, others: list[RepoV2],
+                 cache: Outcomes) -> None:
+        self.game, self.others, self.cache = game, others, cache
         self.envs = [state]
-        self.kinds: dict[int, list[tuple[str, str]]] = {}  # per environment: (command, kind)
+        self.kinds: dict[int, dict[str, list[str]]] = {}  # per environment: kind -> commands
 
     def _has(self, e: int) -> bool:
         """Whether there is an ``e``-th environment (taking the next near or visited one)."""
@@ -203,10 +215,13 @@ class _Asker:
         if kind == "run":
             return [RUN_PY]
         if e not in self.kinds:
-            r, env = self.game.rules, self.envs[e]
-            held = {r.names[q] for q in range(r.n) if env.installed[q] != ABSENT}
-            self.kinds[e] = [(c, command_kind(held, c)) for c in commands(self.game, env)]
-        return [c for c, k in self.kinds[e] if k == kind]
+            env = self.envs[e]
+            installs = _installs(self.game, env)
+            by_kind: dict[str, list[str]] = {"move": [], "add": []}
+            for (_, c), k in zip(installs, _kinds(env, installs), strict=True):
+                by_kind[k].append(c)
+            self.kinds[e] = by_kind
+        return self.kinds[e][kind]
 
     def find(self, want: str, kind: str, rng: np.random.Generator) -> Probe | None:
         """A question of ``kind`` whose answer is ``want`` (the first such command in a drawn
@@ -216,7 +231,7 @@ class _Asker:
         while self._has(e):
             env, of_kind = self.envs[e], self._of_kind(e, kind)
             for j in rng.permutation(len(of_kind)):
-                if self.game.outcome(env, of_kind[int(j)])[0] == (want == "yes"):
+                if stepped(self.game, env, of_kind[int(j)], self.cache)[1] == (want == "yes"):
                     return self.game._ok_probe(env, of_kind[int(j)])
             e += 1
         return None
@@ -236,16 +251,15 @@ class _Steps:
     then every uninstall); a move's environment is stepped to only when first asked, and is
     None when the move fails."""
 
-    def __init__(self, game: RepoGameV4, state: RepoV2) -> None:
+    def __init__(self, game: RepoGameV4, state: RepoV2, cache: Outcomes) -> None:
         r = game.rules
-        self.game, self.state = game, state
-        self.commands = commands(game, state)
-        held = {r.names[q] for q in range(r.n) if state.installed[q] != ABSENT}
-        installs = [c for c in self.commands if c != RUN_PY]
+        self.game, self.state, self.cache = game, state, cache
+        pairs = _installs(game, state)
+        installs = [c for _, c in pairs]
+        self.commands = [RUN_PY, *installs]
         self.moves = installs + [f"pip uninstall {r.names[q]}" for q in range(r.n)
                                  if state.installed[q] != ABSENT]
-        self.kinds = [command_kind(held, c) for c in installs] + ["remove"] * (
-            len(self.moves) - len(installs))
+        self.kinds = _kinds(state, pairs) + ["remove"] * (len(self.moves) - len(installs))
 
     def __len__(self) -> int:
         return 1 + len(self.moves)
@@ -254,13 +268,13 @@ class _Steps:
         """The ``k``-th environment (None when its move fails)."""
         if k == 0:
             return self.state
-        after, ok, _ = stepped(self.game, self.state, self.moves[k - 1])
+        after, ok, _ = stepped(self.game, self.state, self.moves[k - 1], self.cache)
         return after if ok else None
 
     def outcome(self, k: int, command: str) -> tuple[bool, str] | None:
         """What ``command`` does from the ``k``-th environment (None when there is none)."""
         env = self.env(k)
-        return None if env is None else self.game.outcome(env, command)
+        return None if env is None else stepped(self.game, env, command, self.cache)[1:]
 
 
 def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]
