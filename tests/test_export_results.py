@@ -67,13 +67,61 @@ def test_export_writes_a_schema_valid_record_with_the_runs_figures(scored_run: P
     scores = {r["evaluation_result_id"]: r["score_details"]["score"]
               for r in record["evaluation_results"]}
     assert scores == {"overall.avg_at_k": 100.0, "overall.pass_at_k": 100.0,
-                      "overall.avg_credit_at_k": 100.0, "lights.avg_at_k": 100.0,
-                      "lights.pass_at_k": 100.0, "lights.avg_credit_at_k": 100.0}
+                      "overall.avg_credit_at_k": 100.0, "overall.induction_efficiency": 1.0,
+                      "lights.avg_at_k": 100.0, "lights.pass_at_k": 100.0,
+                      "lights.avg_credit_at_k": 100.0, "lights.induction_efficiency": 1.0}
     assert record["model_info"]["id"] == "arena-gen/oracle"
     assert record["evaluation_results"][0]["metric_config"]["metric_name"] == "Avg@2"
     again = tmp_path / "again.json"
     CliRunner().invoke(main, ["export-results", str(scored_run), "--out", str(again)])
     assert again.read_bytes() == out.read_bytes()  # the run's own times: same run, same bytes
+
+
+def test_induction_efficiency_is_exported_per_env_with_its_reference_kind(
+        scored_run: Path) -> None:
+    # the record dict itself (no schema needed): the oracle plays the with-rules minimum, so
+    # its efficiency against that lower bound is exactly 1, on a 0-1 scale, kind named
+    summary = arena_gen.score(scored_run)
+    meta = json.loads((scored_run / "run.json").read_text(encoding="utf-8"))
+    results = {r["evaluation_result_id"]: r for r in eee_record(summary, meta)
+               ["evaluation_results"]}
+    lights = results["lights.induction_efficiency"]
+    config = lights["metric_config"]
+    assert config["metric_id"] == "arena_gen.induction_efficiency"
+    assert (config["metric_unit"], config["min_score"], config["max_score"]) == (
+        "proportion", 0, 1)
+    assert config["metric_parameters"] == {"k": 2,
+                                           "reference": "lower bound: with-rules minimum"}
+    assert config["additional_details"] == {"reference_kind": "lower bound: with-rules minimum",
+                                            "tasks_without_reference": "0"}
+    assert lights["score_details"] == {"score": 1.0, "uncertainty": {
+        "standard_error": {"value": 0.0, "method": "analytic"}, "num_samples": 2}}
+
+
+def test_a_mixed_reference_is_named_and_an_env_without_a_figure_has_no_result(
+        scored_run: Path) -> None:
+    # a forged summary: one env half efficient against a mixed reference with one task left
+    # out; another env (fixed horizon) with no figure has no induction result at all
+    meta = json.loads((scored_run / "run.json").read_text(encoding="utf-8"))
+    mixed = "mixed: expected induction cost (1 task); lower bound: with-rules minimum (2 tasks)"
+    summary = {"k": 1, "overall": {"tasks": 5, "avg_at_k": 50.0},
+               "envs": {"lights": {"tasks": 4, "induction_efficiency": 0.3125,
+                                   "induction_efficiency_se": 0.1,
+                                   "induction_efficiency_excluded": 1,
+                                   "induction_efficiency_reference": mixed},
+                        "trading": {"tasks": 1, "avg_at_k": 0.0,
+                                    "induction_efficiency": None,
+                                    "induction_efficiency_excluded": 1,
+                                    "induction_efficiency_reference": None}}}
+    results = {r["evaluation_result_id"]: r
+               for r in eee_record(summary, meta)["evaluation_results"]}
+    assert sorted(results) == ["lights.induction_efficiency", "overall.avg_at_k",
+                               "trading.avg_at_k"]
+    lights = results["lights.induction_efficiency"]
+    assert lights["score_details"]["score"] == 0.3125
+    assert lights["score_details"]["uncertainty"]["num_samples"] == 3  # 4 tasks, 1 without
+    assert lights["metric_config"]["additional_details"]["reference_kind"] == mixed
+    assert lights["metric_config"]["additional_details"]["tasks_without_reference"] == "1"
 
 
 def test_an_llm_runs_model_is_named_and_a_broken_record_is_refused(scored_run: Path) -> None:

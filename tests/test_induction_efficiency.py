@@ -283,3 +283,26 @@ def test_the_report_shows_the_figure_its_reference_and_the_prices(
     assert "<td>+4</td>" in rows["heuristic"] and "<td>+0</td>" in rows["planner"]
     assert "<td>n/a</td>" in rows["random"]
     assert "<td>+4</td>" in rows["this run: heuristic (run)"]
+
+
+def test_the_report_drill_down_shows_each_tasks_reference_and_each_attempts_efficiency(
+        heuristic_run: tuple[Path, dict[str, Any]]) -> None:
+    """lights-lite-7-0002: minimum 11, solved in 15 replayed steps, (11/15)^2 = 0.5378;
+    lights-lite-7-0001 (minimum 11): failed, 0, whatever its steps."""
+    from arena_gen.scoring.report import build_report
+
+    out, _ = heuristic_run
+    text = build_report([out])
+
+    def entry(task_id: str) -> str:
+        found = text[text.index(f"id='task-{task_id}'"):]
+        return found[:found.index("</details>")]
+
+    solved, failed = entry(SOLVED), entry("lights-lite-7-0001")
+    assert "min 11 · reference 11 (lower bound: with-rules minimum) · budget 50" in solved
+    assert "steps 15, score 100, ind.eff 0.5378" in solved
+    assert "<td>15</td><td>success</td><td>100</td><td>0.5378</td>" in solved
+    assert "ind.eff (ratio [0-1])</th>" in solved
+    assert "min 11 · reference 11 (lower bound: with-rules minimum)" in failed
+    assert "steps 50, score 0, ind.eff 0</summary>" in failed
+    assert "<td>50</td><td>budget</td><td>0</td><td>0</td>" in failed

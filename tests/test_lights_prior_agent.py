@@ -4,6 +4,7 @@ equal the exact class's posterior after random toggle outcomes, and it lights sm
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,3 +97,28 @@ def test_posterior_sampling_draws_from_the_posterior() -> None:
     assert all(d is not None and all(d[b, s] == t for s, b, t in seen) for d in drawn)
     mean = np.mean(np.stack([d for d in drawn if d is not None]), axis=0)
     np.testing.assert_allclose(mean, agent.p, atol=0.05)
+
+
+def test_run_offers_it_by_name_on_lights_v3_and_v4_only() -> None:
+    from arena_gen.agents.registry import env_agents, make_agent
+    from arena_gen.core.errors import ArenaGenError
+
+    assert env_agents()["prior_aware"] == ["lights"]
+    for version in (3, 4):
+        assert type(make_agent("prior_aware", "lights", version=version)) is LightsPriorAgent
+    with pytest.raises(ArenaGenError, match="plays lights v3, v4 tasks, not v2"):
+        make_agent("prior_aware", "lights", version=2)
+    assert generator_knobs(4) == generator_knobs(3) == KNOBS  # v4: v3's presets
+
+
+def test_a_run_of_it_is_scored_against_the_reference(tmp_path: Path) -> None:
+    """Released lights-lite-7-0005 (minimum 12), which the heuristic rung fails: the learner
+    lights it in 26 turns, so its induction efficiency is (12/26)^2 = 0.213."""
+    import arena_gen
+
+    out = tmp_path / "run"
+    arena_gen.run("lite", "prior_aware", out, tasks=["lights-lite-7-0005"])
+    lights = arena_gen.score(out)["envs"]["lights"]
+    assert (lights["success_rate"], lights["steps_mean"]) == (100.0, 26.0)
+    assert lights["induction_efficiency"] == 0.213
+    assert lights["induction_efficiency_reference"] == "lower bound: with-rules minimum"

@@ -66,6 +66,11 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
     if name in spec.model_free:  # a model-free rung of the env's ladder, by rung name
         return registry.resolve(spec.model_free[name])()
     owners = env_agents().get(name)
+    if owners and env in owners:  # offered by other versions of this env
+        versions = ", ".join(f"v{s.version}" for s in registry.all_specs()
+                             if s.name == env and name in s.agents)
+        raise ArenaGenError(f"agent {name!r} plays {env} {versions} tasks, not "
+                            f"v{spec.version}")
     if owners:
         raise ArenaGenError(f"agent {name!r} plays only {' and '.join(owners)} tasks, not "
                             f"{env!r}; select them with --env {owners[0]}")

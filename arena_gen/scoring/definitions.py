@@ -185,6 +185,10 @@ ATTEMPT: dict[str, MetricDef] = {
     "end": MetricDef("end", "", "Why the episode ended: success, terminated (the game "
                      "ended unsolved), budget (turns ran out), quit (a human player), "
                      "agent_error or infra_error (excluded).", ARENA_GEN),
+    "efficiency": MetricDef("ind.eff", "ratio [0-1]", "Induction efficiency of the attempt: "
+                            "min(1, (reference / steps)^2) against the task's reference "
+                            "(its value and kind on the task's line), 0 when it failed; n/a "
+                            "without a reference or on an infra error.", ARC_AGI_3),
     "findings": MetricDef("findings", "", "The judge's verdict per rubric item (met, violated, "
                           "not_assessable) with its one-line evidence.", ODYSSEYS),
 }

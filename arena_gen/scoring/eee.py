@@ -8,20 +8,43 @@ exporting the same run twice gives the same bytes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from arena_gen.core.version import __version__
 
 SCHEMA_VERSION = "0.3.0"
-#: (key in the summary, metric id suffix, display name, what it measures); ``{k}``: the run's k.
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One summary figure as an evaluation result; ``{k}`` in a text is the run's k."""
+
+    key: str  # its name in the summary (``{k}`` formatted)
+    metric: str  # the metric id's suffix
+    shown: str  # the display name
+    what: str  # what it measures
+    kind: str = "pass_rate"
+    unit: str = "percent"
+    top: float = 100  # its maximum (its minimum is 0)
+    samples: str = ""  # the summary's count of tasks left out of it, if any
+    referenced: bool = False  # scored against a per-task reference whose kind the summary names
+
+
 METRICS = (
-    ("avg_at_k", "avg_at_k", "Avg@{k}", "mean success rate over the {k} attempts per task"),
-    ("pass_at_{k}", "pass_at_k", "Pass@{k}", "share of tasks solved in at least one of {k} "
-                                             "attempts"),
-    ("avg_credit_at_k", "avg_credit_at_k", "Credit@{k}", "mean partial credit of the rubric "
-                                                         "over the {k} attempts per task"),
+    Metric("avg_at_k", "avg_at_k", "Avg@{k}", "mean success rate over the {k} attempts per task"),
+    Metric("pass_at_{k}", "pass_at_k", "Pass@{k}",
+           "share of tasks solved in at least one of {k} attempts"),
+    Metric("avg_credit_at_k", "avg_credit_at_k", "Credit@{k}",
+           "mean partial credit of the rubric over the {k} attempts per task"),
+    Metric("induction_efficiency", "induction_efficiency", "Induction efficiency",
+           "mean over attempts of min(1, (reference / steps)^2), 0 for a failure",
+           kind="efficiency", unit="proportion", top=1,
+           samples="induction_efficiency_excluded", referenced=True),
 )
+#: The summary's words for what induction efficiency is scored against (one owner: score.py).
+REFERENCE = "induction_efficiency_reference"
 
 
 def _epoch(iso: str) -> str:
@@ -49,33 +72,42 @@ def model_info(meta: dict[str, Any]) -> dict[str, Any]:
                 "agent": name, "harness": str(meta.get("harness", "arena-gen"))}}
 
 
+def _result(m: Metric, figures: dict[str, Any], scope: str, k: int) -> dict[str, Any] | None:
+    """The metric config and score details of one figure, None when the summary has none."""
+    value = figures.get(m.key.format(k=k))
+    if value is None:
+        return None
+    se = figures.get(m.key.format(k=k) + "_se")
+    score: dict[str, Any] = {"score": float(value)}
+    if se is not None:
+        tasks = int(figures.get("tasks", 0)) - int(figures.get(m.samples, 0) if m.samples else 0)
+        score["uncertainty"] = {"standard_error": {"value": float(se), "method": "analytic"},
+                                "num_samples": tasks}
+    config: dict[str, Any] = {
+        "evaluation_description": f"{m.what.format(k=k)} ({scope}; docs/metrics.md)",
+        "metric_id": f"arena_gen.{m.metric}", "metric_name": m.shown.format(k=k),
+        "metric_kind": m.kind, "metric_unit": m.unit, "metric_parameters": {"k": k},
+        "lower_is_better": False, "score_type": "continuous", "min_score": 0,
+        "max_score": m.top}
+    if m.referenced:
+        config["metric_parameters"]["reference"] = str(figures.get(REFERENCE) or "unknown")
+        config["additional_details"] = _strings({
+            "reference_kind": figures.get(REFERENCE) or "unknown",
+            "tasks_without_reference": figures.get(m.samples, 0)})
+    return {"metric_config": config, "score_details": score}
+
+
 def _results(summary: dict[str, Any], scope: str, figures: dict[str, Any], suite: str,
              source: dict[str, Any], when: str) -> list[dict[str, Any]]:
     """The evaluation results of one scope (``overall`` or an env) that the summary holds."""
     k = int(summary.get("k", 1))
     out = []
-    for key, metric, shown, what in METRICS:
-        value = figures.get(key.format(k=k))
-        if value is None:
-            continue
-        se = figures.get(key.format(k=k) + "_se")
-        score: dict[str, Any] = {"score": float(value)}
-        if se is not None:
-            score["uncertainty"] = {"standard_error": {"value": float(se), "method": "analytic"},
-                                    "num_samples": int(figures.get("tasks", 0))}
-        out.append({
-            "evaluation_result_id": f"{scope}.{metric}",
-            "evaluation_name": f"arena-gen {suite} {scope}",
-            "source_data": source,
-            "evaluation_timestamp": when,
-            "metric_config": {
-                "evaluation_description": f"{what.format(k=k)} ({scope}; docs/metrics.md)",
-                "metric_id": f"arena_gen.{metric}", "metric_name": shown.format(k=k),
-                "metric_kind": "pass_rate", "metric_unit": "percent",
-                "metric_parameters": {"k": k}, "lower_is_better": False,
-                "score_type": "continuous", "min_score": 0, "max_score": 100},
-            "score_details": score,
-        })
+    for m in METRICS:
+        found = _result(m, figures, scope, k)
+        if found is not None:
+            out.append({"evaluation_result_id": f"{scope}.{m.metric}",
+                        "evaluation_name": f"arena-gen {suite} {scope}",
+                        "source_data": source, "evaluation_timestamp": when, **found})
     return out
 
 

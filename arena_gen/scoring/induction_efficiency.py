@@ -105,6 +105,17 @@ def efficiency(reference: float, steps: int, success: bool) -> float:
     return min(1.0, (reference / steps) ** 2)
 
 
+def episode_efficiency(ref: Reference | None, success: bool, steps: int | None
+                       ) -> float | None:
+    """A judged episode's efficiency against its task's reference (``steps``: the replay's):
+    None without a reference, or for a success with no replayed step count."""
+    if ref is None:
+        return None
+    if not success:
+        return 0.0
+    return None if steps is None else efficiency(ref.steps, steps, True)
+
+
 def reference_text(kinds: Iterable[str]) -> str | None:
     """The kind of a group's references in words: one kind, or each kind with its task count
     when tasks differ; None when no task had one."""

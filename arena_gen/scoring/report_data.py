@@ -23,6 +23,7 @@ from arena_gen.scoring.definitions import fmt
 from arena_gen.scoring.induction_efficiency import (
     Price,
     Reference,
+    episode_efficiency,
     price_text,
     reference_of,
     rung_prices,
@@ -68,6 +69,8 @@ class AttemptRow:
     perfect: bool
     findings: list[dict[str, Any]] = field(default_factory=list)
     flags: dict[str, Any] = field(default_factory=dict)
+    #: induction efficiency against the task's reference (None: no reference, or excluded)
+    efficiency: float | None = None
 
 
 @dataclass
@@ -141,13 +144,17 @@ def load_run(run_dir: str | Path, checked: CheckedRun | None = None) -> RunView:
         score = attempt_score(line, rubric) if rubric else None
         if rec.get("end_reason") == "infra_error":
             score = None
+        perfect = score is not None and is_perfect(line.get("findings") or [], rubric)
+        steps = replay.get("steps") if isinstance(replay.get("steps"), int) else None
         view.attempts.append(AttemptRow(
             task_id=key[0], env=str(rec.get("env") or (task.env if task else "?")),
             attempt=key[1], steps=int(replay.get("steps") or 0),  # the replay's, not claimed
             budget=replay.get("budget") if isinstance(replay.get("budget"), int) else None,
             end_reason=str(rec.get("end_reason")), score=score,
-            perfect=score is not None and is_perfect(line.get("findings") or [], rubric),
-            findings=list(line.get("findings") or []), flags=dict(line.get("flags") or {})))
+            perfect=perfect, findings=list(line.get("findings") or []),
+            flags=dict(line.get("flags") or {}),
+            efficiency=None if score is None or task is None else episode_efficiency(
+                reference_of(task), perfect, steps)))
     return view
 
 
@@ -238,13 +245,16 @@ class RungResult:
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """A task's drill-down: its certified minimum and budget, each run's attempts, its ladder."""
+    """A task's drill-down: its certified minimum, induction-efficiency reference and budget,
+    each run's attempts, its ladder."""
 
     task_id: str
     min_steps: str
     budget: str
     runs: list[tuple[str, list[AttemptRow]]]  # (run label, its attempts), runs that played it
     ladder: list[RungResult]
+    reference: str = "n/a"  # its steps, ``n/a`` without one
+    reference_kind: str = "no reference"
 
 
 @dataclass(frozen=True)
@@ -416,8 +426,11 @@ def task_entry(task_id: str, views: Sequence[RunView]) -> TaskEntry:
             rungs.append(RungResult(rung, str(r.get("mode")), r.get("successes"),
                                     r.get("attempts"),
                                     [x.get("steps") for x in r.get("results") or []]))
+    ref = reference_of(task) if task else None
     return TaskEntry(task_id, fmt(task.certificate.min_steps) if task else "n/a",
-                     str(task.budget) if task else "n/a", runs, rungs)
+                     str(task.budget) if task else "n/a", runs, rungs,
+                     fmt(ref.steps) if ref else "n/a",
+                     ref.kind if ref else "no reference" if task else "suite not found")
 
 
 def _budget(views: Sequence[RunView], env: str) -> int | None:

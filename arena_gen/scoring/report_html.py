@@ -22,6 +22,7 @@ from arena_gen.scoring.definitions import (
     LADDER,
     MetricDef,
     definition_of,
+    fmt,
     heading,
 )
 from arena_gen.scoring.knowledge import KNOWLEDGE_LEGEND, knowledge_table
@@ -188,7 +189,9 @@ def _task(t: TaskEntry) -> Html:
         heads.append(f"{label}: {sum(a.perfect for a in mine)}/{len(mine)} solved, "
                      f"steps {', '.join(str(a.steps) for a in mine)}, "
                      f"score{'s' if len(mine) > 1 else ''} "
-                     f"{', '.join(_score_text(a.score) for a in mine)}")
+                     f"{', '.join(_score_text(a.score) for a in mine)}"
+                     + (f", ind.eff {', '.join(fmt(a.efficiency) for a in mine)}"
+                        if t.reference != "n/a" else ""))
         for a in mine:
             items = [part("finding", status=f.get("status"), item=f.get("item"),
                           mark=STATUS_MARKS.get(str(f.get("status")), ""),
@@ -196,15 +199,18 @@ def _task(t: TaskEntry) -> Html:
             if flags := [k for k, on in a.flags.items() if on]:
                 items.append(part("flags", flags=", ".join(flags)))
             rows.append(part("attempt_row", run=label, attempt=a.attempt, steps=a.steps,
-                             end=a.end_reason, score=_score_text(a.score), items=join(items)))
+                             end=a.end_reason, score=_score_text(a.score),
+                             efficiency=fmt(a.efficiency), items=join(items)))
     ladder = Html("")
     if t.ladder:
         ladder = part("task_ladder", rungs="; ".join(
             f"{r.rung} ({r.mode}) {r.successes}/{r.attempts} solved, steps "
             f"{', '.join(str(s) for s in r.steps)}" for r in t.ladder))
     return part("task", id=t.task_id, min_steps=t.min_steps, budget=t.budget,
+                reference=t.reference, kind=t.reference_kind,
                 heads=" | ".join(heads), rows=join(rows), ladder=ladder,
-                head=join(_th(ATTEMPT[k]) for k in ("steps", "end", "score", "findings")))
+                head=join(_th(ATTEMPT[k]) for k in ("steps", "end", "score", "efficiency",
+                                                     "findings")))
 
 
 def _tasks(tasks: dict[str, list[TaskEntry]]) -> Html:

@@ -40,7 +40,7 @@ from arena_gen.scoring.cost import token_counts
 from arena_gen.scoring.definitions import fmt, metric_definitions
 from arena_gen.scoring.induction_efficiency import (
     Reference,
-    efficiency,
+    episode_efficiency,
     reference_of,
     reference_text,
 )
@@ -185,11 +185,7 @@ def _profit(a: Attempt) -> float | None:
 def _induction(a: Attempt) -> float | None:
     """The attempt's induction efficiency (:mod:`.induction_efficiency`): 0 when it failed,
     else from the replay's steps; None without a reference or, for a success, a replay."""
-    if a.reference is None:
-        return None
-    if not a.perfect:
-        return 0.0
-    return efficiency(a.reference.steps, a.replay.steps, True) if a.replay else None
+    return episode_efficiency(a.reference, a.perfect, a.replay.steps if a.replay else None)
 
 
 def group_metrics(group: Group, k_max: int) -> dict[str, Any]:

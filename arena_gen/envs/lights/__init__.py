@@ -62,6 +62,8 @@ V3 = replace(
     heuristic=part("agents.version_space:LightsVersionSpaceAgent"),
     model_free={"sweep": part("agents.sweep:LightsSweepAgent")},
     levels=part("levels_v3:LEVELS"),
+    # By name only (``run --agent prior_aware``), on no ladder: certificates do not change.
+    agents={"prior_aware": part("agents.prior:LightsPriorAgent")},
 )
 
 V4 = replace(
