@@ -31,7 +31,7 @@ def proved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("v5") / "challenge"
     write_suite(out, result.manifest, result.tasks)
     done = prove_suite(out)
-    assert len(done) == 2 and all(len(p.entry["parts"]) == 4 for p in done)
+    assert len(done) == 2 and all(len(p.entry["parts"]) == 5 for p in done)
     return out
 
 
@@ -69,7 +69,7 @@ def test_decomposed_proofs_check_and_sum_to_the_minimum(proved: Path) -> None:
     assert report.ok and len(report.checked) == 2
     for task in tasks(proved):
         entry = store.read_manifest(proved)[task.id]
-        assert sum(p["min_steps"] for p in entry["parts"]) == task.certificate.min_steps >= 200
+        assert sum(p["min_steps"] for p in entry["parts"]) == task.certificate.min_steps >= 230
         assert sorted(b for p in entry["parts"] for b in p["bulbs"]) == \
             list(range(task.world["n"]))
 

@@ -87,6 +87,7 @@ V5 = replace(
     calibration=part("sampler_v5:CALIBRATION"),
     verifier=part("verify_v5:verify"),
     planner=part("agents.planner:LightsPartsPlannerAgent"),
+    heuristic=part("agents.chains:LightsChainLearnerAgent"),
     random_bound=part("parts:random_bound"),
     build_seconds={"lite": 0.14, "challenge": 10.0},
     verify_seconds={"lite": 0.001, "challenge": 1.0},
