@@ -177,3 +177,17 @@ def test_the_chain_learner_lights_a_world_by_induction_alone() -> None:
             turns += 1
         outcomes.append(state == rules.goal)
     assert any(outcomes) and not all(outcomes)
+
+
+def test_build_versions_option_parses_and_refuses_unknown_versions() -> None:
+    import click
+
+    from arena_gen.cli.options import env_versions
+    from arena_gen.core.errors import ArenaGenError
+
+    assert env_versions("lights=5") == {"lights": 5}
+    assert env_versions(None) == {}
+    with pytest.raises(click.BadParameter, match="ENV=VERSION"):
+        env_versions("lights")
+    with pytest.raises(ArenaGenError):
+        env_versions("lights=99")

@@ -134,5 +134,5 @@ def accept(draft: Draft, cert: Certificate) -> str | None:
     if reason is None and floor is not None:
         low = [k for k in cert.facts.get("part_min_steps", ()) if k < floor]
         if low:
-            return f"a part's min_steps {min(low)} < part_min_len {floor}"
+            return f"part_min_steps {min(low)} < part_min_len {floor}"
     return reason
