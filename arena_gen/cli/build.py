@@ -7,7 +7,13 @@ from typing import cast
 
 import click
 
-from arena_gen.cli.options import display_option, env_list, secret_option, user_errors
+from arena_gen.cli.options import (
+    display_option,
+    env_list,
+    env_versions,
+    secret_option,
+    user_errors,
+)
 
 #: ``--jobs`` for build and verify: unset means every core this process may use.
 jobs_option = click.option(
@@ -21,6 +27,8 @@ jobs_option = click.option(
               help="Which preset to build.")
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="The suite seed.")
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
+@click.option("--versions", "versions_text", default=None,
+              help="Env versions other than the default, e.g. lights=5 (a preview version).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: ./out/<suite>-<seed>).")
 @jobs_option
@@ -43,7 +51,8 @@ jobs_option = click.option(
                "cannot be rebuilt from the public ids and seed (the manifest records a "
                "commitment to the secret, never the secret; no build cache is used).")
 @display_option
-def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int | None,
+def command(suite: str, seed: int, envs: str | None, versions_text: str | None,
+            out: Path | None, jobs: int | None,
             cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
             force: bool, allow_uncalibrated: bool, secret_file: Path | None,
             display: str | None) -> None:
@@ -65,7 +74,8 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
     jobs = jobs or default_jobs()
     with user_errors():
         env_names = env_list(envs) or registry.suite_envs(suite)
-        want = {e: int(preset(suite, e)["count"]) for e in env_names}
+        versions = env_versions(versions_text)
+        want = {e: int(preset(suite, e, versions.get(e))["count"]) for e in env_names}
         out = out or Path("out") / f"{suite}-{seed}"
         check_output_folder(out, force=force)  # before any work: never replace a user's folder
         secret = Secret.read(secret_file) if secret_file is not None else None
@@ -87,7 +97,7 @@ def command(suite: str, seed: int, envs: str | None, out: Path | None, jobs: int
                 result = build_suite(suite, seed, env_names, jobs=jobs, executor=executor,
                                      ray_address=ray_address, on_task=on_task,
                                      on_start=work.started, on_plan=on_plan, cache=cache,
-                                     secret=secret)
+                                     secret=secret, versions=versions)
             except KeyboardInterrupt:
                 if cache is not None:
                     ui.line(f"interrupted after {work.finished_count} of {work.total} tasks "

@@ -59,6 +59,20 @@ def env_list(value: str | None) -> list[str] | None:
     return names
 
 
+def env_versions(value: str | None) -> dict[str, int]:
+    """Parse ``--versions lights=5,repo=3``, each a registered (env, version)."""
+    from arena_gen.core import registry
+
+    out: dict[str, int] = {}
+    for item in split_list(value) or ():
+        name, _, number = item.partition("=")
+        if not number.isdigit():
+            raise click.BadParameter(f"{item!r}: write ENV=VERSION, e.g. lights=5",
+                                     param_hint="--versions")
+        out[name] = registry.get(name, int(number)).version
+    return out
+
+
 class AgentChoice(click.Choice):  # type: ignore[type-arg]
     """``--agent``'s choices, read from the registry when first needed (not at import)."""
 

@@ -18,7 +18,7 @@ from typing import Any
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
-from arena_gen.proofs import store
+from arena_gen.proofs import lights_cnf, store
 from arena_gen.proofs.drup import (
     DEFAULT_LIMITS,
     CheckStats,
@@ -26,6 +26,7 @@ from arena_gen.proofs.drup import (
     ProofError,
     check_refutation,
 )
+from arena_gen.proofs.parts import check_closed, read_parts
 
 
 @dataclass(frozen=True)
@@ -67,18 +68,62 @@ def check_task(suite: Path, task: Task, entry: dict[str, Any] | None,
             raise ProofError("the manifest binds this proof to another task content or minimum")
         where = f"{store.proofs_dir(suite) / entry['file']} (task {task.id})"
         lines = store.decompress(store.read_proof(suite, entry))
+        if "parts" in entry:
+            reason = store.unprovable(task)
+            if reason is not None:
+                raise ProofError(reason)
+            return _check_parts(task, entry["parts"], lines, limits)
         enc = store.claim(task)
-        wanted = dict(zip(store.HEADER_KEYS, (task.id, task.sha256, str(k),
-                                              store.ENCODERS[task.env].name, enc.sha256()),
-                          strict=False))
-        found = store.read_header(lines)
-        for key, value in wanted.items():
-            if found.get(key) != value:
-                raise ProofError(f"the proof's header says {key} {found.get(key)!r}, this task "
-                                 f"needs {value!r}: a proof of another task or formula")
+        _check_header(task, lines, enc.sha256())
         return check_refutation(enc.variables, enc.clauses, lines, limits)
     except ArenaGenError as exc:
         raise ProofError(f"{where}: {exc}") from None
+
+
+def _check_header(task: Task, lines: list[str], cnf_sha256: str) -> None:
+    """Refuse a proof whose header names another task, content, minimum or formula."""
+    wanted = dict(zip(store.HEADER_KEYS, (task.id, task.sha256, str(task.certificate.min_steps),
+                                          store.ENCODERS[task.env].name, cnf_sha256),
+                      strict=False))
+    found = store.read_header(lines)
+    for key, value in wanted.items():
+        if found.get(key) != value:
+            raise ProofError(f"the proof's header says {key} {found.get(key)!r}, this task "
+                             f"needs {value!r}: a proof of another task or formula")
+
+
+def _check_parts(task: Task, listed: Any, lines: list[str], limits: Limits) -> CheckStats:
+    """A decomposed proof: the listed parts partition the bulbs, no condition crosses a part,
+    the parts' minima sum to the certificate's, and each part's section refutes its claim."""
+    n, conditions = lights_cnf.read_world(task.world)
+    found = read_parts(listed, n, "the manifest's parts")
+    check_closed(conditions, [bulbs for bulbs, _ in found])
+    total = sum(k for _, k in found)
+    if total != task.certificate.min_steps:
+        raise ProofError(f"the parts' minima sum to {total}, the certificate says "
+                         f"{task.certificate.min_steps}")
+    encs = [store.part_claim(task, bulbs, k) for bulbs, k in found]
+    _check_header(task, lines, store.parts_sha256(encs))
+    starts = [i for i, line in enumerate(lines) if line.startswith(store.PART_LINE + " ")]
+    if len(starts) != len(found):
+        raise ProofError(f"the proof has {len(starts)} part sections, the manifest lists "
+                         f"{len(found)} parts")
+    stats = []
+    for index, ((bulbs, k), enc) in enumerate(zip(found, encs, strict=True)):
+        begin = starts[index]
+        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        if lines[begin] != store.part_line(index, bulbs, k, enc):
+            raise ProofError(f"part {index}: the section says {lines[begin][:120]!r}, the "
+                             f"manifest's part and its formula need another")
+        try:
+            stats.append(check_refutation(enc.variables, enc.clauses, lines[begin + 1:end],
+                                          limits))
+        except ProofError as exc:
+            raise ProofError(f"part {index}: {exc}") from None
+    return CheckStats(lemmas=sum(s.lemmas for s in stats),
+                      deletions=sum(s.deletions for s in stats),
+                      ignored_deletions=sum(s.ignored_deletions for s in stats),
+                      seconds=sum(s.seconds for s in stats))
 
 
 def check_suite(path: str | Path, limits: Limits = DEFAULT_LIMITS,

@@ -50,28 +50,74 @@ def refute(clauses: Sequence[Sequence[int]], solver: str) -> list[str]:
     return proof or ["0"]
 
 
-def prove_task(task: Task, solvers: Sequence[str] = SOLVERS,
-               limits: Limits = DEFAULT_LIMITS) -> tuple[Proved, bytes]:
-    """A checked, compressed proof of ``task``'s minimum and its manifest entry."""
-    enc = store.claim(task)
+def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence[str],
+             limits: Limits) -> tuple[list[str], str, float, float]:
+    """The first solver's proof the checker accepts, its solver, solve and check seconds."""
     refusals = []
     for solver in solvers:
         start = time.perf_counter()
-        body = refute(enc.clauses, solver)
-        proved = time.perf_counter()
+        body = refute(clauses, solver)
+        proved = time.perf_counter() - start
         try:
-            stats = check_refutation(enc.variables, enc.clauses, body, limits)
+            stats = check_refutation(variables, clauses, body, limits)
         except ProofError as exc:
             refusals.append(f"{solver}: {exc}")
             continue
-        lines = store.header(task, enc, solver) + body
-        data = store.compress(lines)
-        entry = {"task_sha256": task.sha256, "min_steps": task.certificate.min_steps,
-                 "encoder": store.ENCODERS[task.env].name, "cnf_sha256": enc.sha256(),
-                 "file": store.file_name(task.id), "proof_sha256": sha256_hex(data),
-                 "bytes": len(data), "lines": len(lines), "solver": solver}
-        return Proved(task.id, entry, proved - start, stats.seconds), data
-    raise ProofError(f"task {task.id}: no solver's proof checks: " + "; ".join(refusals))
+        return body, solver, proved, stats.seconds
+    raise ProofError("no solver's proof checks: " + "; ".join(refusals))
+
+
+def prove_task(task: Task, solvers: Sequence[str] = SOLVERS,
+               limits: Limits = DEFAULT_LIMITS) -> tuple[Proved, bytes]:
+    """A checked, compressed proof of ``task``'s minimum and its manifest entry (decomposed:
+    one refutation per part, :mod:`arena_gen.proofs.parts`, when the task lists parts)."""
+    parts = store.decomposition(task)
+    if parts is not None:
+        return _prove_parts(task, parts, solvers, limits)
+    enc = store.claim(task)
+    try:
+        body, solver, proved, checked = _checked(enc.variables, enc.clauses, solvers, limits)
+    except ProofError as exc:
+        raise ProofError(f"task {task.id}: {exc}") from None
+    lines = store.header(task, enc, solver) + body
+    data = store.compress(lines)
+    entry = {"task_sha256": task.sha256, "min_steps": task.certificate.min_steps,
+             "encoder": store.ENCODERS[task.env].name, "cnf_sha256": enc.sha256(),
+             "file": store.file_name(task.id), "proof_sha256": sha256_hex(data),
+             "bytes": len(data), "lines": len(lines), "solver": solver}
+    return Proved(task.id, entry, proved, checked), data
+
+
+def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequence[str],
+                 limits: Limits) -> tuple[Proved, bytes]:
+    """The decomposed proof: per part, a checked refutation of its ``k_P - 1`` turns."""
+    reason = store.unprovable(task)  # provable at all: encoder, version, exact minimum
+    if reason is not None:
+        raise ProofError(f"task {task.id}: {reason}")
+    encs = [store.part_claim(task, bulbs, k) for bulbs, k in parts]
+    sections: list[str] = []
+    rows: list[dict[str, Any]] = []
+    used: list[str] = []
+    proved = checked = 0.0
+    for index, ((bulbs, k), enc) in enumerate(zip(parts, encs, strict=True)):
+        try:
+            body, solver, p_s, c_s = _checked(enc.variables, enc.clauses, solvers, limits)
+        except ProofError as exc:
+            raise ProofError(f"task {task.id}, part {index}: {exc}") from None
+        proved += p_s
+        checked += c_s
+        used.append(solver)
+        sections += [store.part_line(index, bulbs, k, enc), *body]
+        rows.append({"bulbs": bulbs, "min_steps": k, "cnf_sha256": enc.sha256(),
+                     "lines": len(body) + 1})
+    solver = ",".join(sorted(set(used)))
+    lines = store.header(task, encs, solver) + sections
+    data = store.compress(lines)
+    entry = {"task_sha256": task.sha256, "min_steps": task.certificate.min_steps,
+             "encoder": store.ENCODERS[task.env].name, "cnf_sha256": store.parts_sha256(encs),
+             "file": store.file_name(task.id), "proof_sha256": sha256_hex(data),
+             "bytes": len(data), "lines": len(lines), "solver": solver, "parts": rows}
+    return Proved(task.id, entry, proved, checked), data
 
 
 def prove_suite(path: str | Path, solvers: Sequence[str] = SOLVERS,

@@ -23,6 +23,7 @@ from arena_gen.core.task import Task
 from arena_gen.proofs import lights_cnf
 from arena_gen.proofs.drup import ProofError
 from arena_gen.proofs.lights_cnf import Encoding
+from arena_gen.proofs.parts import sub_world
 
 PROOFS_DIR = "proofs"
 MANIFEST = "manifest.json"
@@ -72,6 +73,38 @@ def claim(task: Task) -> Encoding:
     return ENCODERS[task.env].encode(task.world, k - 1)
 
 
+#: A decomposed proof's section line: ``c part <i> bulbs <b,b,...> min-steps <k> cnf-sha256 <h>``.
+PART_LINE = "c part"
+
+
+def decomposition(task: Task) -> list[tuple[list[int], int]] | None:
+    """The parts and part minima a decomposed proof of ``task`` claims (the prover's choice:
+    the certificate's ``parts`` and ``part_min_steps``, when it lists more than one part), or
+    None for a proof of the whole world. The checker trusts none of it (:mod:`.parts`)."""
+    found, minima = task.certificate.facts.get("parts"), task.certificate.facts.get(
+        "part_min_steps")
+    if not isinstance(found, list) or not isinstance(minima, list) or len(found) < 2 \
+            or len(found) != len(minima):
+        return None
+    return [(list(bulbs), int(k)) for bulbs, k in zip(found, minima, strict=True)]
+
+
+def part_claim(task: Task, bulbs: list[int], k: int) -> Encoding:
+    """The CNF a part's section must refute: the part, as a world of its own, has no
+    completion of at most ``k - 1`` turns."""
+    return ENCODERS[task.env].encode(sub_world(list(task.world["conditions"]), bulbs), k - 1)
+
+
+def parts_sha256(encodings: list[Encoding]) -> str:
+    """What a decomposed proof's header binds: the hash of its parts' formula hashes."""
+    return sha256_hex("\n".join(e.sha256() for e in encodings).encode("ascii"))
+
+
+def part_line(index: int, bulbs: list[int], k: int, enc: Encoding) -> str:
+    return (f"{PART_LINE} {index} bulbs {','.join(map(str, bulbs))} min-steps {k} "
+            f"cnf-sha256 {enc.sha256()}")
+
+
 def file_name(task_id: str) -> str:
     """The proof's file name: the task id (checked safe) and the suffix."""
     if not task_id or not all(ch.isalnum() or ch in "-_." for ch in task_id) \
@@ -80,13 +113,16 @@ def file_name(task_id: str) -> str:
     return task_id + SUFFIX
 
 
-def header(task: Task, enc: Encoding, solver: str) -> list[str]:
-    """The comment lines that bind a proof to its task and formula."""
+def header(task: Task, enc: Encoding | list[Encoding], solver: str) -> list[str]:
+    """The comment lines that bind a proof to its task and formula (a decomposed proof's: to
+    its parts' formulas)."""
     k = task.certificate.min_steps
-    values = (task.id, task.sha256, str(k), ENCODERS[task.env].name, enc.sha256(), solver)
-    return [f"c arena-gen proof: task {task.id} has no completion of at most "
-            f"{enc.steps} turns"] + [f"c {key} {value}" for key, value in
-                                     zip(HEADER_KEYS, values, strict=True)]
+    digest = parts_sha256(enc) if isinstance(enc, list) else enc.sha256()
+    values = (task.id, task.sha256, str(k), ENCODERS[task.env].name, digest, solver)
+    how = (f"of fewer than {k} turns ({len(enc)} parts, one refutation each)"
+           if isinstance(enc, list) else f"of at most {enc.steps} turns")
+    return [f"c arena-gen proof: task {task.id} has no completion {how}"] + \
+        [f"c {key} {value}" for key, value in zip(HEADER_KEYS, values, strict=True)]
 
 
 def read_header(lines: list[str]) -> dict[str, str]:
@@ -162,6 +198,8 @@ def read_manifest(suite: Path) -> dict[str, dict[str, Any]]:
         for key, kind in ENTRY_KEYS.items():
             if type(entry.get(key)) is not kind:
                 raise ProofError(f"{where}.{key}: expected a {kind.__name__}")
+        if "parts" in entry and not isinstance(entry["parts"], list):
+            raise ProofError(f"{where}.parts: expected a list")
     return dict(doc["proofs"])
 
 

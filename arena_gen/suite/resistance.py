@@ -5,15 +5,18 @@ A calibration that switches resistance on (``Calibration.random_epsilon`` or
 facts, that model-free play does not solve it: the probability that the uniform random policy
 (the random agent's own action distribution) solves it within its budget, and whether each
 model-free rung solved it. The probability is exact where the env registers ``random_bound``
-(e.g. lights: a dynamic program over states x turns); every other env gets the generic
-fallback, a one-sided Clopper-Pearson upper bound over :data:`FALLBACK_EPISODES` seeded random
-episodes (run seed 0, attempt seeds 0..N-1, as ``arena-gen run --agent random`` plays them).
+(e.g. lights: a dynamic program over states x turns), or the env's own upper bound when it
+returns one as a mapping with its ``method`` (lights v5: the best of its parts'); every other
+env gets the generic fallback, a one-sided Clopper-Pearson upper bound over
+:data:`FALLBACK_EPISODES` seeded random episodes (run seed 0, attempt seeds 0..N-1, as
+``arena-gen run --agent random`` plays them).
 A suite built so keeps its margin over model-free play by construction, whatever its seed or
 sealed secret, since no accepted task is solved by a model-free rung.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -71,8 +74,10 @@ def random_bound(task: Task) -> dict[str, Any]:
     ``exact`` and ``method`` (with the fallback's episodes, successes and confidence)."""
     spec = registry.for_task(task)
     if spec.random_bound is not None:
-        p = float(spec.load("random_bound")(task))
-        return {"bound": _sig(p), "exact": True, "method": "exact"}
+        found = spec.load("random_bound")(task)
+        if isinstance(found, Mapping):  # an upper bound with its own method (e.g. per part)
+            return {**found, "bound": _sig(float(found["bound"])), "exact": False}
+        return {"bound": _sig(float(found)), "exact": True, "method": "exact"}
     wins = sum(random_episode(task, a)[0] for a in range(FALLBACK_EPISODES))
     return {"bound": _sig(clopper_pearson_upper(wins, FALLBACK_EPISODES)), "exact": False,
             "method": "clopper-pearson", "episodes": FALLBACK_EPISODES, "successes": wins,

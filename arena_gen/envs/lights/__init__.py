@@ -12,6 +12,9 @@ that introduced it):
   :mod:`.sampler_v4`): the optimist and the hill-climber join the sweep as model-free rungs, a
   task any of them solves or the random policy solves with probability above 1 % (exact,
   :mod:`.random_bound`) is rejected, and the certificate records both.
+- v5 (preview, issue 42): the same game; Lite is v4's, Challenge is paper-scale
+  (:mod:`.sampler_v5`): 32-36 bulbs in hidden independent parts with ring-puzzle conditions,
+  exact minimum >= 200 (the sum of the parts', :mod:`.parts`) in 1,000 turns.
 """
 
 from __future__ import annotations
@@ -78,4 +81,19 @@ V4 = replace(
     ladder_version=3,
 )
 
-SPECS = (V1, V2, V3, V4)
+V5 = replace(
+    V4, version=5,
+    presets=part("sampler_v5:PRESETS"),
+    sampler=part("sampler_v5:sample"),
+    accept=part("sampler_v5:accept"),
+    calibration=part("sampler_v5:CALIBRATION"),
+    verifier=part("verify_v5:verify"),
+    planner=part("agents.planner:LightsPartsPlannerAgent"),
+    heuristic=part("agents.chains:LightsChainLearnerAgent"),
+    random_bound=part("parts:random_bound"),
+    build_seconds={"lite": 0.14, "challenge": 10.0},
+    verify_seconds={"lite": 0.001, "challenge": 1.0},
+    preview=True,
+)
+
+SPECS = (V1, V2, V3, V4, V5)

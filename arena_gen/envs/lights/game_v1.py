@@ -158,6 +158,9 @@ class LightsGame(Game[int, int, LightsFacts]):
         the optimist (optimism over the remembered state graph) and a hill-climber join the
         sweep as model-free rungs, and a task any of them solves, or that the uniform random
         policy solves within its budget with probability above 1 % (exact), is rejected.
+        v5: (preview) same dynamics; Lite is v4's; Challenge at the paper's scale: hidden
+        independent parts with ring-puzzle conditions (N 35-45, exact minimum >= 230 as the
+        sum of the parts', 1,000 turns), decomposed proofs, the chain learner as inductive rung.
     """
 
     #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).

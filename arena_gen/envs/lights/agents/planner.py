@@ -21,6 +21,7 @@ from arena_gen.core.probes import Probe
 from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.formula import Formula, FormulaError, parse
 from arena_gen.envs.lights.game_v1 import Rules
+from arena_gen.envs.lights.parts import solve_parts
 from arena_gen.envs.lights.sat import solve
 
 #: Conflicts the SAT search may spend before the planner falls back to BFS (deterministic).
@@ -77,8 +78,12 @@ class LightsPlannerAgent:
         self.n = int(view.public["n"])
         self.world = {"n": self.n, "conditions": parse_rules(view.rules_text, self.n)}
         self.rules = Rules(self.world)
-        self.plan = shortest_plan(self.world)
+        self.plan = self.shortest(0)
         self.expect = 0
+
+    def shortest(self, start: int) -> list[int]:
+        """A shortest plan from the bitmask ``start`` in the parsed world."""
+        return shortest_plan(self.world, start)
 
     def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
         """From the disclosed rules alone: ``yes`` where the bulb's condition holds."""
@@ -97,7 +102,7 @@ class LightsPlannerAgent:
         assert self.rules is not None, "reset() first"
         seen = self._read_state(observation)
         if seen is not None and seen != self.expect:
-            self.plan = shortest_plan(self.world, seen)
+            self.plan = self.shortest(seen)
             self.expect = seen
         if not self.plan:
             return "0"
@@ -105,3 +110,15 @@ class LightsPlannerAgent:
         if self.expect is not None:
             self.expect = self.rules.step(self.expect, bulb)
         return str(bulb)
+
+
+class LightsPartsPlannerAgent(LightsPlannerAgent):
+    """The planner for worlds of independent parts (lights v5): a shortest plan per part of
+    the disclosed rules (exact: see :mod:`arena_gen.envs.lights.parts`), up to 24 bulbs the
+    whole-world planner's."""
+
+    def shortest(self, start: int) -> list[int]:
+        if self.n <= 24:
+            return shortest_plan(self.world, start)
+        result = solve_parts(self.world, start)
+        return result.witness if result.min_steps is not None else []
