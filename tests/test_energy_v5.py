@@ -1,7 +1,7 @@
-"""Energy v5 (issue 38, released 2026-12-07): probes asked in matched sets, on released Lite
-worlds played by the v5 game. The attack on the answers' balance is ``test_probe_guessers.py``'s; here:
-registration, exact answers by the text env, the pairs' and sets' shape, robustness inside the
-whole 0.03 box, the with-rules planner at 100 % and the learner rising."""
+"""Energy v5 (issue 38, released 2026-12-07): probes asked in matched sets, on released Lite worlds
+played by the v5 game. The attack on the answers' balance is ``test_probe_guessers.py``'s; here:
+registration, exact answers by the text env, the pairs' and sets' shape, robustness inside the whole
+0.03 box, the with-rules planner at 100 % and the learner rising."""
 
 from __future__ import annotations
 

@@ -110,11 +110,11 @@ class EnergyGameV5(EnergyGame):
     Arguments:
         ``task``: an energy task (a v4 world plays the same).
     Version History:
-        v5: (released 2026-12-07) v4's game, worlds, presets and calibration;
-        ``dispatch_ok`` questions in matched pairs over two drawn days and ``efficiency`` questions in sets of four
-        drawn days sharing their options (issue 38: v4's drawing let "yes when the rated sum
-        is above demand" score 64 % against 50 % chance, a fitted logistic regression 74 %,
-        and the option nearest a source's usual efficiency 30 % against 25 %).
+        v5: (released 2026-12-07) v4's game, worlds, presets and calibration; ``dispatch_ok``
+        questions in matched pairs over two drawn days and ``efficiency`` questions in sets of four
+        drawn days sharing their options (issue 38: v4's drawing let "yes when the rated sum is
+        above demand" score 64 % against 50 % chance, a fitted logistic regression 74 %, and the
+        option nearest a source's usual efficiency 30 % against 25 %).
     """
 
     def probes(self, state: GridState, visited: Sequence[GridState], rng: np.random.Generator,
