@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import shutil
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,13 @@ import pytest
 from pysat.solvers import Solver
 
 from arena_gen.core import registry
+from arena_gen.core.canon import sha256_hex
 from arena_gen.core.game import WorldView
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
-from arena_gen.proofs import repo_cnf
+from arena_gen.proofs import repo_cnf, store
+from arena_gen.proofs.check import check_task
+from arena_gen.proofs.drup import ProofError, check_refutation
 from arena_gen.proofs.repo_cnf import (
     encode,
     goal_clauses,
@@ -29,7 +33,7 @@ from arena_gen.proofs.repo_cnf import (
 from arena_gen.proofs.repo_world import EncodeError
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
-LITE = SUITES / "lite"
+ODYSSEY = SUITES / "odyssey-lite"  # the released suite whose repo proofs exist so far
 PAIRS = 10_000
 PER_WORLD = 100
 POOL = ("0.1", "1.0", "1.2", "2.0")
@@ -300,3 +304,119 @@ def test_the_encoder_refuses_what_it_does_not_read() -> None:
     bad["python_versions"] = []
     with pytest.raises(EncodeError, match="world.python_versions"):
         encode(bad, 3)
+# -- proofs of released tasks ------------------------------------------------------------------
+
+
+def released(task_id: str) -> Task:
+    return read_suite(ODYSSEY, task_ids={task_id}).task(task_id)
+
+
+SMALL = "repo-import-0-0007"  # one dropped rule shortens it (see one_rule_dropped)
+OTHER = "repo-import-0-0008"
+
+
+@pytest.fixture
+def suite_copy(tmp_path: Path) -> Path:
+    shutil.copytree(ODYSSEY, tmp_path / "odyssey-lite")
+    return tmp_path / "odyssey-lite"
+
+
+def stored_lines(suite: Path, task_id: str) -> list[str]:
+    return store.decompress(store.read_proof(suite, store.read_manifest(suite)[task_id]))
+
+
+def rewrite(suite: Path, task_id: str, lines: list[str]) -> None:
+    entries = store.read_manifest(suite)
+    data = store.compress(lines)
+    store.write_proof(suite, entries[task_id]["file"], data)
+    entries[task_id] = {**entries[task_id], "proof_sha256": sha256_hex(data),
+                        "bytes": len(data)}
+    store.write_manifest(suite, entries)
+
+
+def refusal(suite: Path, task: Task) -> str:
+    with pytest.raises(ProofError) as info:
+        check_task(suite, task, store.read_manifest(suite).get(task.id))
+    return str(info.value)
+
+
+def test_a_released_repo_proof_checks() -> None:
+    task = released(SMALL)
+    entry = store.read_manifest(ODYSSEY)[SMALL]
+    assert entry["encoder"] == repo_cnf.ENCODER and entry["min_steps"] == \
+        task.certificate.min_steps
+    assert check_task(ODYSSEY, task, entry).lemmas > 0
+
+
+def test_a_corrupted_proof_is_refused(suite_copy: Path) -> None:
+    path = suite_copy / "proofs" / f"{SMALL}.drup.xz"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path.write_bytes(bytes(data))
+    assert "its sha256 is not the manifest's" in refusal(suite_copy, released(SMALL))
+    lines = stored_lines(ODYSSEY, SMALL)
+    at = next(i for i, line in enumerate(lines) if line[:1] not in ("c", "d")
+              and len(line.split()) > 2)
+    lines[at] = " ".join(lines[at].split()[1:])  # one literal fewer: a stronger lemma
+    rewrite(suite_copy, SMALL, lines)
+    assert "does not follow by unit propagation" in refusal(suite_copy, released(SMALL))
+
+
+def test_a_proof_for_another_task_is_refused(suite_copy: Path) -> None:
+    lines = stored_lines(ODYSSEY, OTHER)
+    rewrite(suite_copy, SMALL, lines)
+    assert f"header says task {OTHER!r}" in refusal(suite_copy, released(SMALL))
+    mine = stored_lines(ODYSSEY, SMALL)
+    rewrite(suite_copy, SMALL, mine[:len(store.HEADER_KEYS) + 1]
+            + lines[len(store.HEADER_KEYS) + 1:])
+    with pytest.raises(ProofError):
+        check_task(suite_copy, released(SMALL), store.read_manifest(suite_copy)[SMALL])
+
+
+def one_rule_dropped(task: Task) -> Task:
+    """The task with one hidden rule, conflict, side effect or dependency dropped so that a
+    completion of ``min_steps - 1`` commands exists."""
+    k = task.certificate.min_steps
+    assert isinstance(k, int)
+    world = task.world
+    for key in ("hidden_rules", "version_conflicts", "side_effects", "version_dependencies"):
+        if key == "hidden_rules":
+            spots = [(key, i) for i in range(len(world[key]))]
+        else:
+            spots = [(key, q, v, i) for q, table in world[key].items()
+                     for v, rules in table.items() for i in range(len(rules))]
+        for spot in spots:
+            mutant = copy.deepcopy(world)
+            holder = mutant[spot[0]]
+            for part in spot[1:-1]:
+                holder = holder[part]
+            del holder[spot[-1]]
+            with Solver(name="minisat22", bootstrap_with=encode(mutant, k - 1).clauses) as s:
+                if s.solve():
+                    return dataclasses.replace(task, world=mutant)
+    raise AssertionError("no single rule dropped shortens this task")
+
+
+def test_an_encoding_with_one_rule_changed_is_refused(suite_copy: Path) -> None:
+    task = released(SMALL)
+    mutant = one_rule_dropped(task)
+    body = [line for line in stored_lines(ODYSSEY, SMALL) if not line.startswith("c")]
+    k = task.certificate.min_steps
+    assert isinstance(k, int)
+    enc = encode(mutant.world, k - 1)  # the rules changed, the proof kept
+    with pytest.raises(ProofError):
+        check_refutation(enc.variables, enc.clauses, body)
+    with pytest.raises(ProofError, match="header says task-sha256"):
+        check_task(suite_copy, mutant, {**store.read_manifest(suite_copy)[SMALL],
+                                        "task_sha256": mutant.sha256})
+
+
+def test_a_manifest_without_repo_proofs_leaves_repo_not_covered(suite_copy: Path) -> None:
+    """A proofs manifest made before repo proofs (lights entries only, no ``envs`` list) asks
+    for lights proofs only; one that lists repo under ``envs`` asks for every repo proof."""
+    entries = store.read_manifest(suite_copy)
+    lights = {i: e for i, e in entries.items() if e["encoder"] != repo_cnf.ENCODER}
+    store.write_manifest(suite_copy, lights)
+    assert store.proved_envs(suite_copy) == {"lights"}
+    store.write_manifest(suite_copy, lights, ["lights", "repo"])
+    assert store.proved_envs(suite_copy) == {"lights", "repo"}
