@@ -12,10 +12,14 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from pysat.solvers import Solver
 
+from arena_gen.cli import main
+from arena_gen.cli import verify as verify_cli
 from arena_gen.core import registry
 from arena_gen.core.canon import sha256_hex
 from arena_gen.core.game import WorldView
@@ -31,6 +35,8 @@ from arena_gen.proofs.repo_cnf import (
     turn_clauses,
 )
 from arena_gen.proofs.repo_world import EncodeError
+from arena_gen.suite.folder import open_suite
+from arena_gen.ui import Reporter
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
 ODYSSEY = SUITES / "odyssey-lite"  # the released suite whose repo proofs exist so far
@@ -420,3 +426,15 @@ def test_a_manifest_without_repo_proofs_leaves_repo_not_covered(suite_copy: Path
     assert store.proved_envs(suite_copy) == {"lights"}
     store.write_manifest(suite_copy, lights, ["lights", "repo"])
     assert store.proved_envs(suite_copy) == {"lights", "repo"}
+
+
+def test_check_limits_are_options_of_prove_and_verify(suite_copy: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``prove --check-seconds`` and ``verify --proofs --proof-seconds`` bound each check: at
+    0 s every proof longer than 256 lines is refused, saying so."""
+    result = CliRunner().invoke(main, ["prove", str(suite_copy), "--env", "repo",
+                                       "--check-seconds", "0", "--display", "plain"])
+    assert result.exit_code != 0 and "time limit of 0 s reached" in result.output
+    with pytest.raises(click.ClickException, match="proof problem"):
+        verify_cli._verify_proofs(open_suite(suite_copy), Reporter("plain"), 0.0)
+    assert "time limit of 0 s reached" in capsys.readouterr().out

@@ -77,7 +77,8 @@ def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
 
 def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
                 on_task: Callable[[Proved | None, Task], None] | None = None,
-                envs: Collection[str] | None = None) -> list[Proved]:
+                envs: Collection[str] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> list[Proved]:
     """Write ``proofs/`` for every provable task of a suite (``on_task`` after each task,
     with None for a task not covered); the manifest is written last. With ``envs``, only
     those envs' tasks are proved and the listed proofs of the others are kept as they are."""
@@ -99,7 +100,7 @@ def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
             if on_task is not None:
                 on_task(None, task)
             continue
-        proved, data = prove_task(task, solvers)
+        proved, data = prove_task(task, solvers, limits)
         store.write_proof(suite_dir, proved.entry["file"], data)
         done.append(proved)
         if on_task is not None:
