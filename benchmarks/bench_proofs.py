@@ -1,7 +1,7 @@
-"""Proofs of minima (#42): per suite, seconds to prove and to check, and proof sizes.
+"""Proofs of minima (#42): per suite and env, seconds to prove and to check, and proof sizes.
 
 Run: python benchmarks/bench_proofs.py [--quick] [--suites lite,challenge,odyssey-lite]
-     [--sizes 12,14,16]
+     [--envs lights,repo] [--sizes 12,14,16]
 
 Each released suite is copied to a temporary folder and proved there (``arena-gen prove``: the
 solver's time, then the in-prover check), then checked again as ``verify --proofs`` does
@@ -26,32 +26,42 @@ from arena_gen.core.paths import suites_dir
 from arena_gen.core.task import Certificate, Task
 from arena_gen.proofs.check import check_suite
 from arena_gen.proofs.produce import prove_suite, prove_task
+from arena_gen.proofs.store import ENCODERS
 
 SEED = 2026
 
 
-def bench_suite(name: str) -> None:
-    """Prove and check one released suite's lights proofs in a temporary copy."""
+def bench_suite(name: str, envs: set[str]) -> None:
+    """Prove and check one released suite's proofs of ``envs`` in a temporary copy."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / name
         shutil.copytree(suites_dir() / name, folder)
         shutil.rmtree(folder / "proofs", ignore_errors=True)
-        start = time.perf_counter()
-        proved = prove_suite(folder)
-        wall = time.perf_counter() - start
+        walls = {}
+        proved = []
+        for env in sorted(envs):
+            start = time.perf_counter()
+            proved += prove_suite(folder, envs={env})
+            walls[env] = time.perf_counter() - start
         start = time.perf_counter()
         report = check_suite(folder)
         check_wall = time.perf_counter() - start
     assert report.ok, report
-    sizes = [p.entry["bytes"] for p in proved]
-    lines = [p.entry["lines"] for p in proved]
-    checks = [r.stats.seconds for r in report.checked if r.stats]
-    print(f"  {name:13s} tasks {len(proved):3d}  prove {sum(p.prove_seconds for p in proved):6.2f}"
-          f" s solver + {sum(p.check_seconds for p in proved):6.2f} s check ({wall:6.2f} s wall)"
-          f"  verify --proofs {check_wall:6.2f} s (max task {max(checks):5.2f} s)"
-          f"  xz {sum(sizes) / 1024:7.1f} KiB (median {statistics.median(sizes) / 1024:5.1f},"
-          f" max {max(sizes) / 1024:6.1f})  lines median {statistics.median(lines):8.0f}"
-          f" max {max(lines):8d}")
+    for env in sorted(envs):
+        mine = [p for p in proved if p.entry["encoder"] == ENCODERS[env].name]
+        if not mine:
+            continue
+        sizes = [p.entry["bytes"] for p in mine]
+        lines = [p.entry["lines"] for p in mine]
+        checks = [r.stats.seconds for r in report.checked if r.stats and r.env == env]
+        print(f"  {name:13s} {env:6s} tasks {len(mine):3d}  prove "
+              f"{sum(p.prove_seconds for p in mine):7.2f} s solver + "
+              f"{sum(p.check_seconds for p in mine):7.2f} s check ({walls[env]:7.2f} s wall)"
+              f"  verify --proofs {sum(checks):7.2f} s (max task {max(checks):6.2f} s)"
+              f"  xz {sum(sizes) / 1024:7.1f} KiB (median {statistics.median(sizes) / 1024:5.1f},"
+              f" max {max(sizes) / 1024:6.1f})  lines median {statistics.median(lines):8.0f}"
+              f" max {max(lines):8d}")
+    print(f"  {name:13s} all    verify --proofs {check_wall:7.2f} s wall")
 
 
 def sized_task(n: int, index: int) -> Task:
@@ -93,15 +103,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Challenge only, no sizes")
     parser.add_argument("--suites", default="lite,challenge,odyssey-lite")
+    parser.add_argument("--envs", default="lights,repo")
     parser.add_argument("--sizes", default="", help="lights N values, e.g. 12,14,16")
     parser.add_argument("--per-size", type=int, default=3)
     args = parser.parse_args()
     suites = ["challenge"] if args.quick else [s for s in args.suites.split(",") if s]
     sizes = [] if args.quick else [int(s) for s in args.sizes.split(",") if s]
-    print("Proofs of lights minima (prove = solver + in-prover check; verify --proofs = "
+    envs = {e for e in args.envs.split(",") if e}
+    print("Proofs of minima (prove = solver + in-prover check; verify --proofs = "
           "re-encode + bind + RUP check, one core)")
     for name in suites:
-        bench_suite(name)
+        bench_suite(name, envs)
     if sizes:
         print(f"By N (Challenge sampler, N pinned, {args.per_size} worlds each):")
         bench_sizes(sizes, args.per_size)

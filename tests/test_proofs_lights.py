@@ -349,7 +349,8 @@ def test_prove_then_verify_proofs_on_the_cli(tmp_path: Path,
     suite = tmp_path / "lite"
     shutil.copytree(SUITES / "lite", suite)
     shutil.rmtree(suite / "proofs", ignore_errors=True)
-    result = CliRunner().invoke(main, ["prove", str(suite), "--display", "plain"])
+    result = CliRunner().invoke(main, ["prove", str(suite), "--env", "lights", "--display",
+                                       "plain"])
     assert result.exit_code == 0, result.output
     assert "30 proof(s) written and checked" in result.output
     manifest = json.loads((suite / "proofs" / "manifest.json").read_text())

@@ -15,13 +15,20 @@ if TYPE_CHECKING:
 
 @click.command(name="prove")
 @click.argument("suite")
+@click.option("--env", "envs", multiple=True, help="Prove only this env's tasks (repeatable); "
+              "the listed proofs of the other envs are kept.")
+@click.option("--check-seconds", type=click.FloatRange(min=0), default=600.0,
+              show_default=True, help="The longest the check of one proof may take before it "
+              "is stored (a proof past it is refused; verify --proofs has --proof-seconds).")
 @display_option
-def command(suite: str, display: str | None) -> None:
+def command(suite: str, envs: tuple[str, ...], check_seconds: float,
+            display: str | None) -> None:
     """Prove every exact minimum of SUITE optimal: for each task with a second encoder of its
-    rules (lights), a DRUP proof that no completion of min_steps - 1 turns exists, checked,
+    rules (lights, repo), a DRUP proof that no completion of min_steps - 1 turns exists, checked,
     then stored xz-compressed in SUITE/proofs/ with a manifest binding it to the task's hash
     (check them with arena-gen verify SUITE --proofs)."""
     from arena_gen.core.suite_io import resolve_suite
+    from arena_gen.proofs.drup import Limits
     from arena_gen.proofs.produce import prove_suite
     from arena_gen.proofs.store import ENCODERS, proofs_dir
     from arena_gen.ui import Reporter
@@ -32,7 +39,8 @@ def command(suite: str, display: str | None) -> None:
         from arena_gen.core.suite_io import read_manifest
 
         _, manifest = read_manifest(root)
-        total = sum(int(n) for env, n in manifest["counts"].items() if env in ENCODERS)
+        total = sum(int(n) for env, n in manifest["counts"].items()
+                    if env in ENCODERS and (not envs or env in envs))
         skipped: list[str] = []
         with ui.progress(total, f"prove {root.name}") as advance:
 
@@ -41,7 +49,8 @@ def command(suite: str, display: str | None) -> None:
                     skipped.append(task.id)
                 advance(task.id)
 
-            done = prove_suite(root, on_task=on_task)
+            done = prove_suite(root, on_task=on_task, envs=set(envs) or None,
+                               limits=Limits(seconds=check_seconds))
     rows = [[p.task_id, p.entry["min_steps"], p.entry["solver"], p.entry["bytes"],
              f"{p.prove_seconds:.2f}", f"{p.check_seconds:.2f}"] for p in done]
     ui.table(f"Proofs in {proofs_dir(root)}", ["task", "min", "solver", "bytes xz",

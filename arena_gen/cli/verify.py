@@ -44,12 +44,15 @@ if TYPE_CHECKING:
 @click.option("--proofs", is_flag=True, help="Also check the proofs in SUITE/proofs/ (arena-gen "
               "prove): re-encode each exact minimum's claim and check its DRUP proof; a "
               "missing or refused proof fails, naming its file and task.")
+@click.option("--proof-seconds", type=click.FloatRange(min=0), default=600.0,
+              show_default=True, help="With --proofs: the longest one proof's check may take "
+              "(a proof past it is refused).")
 @jobs_option
 @display_option
 def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
             signature_file: Path | None, sources: tuple[Path, ...], allow_unpinned: bool,
-            secret_file: Path | None, public: Path | None, proofs: bool, jobs: int | None,
-            display: str | None) -> None:
+            secret_file: Path | None, public: Path | None, proofs: bool, proof_seconds: float,
+            jobs: int | None, display: str | None) -> None:
     """Re-prove a suite: schemas, hashes, certificates and witness replays (and with
     --signature, first, that every file of it is signed by the trusted --public-key)."""
     if (signature or signature_file is not None) and public_key is None:
@@ -82,7 +85,7 @@ def command(suite: str, rebuild: bool, signature: bool, public_key: Path | None,
         else:
             _verify_tasks(folder, ui, options)
         if proofs:
-            _verify_proofs(folder, ui)
+            _verify_proofs(folder, ui, proof_seconds)
 
 
 def _say(ui: Any) -> Callable[[str], None]:
@@ -150,9 +153,10 @@ def _verify_tasks(folder: SuiteFolder, ui: Any, options: VerifyOptions) -> None:
                if options.public else ""))
 
 
-def _verify_proofs(folder: SuiteFolder, ui: Any) -> None:
+def _verify_proofs(folder: SuiteFolder, ui: Any, seconds: float = 600.0) -> None:
     """Check every proof the suite needs (arena_gen.proofs.check); fail naming file and task."""
     from arena_gen.proofs.check import check_suite
+    from arena_gen.proofs.drup import Limits
     from arena_gen.proofs.store import ENCODERS
 
     total = sum(int(n) for env, n in folder.manifest["counts"].items() if env in ENCODERS)
@@ -161,7 +165,7 @@ def _verify_proofs(folder: SuiteFolder, ui: Any) -> None:
         def on_task(result: Any) -> None:
             advance(result.task_id)
 
-        report = check_suite(folder.path, on_task=on_task)
+        report = check_suite(folder.path, limits=Limits(seconds=seconds), on_task=on_task)
     say = _say(ui)
     for problem in report.problems:
         say(f"FAIL proofs: {problem}")

@@ -143,9 +143,14 @@ def check_suite(path: str | Path, limits: Limits = DEFAULT_LIMITS,
         return report  # nothing to prove: no manifest needed
     try:
         entries = store.read_manifest(suite_dir)
+        envs = store.proved_envs(suite_dir)
     except ArenaGenError as exc:
         report.problems.append(str(exc))
         return report
+    for task in [t for t in provable if t.env not in envs]:
+        report.not_covered[task.id] = (f"no {task.env} proofs were made for this suite "
+                                       f"(arena-gen prove SUITE --env {task.env})")
+    provable = [t for t in provable if t.env in envs]
     known = {t.id for t in suite.all_tasks()}
     for task_id in sorted(set(entries) - known):
         report.problems.append(f"{store.proofs_dir(suite_dir) / store.MANIFEST}: lists a proof "

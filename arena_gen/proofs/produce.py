@@ -9,7 +9,7 @@ inference, gives way to the next in ``SOLVERS``), so ``prove`` never writes a pr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,9 +22,10 @@ from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.drup import DEFAULT_LIMITS, Limits, ProofError, check_refutation
 
-#: Tried in order. CaDiCaL's proofs of these claims check 2-3x faster than Glucose's (smaller);
-#: Glucose logs plain DRUP (no extended resolution), the fallback.
-SOLVERS = ("cadical195", "glucose4")
+#: The solvers of an env's encoder (``store.Encoder.solvers``) are tried in order. For lights,
+#: CaDiCaL's proofs check 2-3x faster than Glucose's (smaller); Glucose logs plain DRUP (no
+#: extended resolution), the fallback.
+SOLVERS = None
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,12 @@ def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence
     raise ProofError("no solver's proof checks: " + "; ".join(refusals))
 
 
-def prove_task(task: Task, solvers: Sequence[str] = SOLVERS,
+def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
                limits: Limits = DEFAULT_LIMITS) -> tuple[Proved, bytes]:
     """A checked, compressed proof of ``task``'s minimum and its manifest entry (decomposed:
-    one refutation per part, :mod:`arena_gen.proofs.parts`, when the task lists parts)."""
+    one refutation per part, :mod:`arena_gen.proofs.parts`, when the task lists parts);
+    ``solvers`` None: the env's encoder's own solvers."""
+    solvers = solvers or store.ENCODERS[task.env].solvers
     parts = store.decomposition(task)
     if parts is not None:
         return _prove_parts(task, parts, solvers, limits)
@@ -120,26 +123,38 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     return Proved(task.id, entry, proved, checked), data
 
 
-def prove_suite(path: str | Path, solvers: Sequence[str] = SOLVERS,
-                on_task: Callable[[Proved | None, Task], None] | None = None) -> list[Proved]:
+def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
+                on_task: Callable[[Proved | None, Task], None] | None = None,
+                envs: Collection[str] | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> list[Proved]:
     """Write ``proofs/`` for every provable task of a suite (``on_task`` after each task,
-    with None for a task not covered); the manifest is written last."""
+    with None for a task not covered); the manifest is written last. With ``envs``, only
+    those envs' tasks are proved and the listed proofs of the others are kept as they are."""
     suite_dir = Path(path)
     suite = read_suite(suite_dir, envs=set(store.ENCODERS))
     store.proofs_dir(suite_dir).mkdir(exist_ok=True)
+    kept: dict[str, dict[str, Any]] = {}
+    covered: set[str] = set()
+    if envs is not None and (store.proofs_dir(suite_dir) / store.MANIFEST).is_file():
+        others = {t.id for t in suite.all_tasks() if t.env not in envs}
+        kept = {i: e for i, e in store.read_manifest(suite_dir).items() if i in others}
+        covered = store.proved_envs(suite_dir) - set(envs)
     done: list[Proved] = []
     for task in suite.all_tasks():
+        if envs is not None and task.env not in envs:
+            continue
+        covered.add(task.env)
         if store.unprovable(task) is not None:
             if on_task is not None:
                 on_task(None, task)
             continue
-        proved, data = prove_task(task, solvers)
+        proved, data = prove_task(task, solvers, limits)
         store.write_proof(suite_dir, proved.entry["file"], data)
         done.append(proved)
         if on_task is not None:
             on_task(proved, task)
-    store.write_manifest(suite_dir, {p.task_id: p.entry for p in done})
-    written = {p.entry["file"] for p in done}
+    store.write_manifest(suite_dir, {**kept, **{p.task_id: p.entry for p in done}}, covered)
+    written = {p.entry["file"] for p in done} | {e["file"] for e in kept.values()}
     for stale in store.proofs_dir(suite_dir).glob("*" + store.SUFFIX):
         if stale.name not in written:  # a proof of a task this suite no longer holds
             stale.unlink()

@@ -12,17 +12,16 @@ from __future__ import annotations
 import json
 import lzma
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena_gen.core.bounded_io import read_bounded
 from arena_gen.core.canon import sha256_hex
 from arena_gen.core.task import Task
-from arena_gen.proofs import lights_cnf
+from arena_gen.proofs import lights_cnf, repo_cnf
 from arena_gen.proofs.drup import ProofError
-from arena_gen.proofs.lights_cnf import Encoding
 from arena_gen.proofs.parts import sub_world
 
 PROOFS_DIR = "proofs"
@@ -38,6 +37,18 @@ ENTRY_KEYS = {"task_sha256": str, "min_steps": int, "encoder": str, "cnf_sha256"
               "file": str, "proof_sha256": str, "bytes": int, "lines": int, "solver": str}
 
 
+class Encoding(Protocol):
+    """What a second encoder returns: the CNF "a completion of at most ``steps`` turns exists"."""
+
+    @property
+    def steps(self) -> int: ...
+    @property
+    def variables(self) -> int: ...
+    @property
+    def clauses(self) -> Sequence[Sequence[int]]: ...
+    def sha256(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Encoder:
     """A second encoder of one env's rules: its name, the env versions it follows, the CNF."""
@@ -45,9 +56,15 @@ class Encoder:
     name: str
     versions: frozenset[int]
     encode: Callable[[Any, int], Encoding]
+    #: Proof-logging solvers, tried in order (the first whose proof checks is kept).
+    solvers: tuple[str, ...] = ("cadical195", "glucose4")
 
 
-ENCODERS = {"lights": Encoder(lights_cnf.ENCODER, lights_cnf.GAME_VERSIONS, lights_cnf.encode)}
+ENCODERS = {"lights": Encoder(lights_cnf.ENCODER, lights_cnf.GAME_VERSIONS, lights_cnf.encode),
+            # Glucose first: its refutations of the repo claims are shorter (seed-7 Challenge,
+            # repo-challenge-7-0001: 16,206 proof lines against CaDiCaL's 39,002).
+            "repo": Encoder(repo_cnf.ENCODER, repo_cnf.GAME_VERSIONS, repo_cnf.encode,
+                            ("glucose4", "cadical195"))}
 
 
 def unprovable(task: Task) -> str | None:
@@ -162,9 +179,13 @@ def proofs_dir(suite: Path) -> Path:
     return suite / PROOFS_DIR
 
 
-def write_manifest(suite: Path, entries: dict[str, dict[str, Any]]) -> None:
-    """Write ``proofs/manifest.json`` (sorted, replaced in one rename)."""
-    doc = {"format": FORMAT, "proofs": dict(sorted(entries.items()))}
+def write_manifest(suite: Path, entries: dict[str, dict[str, Any]],
+                   envs: Collection[str] | None = None) -> None:
+    """Write ``proofs/manifest.json`` (sorted, replaced in one rename); ``envs``, the envs whose
+    tasks were all proved, is listed when given."""
+    doc: dict[str, Any] = {"format": FORMAT, "proofs": dict(sorted(entries.items()))}
+    if envs is not None:
+        doc["envs"] = sorted(envs)
     target = proofs_dir(suite) / MANIFEST
     temp = target.with_name(MANIFEST + ".tmp")
     temp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -181,6 +202,22 @@ def write_proof(suite: Path, name: str, data: bytes) -> None:
 
 def read_manifest(suite: Path) -> dict[str, dict[str, Any]]:
     """The manifest's entries by task id, every field's type checked (messages name the path)."""
+    return _read_doc(suite)[0]
+
+
+def proved_envs(suite: Path) -> set[str]:
+    """The envs whose every provable task needs a proof here: those the manifest lists under
+    ``envs`` or, in a manifest without that list (made before repo proofs), the envs of its
+    proofs' encoders."""
+    entries, envs = _read_doc(suite)
+    if envs is not None:
+        return envs
+    names = {e["encoder"] for e in entries.values()}
+    return {env for env, encoder in ENCODERS.items() if encoder.name in names}
+
+
+def _read_doc(suite: Path) -> tuple[dict[str, dict[str, Any]], set[str] | None]:
+    """The manifest's entries and its ``envs`` list (None when it has none), checked."""
     path = proofs_dir(suite) / MANIFEST
     if not path.is_file():
         raise ProofError(f"{path}: missing (make the proofs with arena-gen prove {suite})")
@@ -200,7 +237,11 @@ def read_manifest(suite: Path) -> dict[str, dict[str, Any]]:
                 raise ProofError(f"{where}.{key}: expected a {kind.__name__}")
         if "parts" in entry and not isinstance(entry["parts"], list):
             raise ProofError(f"{where}.parts: expected a list")
-    return dict(doc["proofs"])
+    envs = doc.get("envs")
+    if envs is not None and (not isinstance(envs, list)
+                             or not all(isinstance(e, str) for e in envs)):
+        raise ProofError(f"{path}: $.envs: expected a list of env names")
+    return dict(doc["proofs"]), None if envs is None else set(envs)
 
 
 def read_proof(suite: Path, entry: dict[str, Any]) -> bytes:
