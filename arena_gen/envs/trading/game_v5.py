@@ -81,7 +81,7 @@ def day_credit(values: np.ndarray, returns: np.ndarray, expect: int | None) -> t
     mean), so a book that names nothing and spreads evenly earns about 0 on a day that
     counts."""
     mean = float(returns.mean())
-    scale = day_scale(returns)
+    scale = float(returns.max()) - mean  # day_scale's, from the mean already taken
     if expect is not None:
         return float(returns[expect]) - mean, scale
     if float(values.sum()) <= 0:
