@@ -12,9 +12,10 @@ resumed suite must be byte-identical to the cold one. Per-task seconds come from
 entries the cold build wrote (each records its generation and verifier seconds).
 
 ``--against REV``: the same ``build --no-cache`` command from this checkout and from ``REV``
-(a temporary git worktree), run in turn (A B A B ..., one warm-up pair first, then ``--pairs``
-timed pairs, so load on a shared machine falls on both alike): medians of wall and CPU seconds
-(the build's processes together) and their ratios, and whether this checkout's suite equals
+(a temporary git worktree), run in turn (A B A B ...; ``--together``: each pair side by side),
+``--warmup`` untimed pairs first, then ``--pairs`` timed pairs, so load on a shared machine
+falls on both alike: medians of wall and CPU seconds (the build's processes together) and
+their ratios, and whether this checkout's suite equals
 the released folder of the same suite and seed byte for byte (``--compare``).
 """
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import signal
 import statistics
@@ -83,19 +83,36 @@ def per_task_table(cache: Path) -> list[str]:
     return lines
 
 
-def _timed_build(tree: Path, args: argparse.Namespace, out: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of one ``build --no-cache`` run with ``tree``'s code."""
+def _start_build(tree: Path, args: argparse.Namespace, out: Path) -> subprocess.Popen[bytes]:
+    """One ``build --no-cache`` run with ``tree``'s code, started."""
     cmd = [sys.executable, "-m", "arena_gen.cli", "build", "--suite", args.suite, "--seed",
            str(args.seed), "--out", str(out), "--no-cache", "--display", "none", "--force"]
     cmd += ["--jobs", str(args.jobs)] if args.jobs else []
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONWARNINGS": "ignore"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, cwd=tree, env=env, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL)
+
+
+def _wait(proc: subprocess.Popen[bytes], start: float) -> tuple[float, float]:
+    """(wall, CPU) seconds of a started build, its worker processes' CPU included."""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"a build failed (exit {proc.returncode})")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
+def _pair(trees: dict[str, Path], args: argparse.Namespace,
+          root: Path) -> dict[str, tuple[float, float]]:
+    """One build of each tree: side by side with ``--together``, else A then B."""
+    if args.together:
+        start = time.perf_counter()
+        procs = {k: _start_build(t, args, root / f"out-{k}") for k, t in trees.items()}
+        return {k: _wait(p, start) for k, p in procs.items()}
+    out = {}
+    for k, t in trees.items():
+        start = time.perf_counter()
+        out[k] = _wait(_start_build(t, args, root / f"out-{k}"), start)
+    return out
 
 
 def against(args: argparse.Namespace) -> None:
@@ -108,19 +125,20 @@ def against(args: argparse.Namespace) -> None:
                    stderr=subprocess.DEVNULL)
     try:
         times: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
-        for n in range(args.pairs + 1):
-            for label, tree in (("A", here), ("B", old)):
-                wall, cpu = _timed_build(tree, args, root / f"out-{label}")
-                kept = "warm-up" if n == 0 else "timed"
+        for n in range(args.pairs + args.warmup):
+            kept = "warm-up" if n < args.warmup else "timed"
+            for label, (wall, cpu) in _pair({"A": here, "B": old}, args, root).items():
                 print(f"  {label} pair {n}: {wall:.1f} s wall, {cpu:.1f} s CPU ({kept}, load "
                       f"average {os.getloadavg()[0]:.1f})", flush=True)
-                if n:
+                if n >= args.warmup:
                     times[label].append((wall, cpu))
         wall_a, cpu_a = (statistics.median(t[i] for t in times["A"]) for i in (0, 1))
         wall_b, cpu_b = (statistics.median(t[i] for t in times["B"]) for i in (0, 1))
         jobs = f" --jobs {args.jobs}" if args.jobs else ""
+        how = ("side by side" if args.together else "A B A B") + (
+            f" after {args.warmup} warm-up pair(s)" if args.warmup else "")
         print(f"arena-gen build --suite {args.suite} --seed {args.seed}{jobs} --no-cache, "
-              f"medians of {args.pairs} pairs (A B A B after a warm-up pair): this checkout "
+              f"medians of {args.pairs} pairs ({how}): this checkout "
               f"{wall_a:.1f} s wall / {cpu_a:.1f} s CPU, {args.against} {wall_b:.1f} s wall / "
               f"{cpu_b:.1f} s CPU: {wall_a / wall_b:.2f}x wall, {cpu_a / cpu_b:.2f}x CPU")
         released = here / "suites" / f"{args.suite}"
@@ -145,6 +163,9 @@ def main() -> None:
     parser.add_argument("--against", metavar="REV", default=None,
                         help="paired builds of this checkout and REV (--no-cache)")
     parser.add_argument("--pairs", type=int, default=3, help="timed pairs with --against")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed pairs first")
+    parser.add_argument("--together", action="store_true",
+                        help="with --against: run each pair's two builds side by side")
     parser.add_argument("--compare", action="store_true",
                         help="with --against: this checkout's suite must equal suites/SUITE")
     args = parser.parse_args()

@@ -105,7 +105,8 @@ def random_successes(task: Task, episodes: int = FALLBACK_EPISODES) -> int:
         env = registry.make_env(task)
     except Exception:  # as the runner: a task whose game cannot be built never succeeds
         return 0
-    game, budget, parsed = env.game, int(env.budget), {}
+    game, budget = env.game, int(env.budget)
+    parsed: dict[str, Any] = {}
     return sum(_random_play(task, game, budget, a, parsed, early=True)[0]
                for a in range(episodes))
 
