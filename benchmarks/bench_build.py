@@ -92,13 +92,24 @@ def _start_build(tree: Path, args: argparse.Namespace, out: Path) -> subprocess.
     return subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL)
 
 
-def _wait(proc: subprocess.Popen[bytes], start: float) -> tuple[float, float]:
-    """(wall, CPU) seconds of a started build, its worker processes' CPU included."""
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"a build failed (exit {proc.returncode})")
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+def _wait(procs: dict[str, subprocess.Popen[bytes]],
+          start: float) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) seconds of each started build as it ends, its worker processes' CPU
+    included (``wait4``'s usage of the build and the children it reaped)."""
+    out: dict[str, tuple[float, float]] = {}
+    while len(out) < len(procs):
+        for label, proc in procs.items():
+            if label in out:
+                continue
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid == 0:
+                continue
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            if proc.returncode:
+                raise SystemExit(f"a build failed (exit {proc.returncode})")
+            out[label] = (time.perf_counter() - start, usage.ru_utime + usage.ru_stime)
+        time.sleep(0.1)
+    return out
 
 
 def _pair(trees: dict[str, Path], args: argparse.Namespace,
@@ -106,12 +117,12 @@ def _pair(trees: dict[str, Path], args: argparse.Namespace,
     """One build of each tree: side by side with ``--together``, else A then B."""
     if args.together:
         start = time.perf_counter()
-        procs = {k: _start_build(t, args, root / f"out-{k}") for k, t in trees.items()}
-        return {k: _wait(p, start) for k, p in procs.items()}
+        return _wait({k: _start_build(t, args, root / f"out-{k}") for k, t in trees.items()},
+                     start)
     out = {}
     for k, t in trees.items():
         start = time.perf_counter()
-        out[k] = _wait(_start_build(t, args, root / f"out-{k}"), start)
+        out.update(_wait({k: _start_build(t, args, root / f"out-{k}")}, start))
     return out
 
 
