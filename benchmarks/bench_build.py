@@ -154,7 +154,9 @@ def against(args: argparse.Namespace) -> None:
               f"{cpu_b:.1f} s CPU: {wall_a / wall_b:.2f}x wall, {cpu_a / cpu_b:.2f}x CPU")
         released = here / "suites" / f"{args.suite}"
         if args.compare and released.is_dir() and args.seed == 7:
-            same = _tree(root / "out-A") == _tree(released)
+            built = _tree(root / "out-A")  # the released folder also keeps `prove`'s proofs
+            same = built == {name: data for name, data in _tree(released).items()
+                             if name in built}
             print(f"this checkout's suite byte-identical to suites/{args.suite}: {same}")
             if not same:
                 sys.exit(1)
