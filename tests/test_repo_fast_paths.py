@@ -9,7 +9,7 @@ import pytest
 from arena_gen.core import registry
 from arena_gen.core.game import ActionError, Game
 from arena_gen.core.suite_io import read_suite
-from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.common import ABSENT, pick
 from arena_gen.envs.repo.game_v2 import RepoGameV2, _read_command, parse_command
 
 
@@ -57,3 +57,16 @@ def test_a_remembered_reading_is_the_reading() -> None:
         except ActionError as exc:
             got = ("refused", str(exc))
         assert got == expected, text
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5, 8, 13, 40])
+def test_pick_draws_what_rng_choice_draws(length: int) -> None:
+    """The random agent's repo draws: ``pick`` takes the element ``rng.choice`` takes and leaves
+    the stream where it leaves it (2,000 seeds per length), so random repo actions are the ones
+    released ladders and bounds were played with."""
+    options = [f"pkg{i}" for i in range(length)]
+    for seed in range(2000):
+        ours, theirs = (np.random.Generator(np.random.PCG64(seed)) for _ in range(2))
+        for _ in range(3):
+            assert pick(options, ours) == str(theirs.choice(options))
+        assert ours.random() == theirs.random()

@@ -240,11 +240,14 @@ def test_an_env_without_an_exact_bound_gets_the_clopper_pearson_fallback() -> No
 def test_the_lean_random_episode_is_the_runners(env: str) -> None:
     """The fallback bound's lean random episodes end where the runner's do: same success and
     the same number of turns, attempt by attempt (tasks from small budgets up, where random
-    play also succeeds)."""
+    play also succeeds); the bound's count (one game, hopeless episodes stopped) is theirs."""
     tasks = _released(env, 3)
     small = [dataclasses.replace(t, budget=b) for t in tasks[:1] for b in (1, 3, 8)]
     for task in [*tasks, *small]:
+        wins = 0
         for attempt in range(4):
             record = play_attempt(task, RandomAgent(), "inductive", attempt)
             assert resistance.random_episode(task, attempt) == (
                 record["success"], record["steps"]), (task.id, task.budget, attempt)
+            wins += record["success"]
+        assert resistance.random_successes(task, 4) == wins, (task.id, task.budget)

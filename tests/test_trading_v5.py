@@ -234,3 +234,28 @@ def test_day_credit_properties(values: list[float], data: st.DataObject) -> None
     assert day_credit(np.array(values), returns, best) == (scale, scale)
     if named is not None:
         assert day_credit(np.zeros(n), returns, named) == (credit, scale)
+
+
+@pytest.mark.parametrize("regret", [0.2, 0.5, 0.8, 1.0])
+def test_a_hopeless_book_never_meets_the_knowledge_bar(lite: list[Task], regret: float) -> None:
+    """``hopeless`` is sound: once it says so, the episode's final knowledge score is below
+    the bar, for books that name the best place with any frequency (every bar, and both
+    verdicts seen, so the test can fail)."""
+    seen = {"hopeless": 0, "met": 0}
+    for n, task in enumerate(lite[:6]):
+        game = TradingGameV5(replace(task, params={**task.params, "knowledge_regret": regret}))
+        places = ["cash", *game.stocks]
+        for skill in (0.0, 0.5, 0.8, 0.9, 1.0):
+            rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([n, int(skill * 10)])))
+            state, flagged = game.initial(), False
+            while not game.done(state):
+                flagged = flagged or game.hopeless(state)
+                best = int(np.argmax(game._returns[state.day]))
+                named = best if rng.random() < skill else int(rng.integers(len(places)))
+                buy = {game.stocks[int(rng.integers(len(game.stocks)))]: int(rng.integers(1, 50))}
+                state = game.act(state, json.dumps({"buy": buy, "expect": places[named]}))[0]
+            met = game.facts(state).knowledge >= 1 - regret  # type: ignore[attr-defined]
+            assert not (flagged and met), (task.id, regret, skill)
+            seen["hopeless"] += flagged
+            seen["met"] += met
+    assert seen["hopeless"] > 0 and seen["met"] > 0, seen

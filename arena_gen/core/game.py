@@ -174,6 +174,12 @@ class Game(ABC, Generic[StateT, ActionT, FactsT]):
     def done(self, state: StateT) -> bool:
         """Whether the episode has ended by the rules (not by the turn budget)."""
 
+    def hopeless(self, state: StateT) -> bool:
+        """Whether no continuation of ``state`` can succeed, whatever the actions and turns
+        left: True only when certain (default: never claimed), so a caller that counts only
+        successes (the random bound's episodes) may stop there."""
+        return False
+
     @abstractmethod
     def facts(self, state: StateT) -> FactsT:
         """Typed facts about ``state``: what judges, logs and ``info`` read."""

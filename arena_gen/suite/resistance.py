@@ -27,9 +27,12 @@ from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
 from arena_gen.core.calibration import RANDOM, Calibration
 from arena_gen.core.episode import agent_seed
+from arena_gen.core.game import MAX_TEXT, ActionError
 from arena_gen.core.task import Task
 from arena_gen.suite.ladder import climb, rung_names
 
+#: A text not yet parsed in :func:`_random_play`'s kept readings.
+_UNSEEN = object()
 #: Random episodes the generic fallback bound plays per task, and its one-sided confidence.
 FALLBACK_EPISODES = 100
 CONFIDENCE = 0.99
@@ -51,21 +54,64 @@ def random_episode(task: Task, attempt: int) -> tuple[bool, int]:
     """(success, steps) of the random agent's ``attempt`` on ``task``: the episode ``arena-gen
     run --agent random`` plays (run seed 0, the same game, budget, seed and actions), stepped
     on the game itself: the random agent never reads an observation, so none is rendered and
-    no turn is recorded (the fallback bound plays 100 of them per task)."""
-    agent = RandomAgent()
+    no turn is recorded."""
     try:
         env = registry.make_env(task)
-        game, budget, state = env.game, int(env.budget), env.game.initial()
+    except Exception:  # as the runner: a task whose game cannot be built never succeeds
+        return False, 0
+    return _random_play(task, env.game, int(env.budget), attempt, {}, early=False)
+
+
+def _random_play(task: Task, game: Any, budget: int, attempt: int, parsed: dict[str, Any],
+                 early: bool) -> tuple[bool, int]:
+    """:func:`random_episode` on a game built once; with ``early`` it stops (unsolved) where
+    ``game.hopeless`` says no continuation succeeds, so its steps are then fewer than the
+    runner's but its success the same. ``parsed`` keeps each action text's reading (a parse
+    reads only the text, and a step never changes the action it is given)."""
+    agent = RandomAgent()
+    try:
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
             agent_seed(0, task, attempt))))
         agent.reset(TaskView.of(task, "inductive", privileged=False), "inductive", rng)
-        turns = 0
+        state, turns = game.initial(), 0
         while turns == 0 or (turns < budget and not game.done(state)):
-            state = game.act(state, agent.act(""))[0]
+            if early and turns and game.hopeless(state):
+                return False, turns
+            text = agent.act("")
+            if len(text) > MAX_TEXT:  # read by act's own rule (no random action comes near)
+                state = game.act(state, text)[0]
+            else:
+                action = parsed.get(text, _UNSEEN)
+                if action is _UNSEEN:
+                    action = parsed[text] = _parse(game, text)
+                state = (game.reject(state, action) if isinstance(action, ActionError)
+                         else game.step(state, action))[0]
             turns += 1
         return bool(game.success(state)), turns
     except Exception:  # as the runner: an env or agent error never succeeds
         return False, 0
+
+
+def _parse(game: Any, text: str) -> Any:
+    """What ``game.act`` steps with for ``text``: the action, or the ActionError its reject
+    rule receives."""
+    try:
+        return game.parse(text)
+    except ActionError as exc:
+        return exc
+
+
+def random_successes(task: Task, episodes: int = FALLBACK_EPISODES) -> int:
+    """How many of the random agent's first ``episodes`` attempts solve ``task`` (each as
+    :func:`random_episode` decides it; the game is built once and hopeless episodes stop)."""
+    try:
+        env = registry.make_env(task)
+    except Exception:  # as the runner: a task whose game cannot be built never succeeds
+        return 0
+    game, budget = env.game, int(env.budget)
+    parsed: dict[str, Any] = {}
+    return sum(_random_play(task, game, budget, a, parsed, early=True)[0]
+               for a in range(episodes))
 
 
 def random_bound(task: Task) -> dict[str, Any]:
@@ -78,7 +124,7 @@ def random_bound(task: Task) -> dict[str, Any]:
         if isinstance(found, Mapping):  # an upper bound with its own method (e.g. per part)
             return {**found, "bound": _sig(float(found["bound"])), "exact": False}
         return {"bound": _sig(float(found)), "exact": True, "method": "exact"}
-    wins = sum(random_episode(task, a)[0] for a in range(FALLBACK_EPISODES))
+    wins = random_successes(task)
     return {"bound": _sig(clopper_pearson_upper(wins, FALLBACK_EPISODES)), "exact": False,
             "method": "clopper-pearson", "episodes": FALLBACK_EPISODES, "successes": wins,
             "confidence": CONFIDENCE}

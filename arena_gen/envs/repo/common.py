@@ -78,13 +78,20 @@ def scripts_met(paths: tuple[str, ...] | list[str], run_ok: bool,
     return run_ok is True and all(scripts.get(p) for p in paths)
 
 
+def pick(options: list[str], rng: np.random.Generator) -> str:
+    """``str(rng.choice(options))``, the same draw (one ``integers`` below the length, as
+    ``choice`` draws its index; pinned in a test), without converting the list to an array:
+    that conversion was a third of a random repo action."""
+    return options[int(rng.integers(len(options)))]
+
+
 def random_command(public: dict[str, Any], rng: np.random.Generator,
                    read_only: tuple[str, ...]) -> str:
     """The random agent's command for a repo task: mostly installs, some uninstalls, a few
     read-only commands (``read_only``, ``{name}`` filled in) and runs."""
     packages = public["packages"]
     roll = float(rng.random())
-    name = str(rng.choice(sorted(packages)))
+    name = pick(sorted(packages), rng)
     if roll < 0.45:
         versions = packages[name]
         return f"pip install {name}=={versions[int(rng.integers(len(versions)))]}"
@@ -96,7 +103,7 @@ def random_command(public: dict[str, Any], rng: np.random.Generator,
     if roll < 0.72:
         return f"pip uninstall {name}"
     if roll < 0.8:
-        return str(rng.choice([c.format(name=name) for c in read_only]))
+        return pick([c.format(name=name) for c in read_only], rng)
     if roll < 0.9:
         return f"python {public['scripts'][int(rng.integers(len(public['scripts'])))]}"
     return "python run.py"

@@ -21,13 +21,16 @@ from arena_gen.envs.trading.game_v1 import BASE_RUBRIC, Book, Order, TradingFact
 from arena_gen.envs.trading.game_v3 import KNOWLEDGE_ITEM, TradingFactsV3
 from arena_gen.envs.trading.game_v4 import BookV4, TradingGameV4
 
-__all__ = ["CASH", "EXPECT_KEY", "BookV5", "OrderV5", "TradingGameV5", "day_credit",
-           "knowledge_of_v5", "parse_order_v5"]
+__all__ = ["CASH", "EXPECT_KEY", "HOPELESS_MARGIN", "BookV5", "OrderV5", "TradingGameV5",
+           "day_credit", "day_scale", "knowledge_of_v5", "parse_order_v5"]
 
 #: The action key naming the place expected to gain most by tomorrow.
 EXPECT_KEY = "expect"
 #: The name of cash as a place.
 CASH = "cash"
+#: How far below the knowledge bar the best reachable score must be before a book is called
+#: hopeless: the score is rounded to 6 decimals and its sums run in another order.
+HOPELESS_MARGIN = 1e-6
 
 
 @dataclass
@@ -63,6 +66,12 @@ def parse_order_v5(text: str, stocks: list[str]) -> OrderV5:
                    expect=None if named is None else places.index(named))
 
 
+def day_scale(returns: np.ndarray) -> float:
+    """A day's scale: the best place's true expected return over the average place's (what
+    naming the best earns; no action changes it)."""
+    return float(returns.max()) - float(returns.mean())
+
+
 def day_credit(values: np.ndarray, returns: np.ndarray, expect: int | None) -> tuple[float, float]:
     """One day's (credit, scale): the true expected return of the named place over the
     average place's, and the best place's over the average (what naming the best earns).
@@ -72,7 +81,7 @@ def day_credit(values: np.ndarray, returns: np.ndarray, expect: int | None) -> t
     mean), so a book that names nothing and spreads evenly earns about 0 on a day that
     counts."""
     mean = float(returns.mean())
-    scale = float(returns.max()) - mean
+    scale = float(returns.max()) - mean  # day_scale's, from the mean already taken
     if expect is not None:
         return float(returns[expect]) - mean, scale
     if float(values.sum()) <= 0:
@@ -168,6 +177,28 @@ class TradingGameV5(TradingGameV4):
     def reject(self, state: Book, error: ActionError) -> tuple[Book, Event]:
         after, event = super().reject(state, error)
         return self._credited(state, after, None), event
+
+    def hopeless(self, state: Book) -> bool:
+        """True when the knowledge item is out of reach: no day's credit exceeds its scale, so
+        the credit so far plus every later day's scale bounds the final credit."""
+        regret = (getattr(self.task, "params", None) or {}).get("knowledge_regret")
+        if regret is None or not isinstance(state, BookV5) or state.day >= self.horizon:
+            return False
+        later = self._later_scales()
+        if later[0] <= 0:
+            return False
+        best = (state.credit + later[state.day]) / later[0]
+        return best < 1.0 - float(regret) - HOPELESS_MARGIN
+
+    def _later_scales(self) -> list[float]:
+        """Per day, the scale of that day and every later one (the first: the whole weight)."""
+        kept: list[float] | None = getattr(self, "_later", None)
+        if kept is None:
+            kept = [0.0] * (self.horizon + 1)
+            for day in range(self.horizon - 1, -1, -1):
+                kept[day] = kept[day + 1] + day_scale(self._returns[day])
+            self._later = kept
+        return kept
 
     def facts(self, state: Book) -> TradingFacts:
         """v4's facts, with v5's knowledge score at the horizon."""
