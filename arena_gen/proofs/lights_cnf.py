@@ -16,11 +16,11 @@ Tseitin variables of the conditions' ``and``/``or`` nodes, step by step, bulb by
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from arena_gen.core.errors import ArenaGenError
+from arena_gen.proofs.dimacs import dimacs, dimacs_sha256
 
 #: Names this encoding (and the game semantics it encodes) in proof headers and manifests.
 ENCODER = "lights-cnf/1"
@@ -65,12 +65,10 @@ class Encoding:
 
     def dimacs(self) -> str:
         """The DIMACS text of the formula (what the proof's hash binds)."""
-        lines = [f"p cnf {self.variables} {len(self.clauses)}"]
-        lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
-        return "\n".join(lines) + "\n"
+        return dimacs(self.variables, self.clauses)
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.dimacs().encode()).hexdigest()
+        return dimacs_sha256(self.variables, self.clauses)
 
 
 def _condition(node: Any, n: int, path: str, budget: list[int]) -> None:

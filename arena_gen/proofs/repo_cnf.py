@@ -42,10 +42,10 @@ checker).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from arena_gen.proofs.dimacs import dimacs, dimacs_sha256
 from arena_gen.proofs.repo_world import EncodeError, Plan, World, read_world
 
 #: Names this encoding (and the game semantics it encodes) in proof headers and manifests.
@@ -175,12 +175,10 @@ class Encoding:
 
     def dimacs(self) -> str:
         """The DIMACS text of the formula (what the proof's hash binds)."""
-        lines = [f"p cnf {self.variables} {len(self.clauses)}"]
-        lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
-        return "\n".join(lines) + "\n"
+        return dimacs(self.variables, self.clauses)
 
     def sha256(self) -> str:
-        return hashlib.sha256(self.dimacs().encode()).hexdigest()
+        return dimacs_sha256(self.variables, self.clauses)
 
 
 def state_clauses(enc: Encoding, t: int) -> list[Clause]:

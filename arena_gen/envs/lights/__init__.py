@@ -91,6 +91,8 @@ V5 = replace(
     planner=part("agents.planner:LightsPartsPlannerAgent"),
     heuristic=part("agents.chains:LightsChainLearnerAgent"),
     random_bound=part("parts:random_bound"),
+    # The prior-aware learner knows v3/v4's generator, not the parts of v5's Challenge.
+    agents={},
     build_seconds={"lite": 0.14, "challenge": 10.0},
     verify_seconds={"lite": 0.001, "challenge": 1.0},
     preview=True,
