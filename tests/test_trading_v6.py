@@ -3,12 +3,15 @@ v5's, Challenge runs 1,000 days with 2-4 regimes (#42)."""
 
 from __future__ import annotations
 
+import copy
+import hashlib
 from typing import Any
 
 import numpy as np
 import pytest
 
 from arena_gen.core import registry
+from arena_gen.core.fingerprint import fingerprint, near_fingerprints
 from arena_gen.core.game_env import GameEnv
 from arena_gen.core.seeds import attempt_seed, seed_path, task_seed
 from arena_gen.core.task import Task
@@ -27,6 +30,7 @@ from arena_gen.envs.trading.policies_v5 import AllocationPolicy, allocation_poli
 from arena_gen.envs.trading.policies_v6 import DetectingRidge, RegimePlanner, parse_regimes
 from arena_gen.envs.trading.sampler_v1 import make_draft, rules_text
 from arena_gen.envs.trading.verify_v3 import replay_check
+from arena_gen.train.released import released_tasks, task_fingerprint
 
 SEED = 7
 
@@ -246,3 +250,57 @@ def test_a_built_challenge_task_verifies_and_measures_detection() -> None:
     ladder = task.certificate.facts["ladder"]
     solved = {rung for rung, row in ladder.items() if row["successes"] > 0}
     assert solved == {"ridge-detect", "planner"}
+
+
+# --- fingerprint: the regimes are part of the world -----------------------------------------
+
+def _fp(world: dict[str, Any]) -> str:
+    return fingerprint("trading", registry.get("trading", 6).load("fingerprint"), world)
+
+
+def _reversed_stocks(world: dict[str, Any]) -> dict[str, Any]:
+    """The same market with the stocks in reverse order (every regime's rows moved too)."""
+    order = list(range(len(world["stocks"])))[::-1]
+    return {**world, "matrix": [world["matrix"][i] for i in order],
+            "initial_prices": [world["initial_prices"][i] for i in order],
+            "noise": [[row[i] for i in order] for row in world["noise"]],
+            REGIMES: [{**c, "matrix": [c["matrix"][i] for i in order]}
+                      for c in world[REGIMES]]}
+
+
+def test_a_later_regime_changes_the_fingerprint() -> None:
+    """Two worlds equal but for one cell of a later regime's matrix, or its start day, differ;
+    the same market with its stocks reordered (regime rows included) does not."""
+    world = small_world().world
+    cell = copy.deepcopy(world)
+    cell[REGIMES][0]["matrix"][4][1] += 0.25
+    day = {**world, REGIMES: [{**world[REGIMES][0], "day": 151}]}
+    prints = {_fp(world), _fp(cell), _fp(day)}
+    assert len(prints) == 3
+    assert _fp(_reversed_stocks(world)) == _fp(world)
+    assert _fp(_reversed_stocks(cell)) == _fp(cell)
+
+
+def test_worlds_differing_only_in_a_regime_are_near_duplicates() -> None:
+    """Masking the regimes gives both worlds the same near print."""
+    shape = registry.get("trading", 6).load("fingerprint")
+    world = small_world().world
+    other = copy.deepcopy(world)
+    other[REGIMES][0]["matrix"][0][0] += 0.5
+    mine, theirs = (near_fingerprints("trading", shape, w) for w in (world, other))
+    assert {mine[k] for k in set(mine) & set(theirs)} == {"regimes"}
+
+
+def test_released_trading_fingerprints_are_unchanged() -> None:
+    """Golden: a v5 Lite world's print and the digest of every released trading print (v1 and
+    v5 worlds, 70) are the ones before regimes entered the fingerprint."""
+    shape = registry.get("trading", 5).load("fingerprint")
+    tasks = released_tasks("trading")
+    first = next(t for t in tasks if t.id == "trading-lite-7-0000")
+    assert first.env_version == 5
+    assert fingerprint("trading", shape, first.world) == (
+        "710da68f7db31bd133d6e34277d65bbbb7380cfc835123f433146b9041fc3285")
+    prints = "\n".join(str(task_fingerprint(t)) for t in tasks)
+    assert len(tasks) == 70
+    assert hashlib.sha256(prints.encode()).hexdigest() == (
+        "64461a2831ebdb01f6428600c126cc5f69a4dbab19c8f1be513d6fb8fdb02544")

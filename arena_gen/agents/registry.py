@@ -1,7 +1,8 @@
 """Agents by name: ``random``, ``oracle``, ``heuristic`` and ``planner`` (the env's inductive
 heuristic and with-rules planner of the baseline ladder), ``human``, ``llm``, every rung name of
-an env's ladder baselines, and the agents an env offers by name (its spec's ``agents``, e.g.
-the paper's scripted trading strategies ``trading-optimal`` .. ``trading-ridge``)."""
+an env's ladder (its spec's inductive ``baselines`` and ``model_free`` rungs, e.g. lights'
+``sweep``), and the agents an env offers by name (its spec's ``agents``, e.g. the paper's
+scripted trading strategies ``trading-optimal`` .. ``trading-ridge``)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,17 @@ from arena_gen.core.errors import ArenaGenError
 GENERIC_AGENTS = ("random", "oracle", "heuristic", "planner", "llm", "human")
 
 
+def named_agents(spec: registry.EnvSpec) -> list[str]:
+    """The names one env version plays beyond the generic agents: its offered agents, then its
+    ladder's inductive baselines and model-free rungs (read from the spec, no import)."""
+    return list(dict.fromkeys([*spec.agents, *spec.baselines, *spec.model_free]))
+
+
 def env_agents() -> dict[str, list[str]]:
-    """The agents envs offer by name -> the envs offering each (read from specs, no import)."""
+    """The agents envs offer by name (rungs included) -> the envs offering each."""
     found: dict[str, list[str]] = {}
     for spec in registry.all_specs():
-        for name in spec.agents:
+        for name in named_agents(spec):
             if spec.name not in found.setdefault(name, []):
                 found[name].append(spec.name)
     return found
@@ -26,7 +33,13 @@ def env_agents() -> dict[str, list[str]]:
 
 def agent_names() -> list[str]:
     """Every name ``--agent`` accepts (the generic agents, then the envs' named agents)."""
-    return [*GENERIC_AGENTS, *env_agents()]
+    return [*GENERIC_AGENTS, *(n for n in env_agents() if n not in GENERIC_AGENTS)]
+
+
+def available(spec: registry.EnvSpec) -> list[str]:
+    """The names an env version plays: the generic agents it has, then its named ones."""
+    generic = [n for n in GENERIC_AGENTS if n not in ("heuristic", "planner") or spec.has(n)]
+    return [*generic, *(n for n in named_agents(spec) if n not in generic)]
 
 
 def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
@@ -68,10 +81,12 @@ def make_agent(name: str, env: str, config: dict[str, Any] | None = None,
     owners = env_agents().get(name)
     if owners and env in owners:  # offered by other versions of this env
         versions = ", ".join(f"v{s.version}" for s in registry.all_specs()
-                             if s.name == env and name in s.agents)
+                             if s.name == env and name in named_agents(s))
         raise ArenaGenError(f"agent {name!r} plays {env} {versions} tasks, not "
-                            f"v{spec.version}")
+                            f"v{spec.version}; its agents: {', '.join(available(spec))}")
     if owners:
         raise ArenaGenError(f"agent {name!r} plays only {' and '.join(owners)} tasks, not "
-                            f"{env!r}; select them with --env {owners[0]}")
-    raise ArenaGenError(f"unknown agent {name!r}; choose one of {', '.join(agent_names())}")
+                            f"{env!r}; select them with --env {owners[0]} ({env} "
+                            f"v{spec.version}'s agents: {', '.join(available(spec))})")
+    raise ArenaGenError(f"unknown agent {name!r} for {env} v{spec.version}; its agents: "
+                        f"{', '.join(available(spec))}")
