@@ -48,7 +48,8 @@ def test_thousand_turn_trading_episode_under_the_prompt_cap(tmp_path: Path) -> N
     assert [s.turn for s in server.seen] == list(range(1, TURNS + 1))
     sizes = [approx_tokens(s.body["messages"]) for s in server.seen]
     assert max(sizes) <= CAP < sum(sizes) / TURNS * 1.5
-    assert all(t["retries"] == 0 and t.get("context", {}).get("context_errors", 0) == 0 for t in rec["turns"])
+    assert all(t["retries"] == 0 and t.get("context", {}).get("context_errors", 0) == 0
+               for t in rec["turns"])
     # the window was cut (turns dropped) and still carries history at the end
     last = rec["turns"][-1]["context"]
     assert last["turns_dropped"] > 900 and last["turns_shown"] >= 5
