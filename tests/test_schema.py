@@ -77,3 +77,25 @@ def test_inline_defs_keeps_recursive_refs() -> None:
     assert tree["properties"]["label"] == {"type": "string"}
     assert tree["properties"]["kid"] == {"$ref": "#/$defs/tree"}
     assert flat["$defs"]["tree"]["properties"]["label"] == {"type": "string"}
+
+
+def test_trading_v6_regimes_and_map_changes_validate() -> None:
+    """A v6 Challenge world (regimes) and its public view (map_changes) pass; bad ones name
+    the path (they were refused before, so a v6 Challenge suite could not be read back)."""
+    from conftest import built_tasks_of
+
+    data = built_tasks_of("trading", 5, count=1)[0].to_dict()
+    matrix = data["world"]["matrix"]
+    data["world"]["regimes"] = [{"day": 150, "matrix": matrix}, {"day": 400, "matrix": matrix}]
+    data["public"]["map_changes"] = True
+    validate_task(data)
+    for mutate, path in [
+        (lambda d: d["world"]["regimes"][1].__setitem__("day", 0), "$.world.regimes[1].day"),
+        (lambda d: d["world"]["regimes"][0].__setitem__("extra", 1), "$.world.regimes[0]"),
+        (lambda d: d["public"].__setitem__("map_changes", False), "$.public.map_changes"),
+    ]:
+        bad = json.loads(json.dumps(data))
+        mutate(bad)
+        with pytest.raises(SchemaError) as err:
+            validate_task(bad, file="t.jsonl", line=1)
+        assert err.value.json_path == path
