@@ -277,15 +277,7 @@ class RepoGameV4(RepoGameV2):
                 break
         else:
             return None
-        labels = letters(ERROR_OPTIONS)
-        at = labels.index(slot)
-        options = [*others[:at], right, *others[at:]]
-        shown = " ".join(f"{lab}) {t}" for lab, t in zip(labels, options, strict=True))
-        return Probe(id="", kind=COMMAND_ERROR, choices=labels, question=(
-            f"Suppose the environment is: {self.environment(state)}. `{command}` fails from "
-            f"it. Which error output does it print? {shown} Answer with exactly one letter: "
-            f"A, B, C or D."),
-            subject={**self._subject(state, command), "options": options})
+        return error_question(self, state, command, slot, right, others)
 
     def state_of(self, subject: dict[str, Any]) -> RepoV2:
         """The environment a probe states, as a game state (ValueError when it names no
@@ -318,6 +310,21 @@ class RepoGameV4(RepoGameV2):
 
     def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
         return choice_correct(probe, answer, reply)
+
+
+def error_question(game: RepoGameV4, state: RepoV2, command: str, slot: str, right: str,
+                   others: list[str]) -> Probe:
+    """The ``command_error`` question (v4's words, kept by v5): ``right`` at letter ``slot``
+    among the three ``others``, in their order."""
+    labels = letters(ERROR_OPTIONS)
+    at = labels.index(slot)
+    options = [*others[:at], right, *others[at:]]
+    shown = " ".join(f"{lab}) {t}" for lab, t in zip(labels, options, strict=True))
+    return Probe(id="", kind=COMMAND_ERROR, choices=labels, question=(
+        f"Suppose the environment is: {game.environment(state)}. `{command}` fails from "
+        f"it. Which error output does it print? {shown} Answer with exactly one letter: "
+        f"A, B, C or D."),
+        subject={**game._subject(state, command), "options": options})
 
 
 def _renamed(probe: Probe, new_id: str) -> Probe:

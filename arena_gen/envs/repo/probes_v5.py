@@ -22,12 +22,12 @@ from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoEvent, RepoV2, memo
 from arena_gen.envs.repo.game_v4 import (
     _WORKED,
-    COMMAND_ERROR,
     ERROR_OPTIONS,
     RUN_PY,
     YES_NO,
     RepoGameV4,
     _renamed,
+    error_question,
 )
 
 #: Failing commands tried per ``command_error`` question before it is given up.
@@ -178,15 +178,7 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
     others = [text for _, text in met if text != right]
     state = steps.env(k)
     assert state is not None  # an environment the command was met failing from
-    labels = letters(ERROR_OPTIONS)
-    at = labels.index(slot)
-    options = [*others[:at], right, *others[at:]]
-    shown = " ".join(f"{lab}) {t}" for lab, t in zip(labels, options, strict=True))
-    return Probe(id="", kind=COMMAND_ERROR, choices=labels, question=(
-        f"Suppose the environment is: {game.environment(state)}. `{command}` fails from "
-        f"it. Which error output does it print? {shown} Answer with exactly one letter: "
-        f"A, B, C or D."),
-        subject={**game._subject(state, command), "options": options})
+    return error_question(game, state, command, slot, right, others)
 
 
 #: The kinds of ``command_ok`` commands; each kind is asked as often with ``yes`` as with
