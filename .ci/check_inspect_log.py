@@ -1,6 +1,6 @@
 """CI: the log of ``inspect eval arena_gen/lite -T env=lights --model mockllm/model --limit 2``
-must hold arena-gen's scores: per sample the judge's success, credit, steps and end-reason
-counts (agent_error, env_error) with findings,
+must hold arena-gen's scores: per sample the judge's success, credit, steps, induction
+efficiency and end-reason counts (agent_error, env_error) with findings,
 and the reduced metrics; and each sample's metadata names only the task, its suite and the
 agent's view (no world, witness or certificate).
 Usage: ``python .ci/check_inspect_log.py LOG_DIR``; exit 1 when not."""
@@ -11,8 +11,8 @@ import sys
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-SCORER, VALUES = "judge_scorer", ("success", "credit", "steps", "pass_at_k", "agent_error",
-                                  "env_error")
+SCORER, VALUES = "judge_scorer", ("success", "credit", "steps", "pass_at_k",
+                                  "induction_efficiency", "agent_error", "env_error")
 VIEW_KEYS = {"task_id", "suite", "suite_sha256", "mode", "env", "budget"}
 
 
