@@ -81,9 +81,12 @@ def test_redaction_cost_does_not_grow_with_the_key_length() -> None:
     seconds = {}
     for n in (64, 1024):
         key = "".join(rng.choices(alphabet, k=n))
-        start = time.perf_counter()
-        assert redact_text(text, [key]) == text
-        seconds[n] = time.perf_counter() - start
+        best = float("inf")
+        for _ in range(3):  # the fastest of three: another test's worker can stall one run
+            start = time.perf_counter()
+            assert redact_text(text, [key]) == text
+            best = min(best, time.perf_counter() - start)
+        seconds[n] = best
     assert seconds[1024] < 8 * seconds[64], seconds
 
 
