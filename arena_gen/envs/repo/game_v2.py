@@ -196,6 +196,14 @@ class InstallPlan:
         return ()
 
     @functools.cached_property
+    def reads(self) -> tuple[int, ...]:
+        """The packages whose installed versions the install rule (and its text) reads: the
+        package, those it may move, its dependencies and conflicts (so an install's outcome is
+        kept per game by these alone, :meth:`RepoGameV2.install_version`)."""
+        return tuple(dict.fromkeys([self.package, *self._touched, *(q for q, _ in self.deps),
+                                    *(q for q, _, _ in self.conflicts)]))
+
+    @functools.cached_property
     def _rules_of(self) -> dict[int, tuple[tuple[str, frozenset[int]], ...]]:
         """Per package, the (kind, allowed) of the updates aimed at it, in rule order (a
         medium install's are its dependencies, kind ``ensure``)."""
@@ -422,6 +430,8 @@ class InstallFailure(Exception):
 #: reused), what its pure helpers worked out, kept beside the game and never in it (so a game
 #: pickles and compares as it was built, whatever it was asked).
 _MEMOS: dict[int, dict[str, dict[Any, Any]]] = {}
+#: Install outcomes a game keeps (:meth:`RepoGameV2.install_version`) before it starts afresh.
+_INSTALLS_KEPT = 1 << 14
 
 
 def memo(game: Any, table: str) -> dict[Any, Any]:
@@ -566,11 +576,38 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             if state.installed[p] == v:
                 return state, RepoEvent(f"{name} {r.vname(p, v)} is installed already and "
                                         f"matches {spec_text(norm)}.", kind="already_installed")
+        return self.install_version(state, p, v)
+
+    def install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
+        """Installing version ``v`` of ``p`` once the request chose it: the new state and the
+        message. Kept per game by the versions the rule reads (:attr:`InstallPlan.reads`), as
+        probes step the same install from many environments that differ elsewhere."""
+        plan = self.rules.plans[p][v]
+        key = (p, v, state.python, tuple([state.installed[q] for q in plan.reads]))
+        cache: dict[Any, tuple[tuple[int, ...] | None, RepoEvent]] = memo(self, "installs")
+        known = cache.get(key)
+        if known is None:
+            if len(cache) >= _INSTALLS_KEPT:
+                cache.clear()
+            after, event = self._install_version(state, p, v)
+            known = cache[key] = (None if after is state else
+                                  tuple([after.installed[q] for q in plan.reads]), event)
+        values, event = known
+        if values is None:
+            return state, event
+        work = list(state.installed)
+        for q, x in zip(plan.reads, values, strict=True):
+            work[q] = x
+        return RepoV2(state.python, tuple(work), state.run_ok), event
+
+    def _install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
+        """What :meth:`install_version` keeps: the install rule applied and its message."""
+        r = self.rules
         try:
             after, changed = self.apply_install(state, p, v)
         except InstallFailure as exc:
             return state, RepoEvent(f"ERROR: {exc} Nothing was changed.", kind=exc.kind)
-        text = f"Installed {name} {r.vname(p, v)}."
+        text = f"Installed {r.names[p]} {r.vname(p, v)}."
         if changed:
             text += " Changed along with it: " + ", ".join(
                 f"{r.names[q]} {r.vname(q, x)}" for q, x in changed) + "."
