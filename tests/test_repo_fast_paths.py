@@ -99,3 +99,24 @@ def test_a_kept_install_outcome_is_the_outcome(suite: str) -> None:
                     assert (after, event) == game._install_version(state, p, v)
                     asked += 1
         assert len(memo(game, "installs")) < asked * 3 // 4  # the table answered many
+
+
+def test_an_exact_install_read_once_acts_as_act() -> None:
+    """``act_exact`` (an install's request read once per game) gives what ``act`` gives, for
+    every ``pkg==V`` install from random environments (installed already or not) and for texts
+    that are no such install."""
+    task = read_suite("lite", envs=["repo"]).tasks["repo"][0]
+    game = registry.make_env(task).game
+    assert isinstance(game, RepoGameV2)
+    r = game.rules
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([38, 1])))
+    texts = [f"pip install {r.names[p]}=={r.vname(p, v)}"
+             for p in range(r.n) for v in range(len(r.versions[p]))]
+    texts += ["python run.py", "pip install python==3.10", f"pip install {r.names[0]}",
+              f"pip install {r.names[0]}>=0.0", f"pip install {r.names[0]}==99.0",
+              "pip install nosuch==1.0", f"pip uninstall {r.names[0]}", "pip install"]
+    for _ in range(20):
+        state = RepoV2(int(rng.integers(-1, len(r.pythons))),
+                       tuple(int(rng.integers(-1, len(r.versions[q]))) for q in range(r.n)))
+        for text in texts:
+            assert game.act_exact(state, text) == game.act(state, text), text

@@ -33,15 +33,16 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
 from arena_gen.core.compiled import compiled
-from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
+from arena_gen.core.game import MAX_TEXT, ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.repo.common import (
     ABSENT,
@@ -202,6 +203,16 @@ class InstallPlan:
         kept per game by these alone, :meth:`RepoGameV2.install_version`)."""
         return tuple(dict.fromkeys([self.package, *self._touched, *(q for q, _ in self.deps),
                                     *(q for q, _, _ in self.conflicts)]))
+
+    def read(self, installed: tuple[int, ...]) -> tuple[int, ...]:
+        """The versions of :attr:`reads` in ``installed``."""
+        got = self._reader(installed)
+        return got if len(self.reads) > 1 else (got,)
+
+    @functools.cached_property
+    def _reader(self) -> Callable[[tuple[int, ...]], Any]:
+        """A getter of :attr:`reads`' items, built once per plan (one item: not a tuple)."""
+        return operator.itemgetter(*self.reads)
 
     @functools.cached_property
     def _rules_of(self) -> dict[int, tuple[tuple[str, frozenset[int]], ...]]:
@@ -578,12 +589,40 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                                         f"matches {spec_text(norm)}.", kind="already_installed")
         return self.install_version(state, p, v)
 
+    def act_exact(self, state: RepoV2, text: str) -> tuple[RepoV2, Event]:
+        """:meth:`act`, with an install whose request picks a version read once per game (probe
+        draws step the same ``pip install NAME==V`` texts from many environments)."""
+        picks: dict[str, tuple[int, int] | None] = memo(self, "picks")
+        if text not in picks:
+            picks[text] = self._pick(text)
+        pick = picks[text]
+        if pick is None or state.installed[pick[0]] == pick[1]:
+            return self.act(state, text)
+        return self.install_version(state, *pick)
+
+    def _pick(self, text: str) -> tuple[int, int] | None:
+        """The package and version :meth:`_install` installs for ``text`` when it is an
+        install of a known package with a request some version matches, else None."""
+        try:
+            action = self.parse(text) if len(text) <= MAX_TEXT else None
+        except ActionError:
+            return None
+        if (action is None or action.kind != "install" or action.name.lower() == "python"
+                or not action.clauses):
+            return None
+        p = self.rules.index.get(action.name)
+        if p is None:
+            return None
+        hits = self._matching(p, list(action.clauses))[1]
+        available = self.rules.versions[p]
+        return (p, max(hits, key=lambda i: available[i])) if hits else None
+
     def install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
         """Installing version ``v`` of ``p`` once the request chose it: the new state and the
         message. Kept per game by the versions the rule reads (:attr:`InstallPlan.reads`), as
         probes step the same install from many environments that differ elsewhere."""
         plan = self.rules.plans[p][v]
-        key = (p, v, state.python, tuple([state.installed[q] for q in plan.reads]))
+        key = (p, v, state.python, plan.read(state.installed))
         cache: dict[Any, tuple[tuple[int, ...] | None, RepoEvent]] = memo(self, "installs")
         known = cache.get(key)
         if known is None:
@@ -591,7 +630,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                 cache.clear()
             after, event = self._install_version(state, p, v)
             known = cache[key] = (None if after is state else
-                                  tuple([after.installed[q] for q in plan.reads]), event)
+                                  plan.read(after.installed), event)
         values, event = known
         if values is None:
             return state, event
