@@ -674,27 +674,30 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         adjusted packages reported (by name order)."""
         r = self.rules
         plan = r.plans[p][v]
-        label = f"{r.names[p]} {r.vname(p, v)}"
+
+        def label() -> str:  # (built only for a failure's text)
+            return f"{r.names[p]} {r.vname(p, v)}"
+
         if plan.python is not None:
             op, target = plan.python
             if state.python == ABSENT:
                 raise InstallFailure("requires_python_unset",
-                                     f"{label} needs Python {op} {version_text(target)} and "
+                                     f"{label()} needs Python {op} {version_text(target)} and "
                                      f"no Python is selected.")
             if not holds(r.pythons[state.python], op, target):
                 raise InstallFailure("requires_python",
-                                     f"{label} needs Python {op} {version_text(target)}; the "
+                                     f"{label()} needs Python {op} {version_text(target)}; the "
                                      f"selected one is {version_text(r.pythons[state.python])}.")
         if plan.priority == "high":
             for q, allowed in plan.deps:
                 if not allowed:
                     raise InstallFailure("dependency_unsatisfiable",
-                                         f"{label} depends on {r.names[q]} in a range no "
+                                         f"{label()} depends on {r.names[q]} in a range no "
                                          f"version of it meets.")
             for _, q, allowed in plan.effects:
                 if not allowed:
                     raise InstallFailure("side_effect_unsatisfiable",
-                                         f"{label} would move {r.names[q]} into a range no "
+                                         f"{label()} would move {r.names[q]} into a range no "
                                          f"version of it meets.")
         elif plan.priority == "medium":
             missing = [f"{r.names[q]} (not installed)" if state.installed[q] == ABSENT else
@@ -703,11 +706,11 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                        if state.installed[q] == ABSENT or not allowed]
             if missing:
                 raise InstallFailure("missing_dependencies",
-                                     f"{label} needs these installed first: "
+                                     f"{label()} needs these installed first: "
                                      f"{', '.join(missing)}.")
         work = list(state.installed)
         changed: dict[int, int] = {}
-        for q in plan.touches():
+        for q in plan._touched:  # (touches() without the copy)
             new, moved = plan.update(q, work[q])
             work[q] = new
             if moved:
@@ -715,7 +718,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         for q, versions, text in plan.conflicts:
             if work[q] != ABSENT and work[q] in versions:
                 raise InstallFailure("conflict",
-                                     f"{label} cannot sit beside {r.names[q]} "
+                                     f"{label()} cannot sit beside {r.names[q]} "
                                      f"{r.vname(q, work[q])} ({text}).")
         work[p] = changed.get(p, v)
         return (RepoV2(state.python, tuple(work), state.run_ok),
