@@ -33,9 +33,8 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 from __future__ import annotations
 
 import functools
-import operator
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -195,24 +194,6 @@ class InstallPlan:
         if self.priority == "medium":
             return tuple(dict.fromkeys(q for q, _ in self.deps))
         return ()
-
-    @functools.cached_property
-    def reads(self) -> tuple[int, ...]:
-        """The packages whose installed versions the install rule (and its text) reads: the
-        package, those it may move, its dependencies and conflicts (so an install's outcome is
-        kept per game by these alone, :meth:`RepoGameV2.install_version`)."""
-        return tuple(dict.fromkeys([self.package, *self._touched, *(q for q, _ in self.deps),
-                                    *(q for q, _, _ in self.conflicts)]))
-
-    def read(self, installed: tuple[int, ...]) -> tuple[int, ...]:
-        """The versions of :attr:`reads` in ``installed``."""
-        got = self._reader(installed)
-        return got if len(self.reads) > 1 else (got,)
-
-    @functools.cached_property
-    def _reader(self) -> Callable[[tuple[int, ...]], Any]:
-        """A getter of :attr:`reads`' items, built once per plan (one item: not a tuple)."""
-        return operator.itemgetter(*self.reads)
 
     @functools.cached_property
     def _rules_of(self) -> dict[int, tuple[tuple[str, frozenset[int]], ...]]:
@@ -441,8 +422,6 @@ class InstallFailure(Exception):
 #: reused), what its pure helpers worked out, kept beside the game and never in it (so a game
 #: pickles and compares as it was built, whatever it was asked).
 _MEMOS: dict[int, dict[str, dict[Any, Any]]] = {}
-#: Install outcomes a game keeps (:meth:`RepoGameV2.install_version`) before it starts afresh.
-_INSTALLS_KEPT = 1 << 14
 
 
 def memo(game: Any, table: str) -> dict[Any, Any]:
@@ -618,29 +597,8 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         return (p, max(hits, key=lambda i: available[i])) if hits else None
 
     def install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
-        """Installing version ``v`` of ``p`` once the request chose it: the new state and the
-        message. Kept per game by the versions the rule reads (:attr:`InstallPlan.reads`), as
-        probes step the same install from many environments that differ elsewhere."""
-        plan = self.rules.plans[p][v]
-        key = (p, v, state.python, plan.read(state.installed))
-        cache: dict[Any, tuple[tuple[int, ...] | None, RepoEvent]] = memo(self, "installs")
-        known = cache.get(key)
-        if known is None:
-            if len(cache) >= _INSTALLS_KEPT:
-                cache.clear()
-            after, event = self._install_version(state, p, v)
-            known = cache[key] = (None if after is state else
-                                  plan.read(after.installed), event)
-        values, event = known
-        if values is None:
-            return state, event
-        work = list(state.installed)
-        for q, x in zip(plan.reads, values, strict=True):
-            work[q] = x
-        return RepoV2(state.python, tuple(work), state.run_ok), event
-
-    def _install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
-        """What :meth:`install_version` keeps: the install rule applied and its message."""
+        """Installing version ``v`` of ``p`` once the request chose it: the install rule applied
+        and its message."""
         r = self.rules
         try:
             after, changed = self.apply_install(state, p, v)
