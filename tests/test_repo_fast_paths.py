@@ -91,3 +91,18 @@ def test_an_exact_install_read_once_acts_as_act() -> None:
                        tuple(int(rng.integers(-1, len(r.versions[q]))) for q in range(r.n)))
         for text in texts:
             assert game.act_exact(state, text) == game.act(state, text), text
+
+
+def test_a_kept_update_is_the_update() -> None:
+    """Every install plan's per-package update, kept per plan, equals the rule worked out, for
+    every package it touches and every version (or none) that package may hold."""
+    for task in read_suite("lite", envs=["repo"]).tasks["repo"][:4]:
+        game = registry.make_env(task).game
+        assert isinstance(game, RepoGameV2)
+        r = game.rules
+        for per in r.plans:
+            for plan in per:
+                for q in plan.touches():
+                    for old in range(ABSENT, len(r.versions[q])):
+                        assert plan.update(q, old) == plan._update(q, old)
+                        assert plan.update(q, old) == plan._update(q, old)  # (now kept)

@@ -210,7 +210,21 @@ class InstallPlan:
     def update(self, q: int, old: int) -> tuple[int, bool]:
         """THE per-package rule: package ``q``'s value after the adjustments (each reads only
         ``q``'s own value), and whether a high-priority update moved it on the way (it is
-        then reported, and wins over the installed version if ``q`` is the package itself)."""
+        then reported, and wins over the installed version if ``q`` is the package itself).
+        Kept per plan by (``q``, ``old``), as probe draws apply one install many times."""
+        key = (q, old)
+        known = self._updates.get(key)
+        if known is None:
+            known = self._updates[key] = self._update(q, old)
+        return known
+
+    @functools.cached_property
+    def _updates(self) -> dict[tuple[int, int], tuple[int, bool]]:
+        """:meth:`update`'s answers so far."""
+        return {}
+
+    def _update(self, q: int, old: int) -> tuple[int, bool]:
+        """:meth:`update` worked out."""
         value, moved = old, False
         if self.priority == "high":
             for kind, allowed in self._rules_of.get(q, ()):
