@@ -10,7 +10,7 @@ from arena_gen.core import registry
 from arena_gen.core.game import ActionError, Game
 from arena_gen.core.suite_io import read_suite
 from arena_gen.envs.repo.common import ABSENT, pick
-from arena_gen.envs.repo.game_v2 import RepoGameV2, _read_command, parse_command
+from arena_gen.envs.repo.game_v2 import RepoGameV2, RepoV2, _read_command, parse_command
 
 
 @pytest.mark.parametrize("suite", ["odyssey-lite", "lite"])
@@ -70,3 +70,39 @@ def test_pick_draws_what_rng_choice_draws(length: int) -> None:
         for _ in range(3):
             assert pick(options, ours) == str(theirs.choice(options))
         assert ours.random() == theirs.random()
+
+
+def test_an_exact_install_read_once_acts_as_act() -> None:
+    """``act_exact`` (an install's request read once per game) gives what ``act`` gives, for
+    every ``pkg==V`` install from random environments (installed already or not) and for texts
+    that are no such install."""
+    task = read_suite("lite", envs=["repo"]).tasks["repo"][0]
+    game = registry.make_env(task).game
+    assert isinstance(game, RepoGameV2)
+    r = game.rules
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([38, 1])))
+    texts = [f"pip install {r.names[p]}=={r.vname(p, v)}"
+             for p in range(r.n) for v in range(len(r.versions[p]))]
+    texts += ["python run.py", "pip install python==3.10", f"pip install {r.names[0]}",
+              f"pip install {r.names[0]}>=0.0", f"pip install {r.names[0]}==99.0",
+              "pip install nosuch==1.0", f"pip uninstall {r.names[0]}", "pip install"]
+    for _ in range(20):
+        state = RepoV2(int(rng.integers(-1, len(r.pythons))),
+                       tuple(int(rng.integers(-1, len(r.versions[q]))) for q in range(r.n)))
+        for text in texts:
+            assert game.act_exact(state, text) == game.act(state, text), text
+
+
+def test_a_kept_update_is_the_update() -> None:
+    """Every install plan's per-package update, kept per plan, equals the rule worked out, for
+    every package it touches and every version (or none) that package may hold."""
+    for task in read_suite("lite", envs=["repo"]).tasks["repo"][:4]:
+        game = registry.make_env(task).game
+        assert isinstance(game, RepoGameV2)
+        r = game.rules
+        for per in r.plans:
+            for plan in per:
+                for q in plan.touches():
+                    for old in range(ABSENT, len(r.versions[q])):
+                        assert plan.update(q, old) == plan._update(q, old)
+                        assert plan.update(q, old) == plan._update(q, old)  # (now kept)

@@ -41,7 +41,7 @@ from typing import Any, NoReturn, TypeVar
 import numpy as np
 
 from arena_gen.core.compiled import compiled
-from arena_gen.core.game import ActionError, Check, Event, Game, TaskLike
+from arena_gen.core.game import MAX_TEXT, ActionError, Check, Event, Game, TaskLike
 from arena_gen.core.task import RubricItem
 from arena_gen.envs.repo.common import (
     ABSENT,
@@ -210,7 +210,21 @@ class InstallPlan:
     def update(self, q: int, old: int) -> tuple[int, bool]:
         """THE per-package rule: package ``q``'s value after the adjustments (each reads only
         ``q``'s own value), and whether a high-priority update moved it on the way (it is
-        then reported, and wins over the installed version if ``q`` is the package itself)."""
+        then reported, and wins over the installed version if ``q`` is the package itself).
+        Kept per plan by (``q``, ``old``), as probe draws apply one install many times."""
+        key = (q, old)
+        known = self._updates.get(key)
+        if known is None:
+            known = self._updates[key] = self._update(q, old)
+        return known
+
+    @functools.cached_property
+    def _updates(self) -> dict[tuple[int, int], tuple[int, bool]]:
+        """:meth:`update`'s answers so far."""
+        return {}
+
+    def _update(self, q: int, old: int) -> tuple[int, bool]:
+        """:meth:`update` worked out."""
         value, moved = old, False
         if self.priority == "high":
             for kind, allowed in self._rules_of.get(q, ()):
@@ -566,11 +580,45 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
             if state.installed[p] == v:
                 return state, RepoEvent(f"{name} {r.vname(p, v)} is installed already and "
                                         f"matches {spec_text(norm)}.", kind="already_installed")
+        return self.install_version(state, p, v)
+
+    def act_exact(self, state: RepoV2, text: str) -> tuple[RepoV2, Event]:
+        """:meth:`act`, with an install whose request picks a version read once per game (probe
+        draws step the same ``pip install NAME==V`` texts from many environments)."""
+        picks: dict[str, tuple[int, int] | None] = memo(self, "picks")
+        if text not in picks:
+            picks[text] = self._pick(text)
+        pick = picks[text]
+        if pick is None or state.installed[pick[0]] == pick[1]:
+            return self.act(state, text)
+        return self.install_version(state, *pick)
+
+    def _pick(self, text: str) -> tuple[int, int] | None:
+        """The package and version :meth:`_install` installs for ``text`` when it is an
+        install of a known package with a request some version matches, else None."""
+        try:
+            action = self.parse(text) if len(text) <= MAX_TEXT else None
+        except ActionError:
+            return None
+        if (action is None or action.kind != "install" or action.name.lower() == "python"
+                or not action.clauses):
+            return None
+        p = self.rules.index.get(action.name)
+        if p is None:
+            return None
+        hits = self._matching(p, list(action.clauses))[1]
+        available = self.rules.versions[p]
+        return (p, max(hits, key=lambda i: available[i])) if hits else None
+
+    def install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
+        """Installing version ``v`` of ``p`` once the request chose it: the install rule applied
+        and its message."""
+        r = self.rules
         try:
             after, changed = self.apply_install(state, p, v)
         except InstallFailure as exc:
             return state, RepoEvent(f"ERROR: {exc} Nothing was changed.", kind=exc.kind)
-        text = f"Installed {name} {r.vname(p, v)}."
+        text = f"Installed {r.names[p]} {r.vname(p, v)}."
         if changed:
             text += " Changed along with it: " + ", ".join(
                 f"{r.names[q]} {r.vname(q, x)}" for q, x in changed) + "."
@@ -598,27 +646,30 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         adjusted packages reported (by name order)."""
         r = self.rules
         plan = r.plans[p][v]
-        label = f"{r.names[p]} {r.vname(p, v)}"
+
+        def label() -> str:  # (built only for a failure's text)
+            return f"{r.names[p]} {r.vname(p, v)}"
+
         if plan.python is not None:
             op, target = plan.python
             if state.python == ABSENT:
                 raise InstallFailure("requires_python_unset",
-                                     f"{label} needs Python {op} {version_text(target)} and "
+                                     f"{label()} needs Python {op} {version_text(target)} and "
                                      f"no Python is selected.")
             if not holds(r.pythons[state.python], op, target):
                 raise InstallFailure("requires_python",
-                                     f"{label} needs Python {op} {version_text(target)}; the "
+                                     f"{label()} needs Python {op} {version_text(target)}; the "
                                      f"selected one is {version_text(r.pythons[state.python])}.")
         if plan.priority == "high":
             for q, allowed in plan.deps:
                 if not allowed:
                     raise InstallFailure("dependency_unsatisfiable",
-                                         f"{label} depends on {r.names[q]} in a range no "
+                                         f"{label()} depends on {r.names[q]} in a range no "
                                          f"version of it meets.")
             for _, q, allowed in plan.effects:
                 if not allowed:
                     raise InstallFailure("side_effect_unsatisfiable",
-                                         f"{label} would move {r.names[q]} into a range no "
+                                         f"{label()} would move {r.names[q]} into a range no "
                                          f"version of it meets.")
         elif plan.priority == "medium":
             missing = [f"{r.names[q]} (not installed)" if state.installed[q] == ABSENT else
@@ -627,11 +678,11 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                        if state.installed[q] == ABSENT or not allowed]
             if missing:
                 raise InstallFailure("missing_dependencies",
-                                     f"{label} needs these installed first: "
+                                     f"{label()} needs these installed first: "
                                      f"{', '.join(missing)}.")
         work = list(state.installed)
         changed: dict[int, int] = {}
-        for q in plan.touches():
+        for q in plan._touched:  # (touches() without the copy)
             new, moved = plan.update(q, work[q])
             work[q] = new
             if moved:
@@ -639,7 +690,7 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         for q, versions, text in plan.conflicts:
             if work[q] != ABSENT and work[q] in versions:
                 raise InstallFailure("conflict",
-                                     f"{label} cannot sit beside {r.names[q]} "
+                                     f"{label()} cannot sit beside {r.names[q]} "
                                      f"{r.vname(q, work[q])} ({text}).")
         work[p] = changed.get(p, v)
         return (RepoV2(state.python, tuple(work), state.run_ok),

@@ -56,7 +56,7 @@ def stepped(game: RepoGameV4, state: RepoV2, command: str,
     if known is None:
         if len(cache) >= _OUTCOMES_KEPT:
             cache.clear()
-        after, event = game.act(state, command)
+        after, event = game.act_exact(state, command)
         known = cache[state, command] = (
             after, isinstance(event, RepoEvent) and event.kind in _WORKED,
             " ".join(event.feedback.split()))
