@@ -14,6 +14,7 @@ from arena_gen.cli.options import (
     secret_option,
     user_errors,
 )
+from arena_gen.suite.catalog import preset_names
 
 #: ``--jobs`` for build and verify: unset means every core this process may use.
 jobs_option = click.option(
@@ -23,8 +24,9 @@ jobs_option = click.option(
 
 
 @click.command(name="build")
-@click.option("--suite", "suite", type=click.Choice(["lite", "challenge"]), required=True,
-              help="Which preset to build.")
+@click.option("--suite", "suite", type=click.Choice(preset_names()), required=True,
+              help="Which preset to build (challenge-moderate: the Challenge released on "
+                   "2026-12-07, at its versions).")
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="The suite seed.")
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--versions", "versions_text", default=None,
@@ -66,17 +68,18 @@ def command(suite: str, seed: int, envs: str | None, versions_text: str | None,
     from arena_gen.core.suite_io import check_output_folder, write_suite
     from arena_gen.suite.build import Generated, Job, build_suite, uncalibrated
     from arena_gen.suite.cache import BuildCache, default_cache_dir
-    from arena_gen.suite.catalog import preset
+    from arena_gen.suite.catalog import preset, resolve
     from arena_gen.suite.seal import Secret
     from arena_gen.ui import Reporter, clock
 
     ui = Reporter(display)
     jobs = jobs or default_jobs()
     with user_errors():
+        name = suite
+        suite, versions = resolve(name, env_versions(versions_text))
         env_names = env_list(envs) or registry.suite_envs(suite)
-        versions = env_versions(versions_text)
         want = {e: int(preset(suite, e, versions.get(e))["count"]) for e in env_names}
-        out = out or Path("out") / f"{suite}-{seed}"
+        out = out or Path("out") / f"{name}-{seed}"
         check_output_folder(out, force=force)  # before any work: never replace a user's folder
         secret = Secret.read(secret_file) if secret_file is not None else None
         cache = (None if no_cache or secret is not None

@@ -31,7 +31,7 @@ from arena_gen.core.task import Task
 from arena_gen.core.version import __version__
 from arena_gen.suite.attempts import reason_kind, task_id, try_attempt
 from arena_gen.suite.cache import BuildCache, code_fingerprint, entry_key, warn_ignored
-from arena_gen.suite.catalog import SUITE_VERSION, preset
+from arena_gen.suite.catalog import SUITE_VERSION, preset, resolve
 from arena_gen.suite.seal import PRIVATE, Secret
 
 
@@ -162,8 +162,9 @@ def build_suite(suite: str, suite_seed: int, envs: Sequence[str] | None = None, 
                             "its private worlds in a shared folder")
     tree_key = secret.tree_key(suite, suite_seed) if secret is not None else None
     start = time.perf_counter()
+    suite, versions = resolve(suite, versions)
     envs = list(envs) if envs else registry.suite_envs(suite)
-    version = {env: registry.get(env, (versions or {}).get(env)).version for env in envs}
+    version = {env: registry.get(env, versions.get(env)).version for env in envs}
     configs = {env: preset(suite, env, version[env]) for env in envs}
     want = {env: int((counts or {}).get(env, configs[env]["count"])) for env in envs}
     store = cache if isinstance(cache, BuildCache) or cache is None else BuildCache(cache)

@@ -15,9 +15,35 @@ from arena_gen.core.errors import ArenaGenError
 SUITE_VERSION = 1
 
 SUITES = ("lite", "challenge")
+#: The env versions a suite builds on when none is asked for, where they are not each env's
+#: newest released version: a suite at the paper's scale pins preview versions here, so the
+#: other suites (and ``run``'s prompts) keep the released ones.
+PINNED: dict[str, dict[str, int]] = {}
+#: Preset names that build another suite at fixed versions. ``challenge-moderate`` is the
+#: Challenge released on 2026-12-07 (moderate horizons, harder induction than Lite): it builds
+#: the suite ``challenge`` at the versions recorded in that release's manifest, so its bytes are
+#: the released folder's, which keeps verifying and rebuilding whatever ``challenge`` pins.
+ALIASES: dict[str, tuple[str, dict[str, int]]] = {
+    "challenge-moderate": ("challenge", {"energy": 5, "lights": 4, "repo": 5, "trading": 5}),
+}
 #: The ``suite`` of every stream task and folder starts so (``stream_lite``,
 #: ``stream_l3_ladder``); ``arena_gen.train.stream`` names its suites with it.
 STREAM_PREFIX = "stream_"
+
+
+def preset_names() -> list[str]:
+    """Every name ``build --suite`` takes: the suites, then their aliases."""
+    return [*SUITES, *ALIASES]
+
+
+def resolve(name: str, versions: dict[str, int] | None = None) -> tuple[str, dict[str, int]]:
+    """The suite a preset name builds and its env versions: an alias's pins, then the suite's
+    own pins, overridden by ``versions`` (each env absent from all three takes its newest
+    released version)."""
+    if name not in SUITES and name not in ALIASES:
+        raise ArenaGenError(f"unknown suite {name!r}; choose one of {', '.join(preset_names())}")
+    suite, pinned = ALIASES.get(name, (name, {}))
+    return suite, {**PINNED.get(suite, {}), **pinned, **(versions or {})}
 
 
 def preset(suite: str, env: str, version: int | None = None) -> dict[str, Any]:
