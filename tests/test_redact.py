@@ -68,26 +68,28 @@ def test_the_trie_scan_redacts_exactly_what_a_search_per_form_does(
     assert by_trie == by_find
 
 
-def test_redaction_cost_does_not_grow_with_the_key_length() -> None:
+def test_redaction_scans_a_bounded_number_of_times_whatever_the_key_length() -> None:
     """Issue 41: a search per form cost reply size x key length on the event loop (a 20 MB
-    reply and a 1 kB key: 85 s); one trie scan keeps a 1024-character key within a few times
-    a 64-character one (a search per form: 16x). Both timed here, side by side."""
+    reply and a 1 kB key: 85 s). The bound is structural: at most ``_FEW_FORMS`` literal
+    searches, past that one trie pattern, for any key length (how fast that is is measured in
+    benchmarks, not asserted here)."""
     import random
-    import time
+    import re
+
+    from arena_gen.core import redact
 
     rng = random.Random(7)
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-    text = "".join(rng.choices(alphabet, k=1_000_000))
-    seconds = {}
-    for n in (64, 1024):
+    kinds = []
+    for n in (8, 64, 1024, 4096):
         key = "".join(rng.choices(alphabet, k=n))
-        best = float("inf")
-        for _ in range(3):  # the fastest of three: another test's worker can stall one run
-            start = time.perf_counter()
-            assert redact_text(text, [key]) == text
-            best = min(best, time.perf_counter() - start)
-        seconds[n] = best
-    assert seconds[1024] < 8 * seconds[64], seconds
+        for search in redact._patterns((key,)):
+            assert search is None or isinstance(search, re.Pattern) or (
+                len(search) <= redact._FEW_FORMS), (n, len(search))
+            kinds.append((n, type(search).__name__))
+        text = "x" * 50 + key + "y" * 50
+        assert redact_text(text, [key]) == "x" * 50 + redact.REDACTED + "y" * 50
+    assert (4096, "Pattern") in kinds  # a long key's many partial forms are one trie scan
 
 
 def test_a_key_in_an_unnamed_query_item_or_the_path_is_not_recorded(
