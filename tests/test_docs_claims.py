@@ -32,8 +32,48 @@ def _readme_ladder() -> dict[tuple[str, str], list[int]]:
     out = {}
     for row in table.strip().splitlines()[1:]:
         cells = [c.strip() for c in row.strip("|").split("|")]
+        if cells[1].startswith(PRICE_ROW):
+            continue
         out[(cells[0], cells[1])] = [int(c.rstrip(" %")) for c in cells[2:]]
     return out
+
+
+PRICE_ROW = "price of discovery"
+
+
+def _readme_prices() -> dict[str, list[str]]:
+    """The ladder table's price rows: suite -> the four envs' cells as written."""
+    table = README.split("| suite | rung | lights | trading | energy | repo |", 1)[1]
+    table = table.split("\n\n", 1)[0]
+    return {cells[0]: cells[2:] for row in table.strip().splitlines()[1:]
+            if (cells := [c.strip() for c in row.strip("|").split("|")])[1].startswith(PRICE_ROW)}
+
+
+@pytest.mark.parametrize("suite", ["lite", "challenge"])
+def test_readme_price_of_discovery_row_is_the_certificates(suite: str) -> None:
+    """Issue 39: the best inductive rung's and the planner's price, from the certified ladders
+    the way ``bench_validity.py --prices`` computes it; fixed-horizon envs say so."""
+    from arena_gen.scoring.induction_efficiency import (
+        price_text,
+        reference_of,
+        reference_text,
+        rung_prices,
+    )
+
+    read = read_suite(resolve_suite(suite))
+    rates = read.manifest["calibration"]
+    want = []
+    for env in ENVS:
+        tasks = read.tasks[env]
+        refs = {t.id: reference_of(t) for t in tasks}
+        if reference_text(r.kind for r in refs.values() if r is not None) is None:
+            want.append("fixed horizon")
+            continue
+        prices = rung_prices([(t.certificate.facts["ladder"], refs[t.id]) for t in tasks])
+        rungs = rates[env]["rungs"]
+        best = max(inductive_rungs(rungs), key=lambda r: rungs[r]["rate"])
+        want.append(f"{price_text(prices[best])} / {price_text(prices['planner'])}")
+    assert _readme_prices()[suite] == want
 
 
 @pytest.mark.parametrize("suite", ["lite", "challenge"])
