@@ -349,12 +349,15 @@ def test_prove_then_verify_proofs_on_the_cli(tmp_path: Path,
     suite = tmp_path / "lite"
     shutil.copytree(SUITES / "lite", suite)
     shutil.rmtree(suite / "proofs", ignore_errors=True)
-    result = CliRunner().invoke(main, ["prove", str(suite), "--env", "lights", "--display",
-                                       "plain"])
+    result = CliRunner().invoke(main, ["prove", str(suite), "--env", "lights", "--jobs", "2",
+                                       "--display", "plain"])
     assert result.exit_code == 0, result.output
     assert "30 proof(s) written and checked" in result.output
     manifest = json.loads((suite / "proofs" / "manifest.json").read_text())
     assert set(manifest["proofs"]) == {t.id for t in read_suite(suite).tasks["lights"]}
+    released_entries = store.read_manifest(SUITES / "lite")  # proved one task at a time
+    assert all(entry == released_entries[task_id]
+               for task_id, entry in manifest["proofs"].items())
     (suite / "proofs" / "lights-lite-7-0003.drup.xz").unlink()
     capsys.readouterr()
     with pytest.raises(click.ClickException, match="1 proof problem"):
@@ -384,3 +387,18 @@ def test_proving_again_gives_the_same_bytes_and_binding() -> None:
     stored = store.read_manifest(CHALLENGE)[SMALL]
     binding = ("task_sha256", "min_steps", "encoder", "cnf_sha256", "file")
     assert {k: first.entry[k] for k in binding} == {k: stored[k] for k in binding}
+
+
+def test_build_with_proofs_stores_the_checked_proofs(tmp_path: Path) -> None:
+    """``build --proofs`` proves the suite it wrote, as ``prove`` does: the lights Lite proofs
+    of seed 7 are the released ones, and ``verify --proofs`` accepts them."""
+    out = tmp_path / "lite"
+    result = CliRunner().invoke(main, ["build", "--suite", "lite", "--seed", "7", "--env",
+                                       "lights", "--out", str(out), "--no-cache", "--jobs", "2",
+                                       "--proofs", "--display", "plain"])
+    assert result.exit_code == 0, result.output
+    assert "30 proof(s) written and checked" in result.output
+    released_entries = store.read_manifest(SUITES / "lite")
+    built = store.read_manifest(out)
+    assert built == {k: v for k, v in released_entries.items() if k.startswith("lights-")}
+    assert check_suite(out).ok

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -15,6 +16,10 @@ from arena_gen.cli.options import (
     user_errors,
 )
 from arena_gen.suite.catalog import preset_names
+
+if TYPE_CHECKING:
+    from arena_gen.suite.build import BuildResult
+    from arena_gen.ui import Reporter
 
 #: ``--jobs`` for build and verify: unset means every core this process may use.
 jobs_option = click.option(
@@ -49,6 +54,9 @@ jobs_option = click.option(
 @click.option("--allow-uncalibrated", is_flag=True, default=False,
               help="Write the suite even when its baseline ladder misses a calibration target "
                    "of the preset (the manifest records what is missed).")
+@click.option("--proofs", is_flag=True, default=False,
+              help="Then prove every exact minimum a second encoder covers (lights, repo) and "
+                   "store the checked proofs in OUT/proofs, as arena-gen prove does.")
 @secret_option("Seal the suite: derive its seed tree from this secret file, so its worlds "
                "cannot be rebuilt from the public ids and seed (the manifest records a "
                "commitment to the secret, never the secret; no build cache is used).")
@@ -56,7 +64,7 @@ jobs_option = click.option(
 def command(suite: str, seed: int, envs: str | None, versions_text: str | None,
             out: Path | None, jobs: int | None,
             cache_dir: Path | None, no_cache: bool, executor: str, ray_address: str | None,
-            force: bool, allow_uncalibrated: bool, secret_file: Path | None,
+            force: bool, allow_uncalibrated: bool, proofs: bool, secret_file: Path | None,
             display: str | None) -> None:
     """Sample, verify and freeze a suite (JSONL per env + a hashed manifest)."""
     if secret_file is not None and cache_dir is not None:
@@ -114,6 +122,8 @@ def command(suite: str, seed: int, envs: str | None, versions_text: str | None,
                 "(its tasks are cached; add --allow-uncalibrated to write it anyway):\n  "
                 + "\n  ".join(missed))
         write_suite(out, result.manifest, result.tasks, force=force)
+        if proofs:
+            _prove(out, result, jobs, ui)
         for env, row in result.manifest.get("calibration", {}).items():
             for note in row.get("noted", []):
                 ui.line(f"note: {env}: {note} (reported, not refused: every task resists "
@@ -157,3 +167,17 @@ def _rate(row: dict[str, object] | None) -> str:
         return ""
     lo, hi = cast("list[float]", row["ci95"])
     return f"{row['rate']:.0%} [{100 * lo:.0f}-{100 * hi:.0f}]"
+
+
+def _prove(out: Path, result: BuildResult, jobs: int, ui: Reporter) -> None:
+    """Prove the written suite's exact minima beside it, every proof checked before it is kept."""
+    from arena_gen.proofs.produce import prove_suite
+    from arena_gen.proofs.store import ENCODERS
+    from arena_gen.ui import clock
+
+    total = sum(len(tasks) for env, tasks in result.tasks.items() if env in ENCODERS)
+    start = time.perf_counter()
+    with ui.progress(total, f"prove {out.name}") as advance:
+        done = prove_suite(out, on_task=lambda _proved, task: advance(task.id), jobs=jobs)
+    ui.line(f"{len(done)} proof(s) written and checked in {clock(time.perf_counter() - start)}, "
+            f"{sum(p.entry['bytes'] for p in done)} bytes compressed, in {out / 'proofs'}")

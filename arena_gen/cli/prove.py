@@ -20,13 +20,17 @@ if TYPE_CHECKING:
 @click.option("--check-seconds", type=click.FloatRange(min=0), default=600.0,
               show_default=True, help="The longest the check of one proof may take before it "
               "is stored (a proof past it is refused; verify --proofs has --proof-seconds).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Tasks proved at once (default: the cores this process may use); the proofs "
+                   "do not depend on it.")
 @display_option
-def command(suite: str, envs: tuple[str, ...], check_seconds: float,
+def command(suite: str, envs: tuple[str, ...], check_seconds: float, jobs: int | None,
             display: str | None) -> None:
     """Prove every exact minimum of SUITE optimal: for each task with a second encoder of its
     rules (lights, repo), a DRUP proof that no completion of min_steps - 1 turns exists, checked,
     then stored xz-compressed in SUITE/proofs/ with a manifest binding it to the task's hash
     (check them with arena-gen verify SUITE --proofs)."""
+    from arena_gen.core.parallel import default_jobs
     from arena_gen.core.suite_io import resolve_suite
     from arena_gen.proofs.drup import Limits
     from arena_gen.proofs.produce import prove_suite
@@ -50,7 +54,8 @@ def command(suite: str, envs: tuple[str, ...], check_seconds: float,
                 advance(task.id)
 
             done = prove_suite(root, on_task=on_task, envs=set(envs) or None,
-                               limits=Limits(seconds=check_seconds))
+                               limits=Limits(seconds=check_seconds),
+                               jobs=jobs or default_jobs())
     rows = [[p.task_id, p.entry["min_steps"], p.entry["solver"], p.entry["bytes"],
              f"{p.prove_seconds:.2f}", f"{p.check_seconds:.2f}"] for p in done]
     ui.table(f"Proofs in {proofs_dir(root)}", ["task", "min", "solver", "bytes xz",

@@ -17,6 +17,7 @@ from typing import Any
 from pysat.solvers import Solver
 
 from arena_gen.core.canon import sha256_hex
+from arena_gen.core.parallel import map_unordered
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
@@ -123,13 +124,20 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     return Proved(task.id, entry, proved, checked), data
 
 
+def _prove_job(job: tuple[Task, Sequence[str] | None, Limits]) -> tuple[Proved, bytes]:
+    """One task's proof in a worker process (a top-level function, so it pickles)."""
+    task, solvers, limits = job
+    return prove_task(task, solvers, limits)
+
+
 def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
                 on_task: Callable[[Proved | None, Task], None] | None = None,
                 envs: Collection[str] | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> list[Proved]:
+                limits: Limits = DEFAULT_LIMITS, jobs: int = 1) -> list[Proved]:
     """Write ``proofs/`` for every provable task of a suite (``on_task`` after each task,
-    with None for a task not covered); the manifest is written last. With ``envs``, only
-    those envs' tasks are proved and the listed proofs of the others are kept as they are."""
+    with None for a task not covered), ``jobs`` tasks at a time; the manifest is written last.
+    With ``envs``, only those envs' tasks are proved and the listed proofs of the others are
+    kept as they are. The files do not depend on ``jobs``."""
     suite_dir = Path(path)
     suite = read_suite(suite_dir, envs=set(store.ENCODERS))
     store.proofs_dir(suite_dir).mkdir(exist_ok=True)
@@ -139,7 +147,7 @@ def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
         others = {t.id for t in suite.all_tasks() if t.env not in envs}
         kept = {i: e for i, e in store.read_manifest(suite_dir).items() if i in others}
         covered = store.proved_envs(suite_dir) - set(envs)
-    done: list[Proved] = []
+    todo: list[Task] = []
     for task in suite.all_tasks():
         if envs is not None and task.env not in envs:
             continue
@@ -148,11 +156,19 @@ def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
             if on_task is not None:
                 on_task(None, task)
             continue
-        proved, data = prove_task(task, solvers, limits)
+        todo.append(task)
+    order = {task.id: n for n, task in enumerate(todo)}
+    by_id = {task.id: task for task in todo}
+    done: list[Proved] = []
+    # the longest claims first, so no worker is left with a big one at the end
+    jobs_in = sorted(((t, solvers, limits) for t in todo),
+                     key=lambda job: -(job[0].certificate.min_steps or 0))
+    for proved, data in map_unordered(_prove_job, jobs_in, jobs=jobs):
         store.write_proof(suite_dir, proved.entry["file"], data)
         done.append(proved)
         if on_task is not None:
-            on_task(proved, task)
+            on_task(proved, by_id[proved.task_id])
+    done.sort(key=lambda p: order[p.task_id])
     store.write_manifest(suite_dir, {**kept, **{p.task_id: p.entry for p in done}}, covered)
     written = {p.entry["file"] for p in done} | {e["file"] for e in kept.values()}
     for stale in store.proofs_dir(suite_dir).glob("*" + store.SUFFIX):
