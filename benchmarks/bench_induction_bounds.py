@@ -14,6 +14,7 @@ with-rules minimum as its lower end and says so.
 
     python benchmarks/bench_induction_bounds.py                      # all 30 tasks
     python benchmarks/bench_induction_bounds.py --worlds 10 --tasks 0 16
+    python benchmarks/bench_induction_bounds.py --worlds 20 --tasks 16 --agent prior_particles
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena_gen.agents.registry import make_agent  # noqa: E402
 from arena_gen.core.induction import InductionLimit  # noqa: E402
 from arena_gen.core.suite_io import read_suite  # noqa: E402
+from arena_gen.envs.lights.agents.particles import LightsParticleAgent  # noqa: E402
 from arena_gen.envs.lights.bfs import bfs  # noqa: E402
 from arena_gen.suite.induction_bounds import (  # noqa: E402
     Estimate,
@@ -41,6 +43,13 @@ from arena_gen.suite.induction_bounds import (  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def learner(name: str) -> Any:
+    """A fresh learner: a registered agent, or the particle planner (offered by no name)."""
+    if name == "prior_particles":
+        return LightsParticleAgent()
+    return make_agent(name, "lights", version=4)
+
+
 def main() -> None:
     """Print the per-task table and the share of tight intervals."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -49,7 +58,8 @@ def main() -> None:
     ap.add_argument("--hardest", type=int, default=2, help="hardest sampled worlds in a pool")
     ap.add_argument("--cap", type=int, default=200, help="the learner's lifted budget")
     ap.add_argument("--seconds", type=float, default=60.0, help="bound of each search")
-    ap.add_argument("--agent", default="prior_aware", help="the upper end's learner")
+    ap.add_argument("--agent", default="prior_aware",
+                    help="the upper end's learner: an agent name, or prior_particles")
     ap.add_argument("--tasks", type=int, nargs="*", help="task indices (default: all)")
     args = ap.parse_args()
     tasks = read_suite(ROOT / "suites" / "lite", envs=["lights"]).all_tasks()
@@ -63,8 +73,7 @@ def main() -> None:
         if n not in per_n:
             t0 = time.perf_counter()
             sample = class_sample(task, args.worlds, 0)
-            est = learner_steps(task, lambda: make_agent(args.agent, "lights", version=4),
-                                sample, args.cap, 0)
+            est = learner_steps(task, lambda: learner(args.agent), sample, args.cap, 0)
             per_n[n] = (sample, est, time.perf_counter() - t0)
             told = sorted(int(bfs(w, explore_all=False).min_steps or 0) for w in sample)
             print(f"# N {n}: {len(sample)} sampled worlds (told minima {told[0]}-{told[-1]}, "
