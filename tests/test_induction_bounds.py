@@ -18,14 +18,14 @@ from arena_gen.envs.lights.induction import lights_class
 from arena_gen.suite.induction_bounds import Pool, accepts, adversary_for, pool_for
 
 LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
-#: Lite's six-bulb task (exact minimum 12): the cheapest to certify.
-TASK = "lights-lite-7-0016"
+#: Lite's six-bulb task (exact minimum 12, the cheapest to certify) and a ten-bulb one.
+TASKS = ("lights-lite-7-0016", "lights-lite-7-0000")
 LADDER = ("random", "sweep", "optimist", "climber", "heuristic", "planner", "prior_aware")
 
 
-@pytest.fixture(scope="module")
-def certified():  # type: ignore[no-untyped-def]
-    task = read_suite(LITE, envs=["lights"], task_ids=[TASK]).all_tasks()[0]
+@pytest.fixture(scope="module", params=TASKS)
+def certified(request):  # type: ignore[no-untyped-def]
+    task = read_suite(LITE, envs=["lights"], task_ids=[request.param]).all_tasks()[0]
     pool = pool_for(task, [], relabel=7, hardest=0, seed=0)
     return task, pool, adversary_for(pool, task.budget)
 
