@@ -99,3 +99,29 @@ def test_relabel_keeps_the_rules_up_to_names() -> None:
     assert moved["order"] == [0, 1, 2] and moved["conditions"][0] == {"const": True}
     for other in relabellings(world, 5, np.random.SeedSequence(1)):
         assert bfs(other).min_steps == bfs(world).min_steps
+
+
+def test_adversary_lower_matches_the_full_belief_graph_on_small_pools() -> None:
+    """Pools of sampled four-bulb worlds and their relabellings: the adversary's iterative
+    deepening gives the worst case of the whole belief graph's value iteration, and random
+    learners against it never finish sooner."""
+    from arena_gen.envs.lights.induction import world_class
+    from arena_gen.envs.lights.sampler import make_conditions
+
+    root = np.random.SeedSequence([39, 4])
+    for seq in root.spawn(6):
+        a, b, c = (np.random.default_rng(s) for s in seq.spawn(3))
+        order = [int(x) for x in a.permutation(4)]
+        conds = make_conditions(4, order, b, max_literals=2, p_not=0.55, p_and=0.6)
+        base = {"n": 4, "order": order, "conditions": conds}
+        worlds = [base, *relabellings(base, 5, np.random.SeedSequence(int(c.integers(1 << 30))))]
+        worlds = [w for w in worlds if bfs(w).min_steps is not None]
+        cls = world_class(worlds, [1.0] * len(worlds))
+        adversary = Adversary(cls, 40)
+        assert adversary.lower == solve(cls, 40).worst
+        for _ in range(10):
+            adversary.reset()
+            for t in range(1, 200):
+                if adversary.answer(int(c.integers(4))) == 15:
+                    assert t >= adversary.lower
+                    break
