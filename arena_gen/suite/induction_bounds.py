@@ -20,6 +20,7 @@ import numpy as np
 
 from arena_gen.core import registry
 from arena_gen.core.calibration import calibration_for
+from arena_gen.core.episode import run_episode
 from arena_gen.core.induction import Adversary
 from arena_gen.core.task import Draft, Task
 from arena_gen.envs.lights.adversary import build, relabelled_draft, relabellings
@@ -119,8 +120,6 @@ def learner_steps(task: Task, agent_factory: Any, worlds: list[dict[str, Any]], 
                   seed: int) -> Estimate:
     """Steps of a fresh agent on each world (its budget lifted to ``cap``; a failure counts
     ``cap``), with a normal 95 % interval of the mean (Student's t would differ below 30)."""
-    from arena_gen.core.episode import run_episode
-
     steps, fails = [], 0
     seq = np.random.SeedSequence([CLASS_STREAM, seed, 2])
     for i, world in enumerate(worlds):
