@@ -195,41 +195,102 @@ def _iterate(kids: list[list[list[int]]], horizon: int, mass: list[float], deadl
     return value
 
 
+class WorstSearch:
+    """Whether a learner can guarantee success within d steps from a belief, by depth-first
+    AND-OR search pruned by the admissible ``distance`` of the most demanding consistent world;
+    what it proves impossible is remembered, so an adversary can ask again as play goes on."""
+
+    def __init__(self, cls: WorldClass, *, seconds: float = 60.0,
+                 max_entries: int = 5_000_000) -> None:
+        self.cls, self.moves = cls, _Moves(cls)
+        self.seconds, self.max_entries = seconds, max_entries
+        self.deadline = time.perf_counter() + seconds
+        self.failed: dict[Node, int] = {}  # a node known to need more than this many steps
+        self.bound: dict[Node, int] = {}
+        self.dist = cls.distance or (lambda w, s: 0 if cls.success(s) else 1)
+        self.root: Node = (cls.start, (1 << len(cls.weights)) - 1)
+
+    def lower(self, node: Node) -> int:
+        """The most any consistent world still needs told its rules (admissible)."""
+        got = self.bound.get(node)
+        if got is None:
+            got = self.bound[node] = max(self.dist(w, node[0]) for w in _members(node[1]))
+        return got
+
+    def can(self, node: Node, d: int) -> bool:
+        """Whether some learner reaches success within ``d`` steps on every world of ``node``."""
+        if self.cls.success(node[0]):
+            return True
+        if self.lower(node) > d or self.failed.get(node, -1) >= d:
+            return False
+        if time.perf_counter() > self.deadline or len(self.failed) > self.max_entries:
+            raise InductionLimit(f"worst-case search stopped at depth {d} "
+                                 f"({len(self.failed)} beliefs, {self.seconds:g} s)")
+        options = self.moves.children(node)
+        options.sort(key=lambda o: max(self.lower(c) for c in o[1]))
+        for _action, kids in options:
+            if all(self.can(k, d - 1) for k in sorted(kids, key=self.lower, reverse=True)):
+                return True
+        self.failed[node] = d
+        return False
+
+    def value(self, node: Node, horizon: int) -> int | None:
+        """The fewest steps a learner can guarantee from ``node`` (None: not within
+        ``horizon``), by iterative deepening from the admissible bound."""
+        for d in range(self.lower(node), horizon + 1):
+            if self.can(node, d):
+                return d
+        return None
+
+
 def worst_case(cls: WorldClass, horizon: int, *, seconds: float = 60.0,
                max_entries: int = 5_000_000) -> int | None:
     """The worst-case induction cost alone, by iterative deepening over beliefs (no full graph):
-    the fewest steps a learner can guarantee within ``horizon``, or None when it cannot.
-    Pruned by the admissible ``distance`` of the most demanding consistent world."""
-    deadline = time.perf_counter() + seconds
-    moves = _Moves(cls)
-    failed: dict[Node, int] = {}  # a node known to need more than this many steps
-    dist = cls.distance or (lambda w, s: 0 if cls.success(s) else 1)
-    bound: dict[Node, int] = {}
+    the fewest steps a learner can guarantee within ``horizon``, or None when it cannot."""
+    search = WorstSearch(cls, seconds=seconds, max_entries=max_entries)
+    return search.value(search.root, horizon)
 
-    def lower(node: Node) -> int:
-        got = bound.get(node)
-        if got is None:
-            got = bound[node] = max(dist(w, node[0]) for w in _members(node[1]))
-        return got
 
-    def can(node: Node, d: int) -> bool:
-        if cls.success(node[0]):
-            return True
-        if lower(node) > d or failed.get(node, -1) >= d:
-            return False
-        if time.perf_counter() > deadline or len(failed) > max_entries:
-            raise InductionLimit(f"worst-case search stopped at depth {d} "
-                                 f"({len(failed)} beliefs)")
-        options = moves.children(node)
-        options.sort(key=lambda o: max(lower(c) for c in o[1]))
-        for _action, kids in options:
-            if all(can(k, d - 1) for k in sorted(kids, key=lower, reverse=True)):
-                return True
-        failed[node] = d
-        return False
+class Adversary:
+    """Answers a learner's actions consistently with ``cls`` so that it needs at least
+    ``lower`` = the class's worst-case cost to succeed, whatever it does (docs/induction.md).
 
-    root: Node = (cls.start, (1 << len(cls.weights)) - 1)
-    for d in range(horizon + 1):
-        if can(root, d):
-            return d
-    return None
+    Invariant: after t answers the belief still needs at least ``lower - t`` steps. It holds
+    at the start, and for any action the belief's value is at most one plus its largest
+    child's (a learner may take that action), so some child keeps it; the adversary answers
+    with that child. A learner that reaches success after t steps stands on a belief whose
+    value is 0, so t >= ``lower``, on every world still consistent (each of which saw exactly
+    these answers).
+    """
+
+    def __init__(self, cls: WorldClass, horizon: int, *, seconds: float = 60.0,
+                 max_entries: int = 5_000_000) -> None:
+        self.search = WorstSearch(cls, seconds=seconds, max_entries=max_entries)
+        found = self.search.value(self.search.root, horizon)
+        #: The class's worst-case cost within the horizon (horizon + 1: none guarantees it).
+        self.lower = horizon + 1 if found is None else found
+        self.node, self.steps = self.search.root, 0
+
+    def reset(self) -> None:
+        """A new episode from the start, every world consistent again."""
+        self.node, self.steps = self.search.root, 0
+
+    def answer(self, action: Hashable) -> Hashable:
+        """The state ``action`` leads to, as answered (some consistent world's own step)."""
+        self.search.deadline = time.perf_counter() + self.search.seconds
+        state, worlds = self.node
+        kids = [(t, worlds & m) for t, m in self.search.moves.parts(state, action) if worlds & m]
+        need = self.lower - self.steps - 1  # what the chosen child must still need
+        self.steps += 1
+        if need <= 0 or len(kids) == 1:
+            self.node = max(kids, key=lambda k: bin(k[1]).count("1"))
+            return self.node[0]
+        for kid in sorted(kids, key=self.search.lower, reverse=True):
+            if not self.search.can(kid, need - 1):
+                self.node = kid
+                return kid[0]
+        raise AssertionError("no child keeps the adversary's invariant (a search bug)")
+
+    def consistent(self) -> list[int]:
+        """The worlds consistent with every answer so far (each saw exactly these answers)."""
+        return _members(self.node[1])

@@ -75,16 +75,23 @@ def decide(spec: registry.EnvSpec, origin: Origin, config: dict[str, Any],
     """The decision on one candidate drawn from ``origin``: sample, ``screen`` (if any),
     verify, accept, replay the witness and climb ``cal``'s ladder (if any). Builds and
     training streams both decide here, so a stream task is certified exactly as a build's."""
-    sample, verify, game = spec.load("sampler"), spec.load("verifier"), spec.load("game")
-    draft = sample(config, origin.seq)
-    problem = rubric_problem(game, draft.params, draft.world, draft.rubric)
+    draft = spec.load("sampler")(config, origin.seq)
+    problem = rubric_problem(spec.load("game"), draft.params, draft.world, draft.rubric)
     if problem is not None:  # a bug, not a rejection: the sampler must call game.rubric
         raise GenerationError(f"{origin.id}: the sampler's {problem}")
     if screen is not None:
         reason = screen(draft)
         if reason is not None:
             return Attempt(None, reason, 0.0)
-    cert = verify(draft)
+    return certify(spec, origin, draft, cal)
+
+
+def certify(spec: registry.EnvSpec, origin: Origin, draft: Draft,
+            cal: Calibration | None) -> Attempt:
+    """The decision on one drawn ``draft``: verify, accept, replay the witness and climb
+    ``cal``'s ladder (if any); also what decides whether a world built otherwise (a relabelled
+    one, say) is one the sampler could draw and accept."""
+    cert = spec.load("verifier")(draft)
     seconds = cert.seconds or 0.0
     reason = spec.acceptance()(draft, cert)
     if reason is not None:

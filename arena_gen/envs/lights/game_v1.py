@@ -181,7 +181,11 @@ class LightsGame(Game[int, int, LightsFacts]):
         return 0
 
     def step(self, state: int, action: int) -> tuple[int, Event]:
-        after = self.rules.step(state, action)
+        return self.moved(state, action, self.rules.step(state, action))
+
+    def moved(self, state: int, action: int, after: int) -> tuple[int, Event]:
+        """The event of toggling ``action`` in ``state`` that led to ``after`` (an adversary
+        answering for a class of worlds says it with the game's own words)."""
         if after == state:
             feedback = f"B{action} remains inactive... remaining bulbs should be in specific mode."
         else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,27 +52,33 @@ class LightsClass:
 
     def world_class(self) -> WorldClass:
         """The class as the generic solver takes it; each step is the world's own rule."""
-        rules = [Rules(w) for w in self.worlds]
-        goal = (1 << self.n) - 1
-
-        def step(w: int, state: Any, bulb: Any) -> int:
-            return rules[w].step(int(state), int(bulb))  # the agent sees every bulb
-
-        dists = [_distances(w) for w in self.worlds]
-
-        def success(state: Any) -> bool:
-            return int(state) == goal
-
-        def distance(w: int, state: Any) -> int:
-            return int(dists[w][int(state)])
-
-        return WorldClass(weights=self.weights, start=0, actions=tuple(range(self.n)),
-                          step=step, success=success, distance=distance)
+        return world_class(self.worlds, self.weights)
 
     def expected_min_steps(self) -> float:
         """The prior's mean of the with-rules minimum (what an agent told the rules needs)."""
         total = sum(self.weights)
         return sum(w * m for w, m in zip(self.weights, self.min_steps, strict=True)) / total
+
+
+def world_class(worlds: Sequence[dict[str, Any]], weights: Sequence[float]) -> WorldClass:
+    """Lights worlds of one N as the generic solver takes them: each step is the world's own
+    rule (:class:`~.game_v1.Rules`), the distance its exact with-rules distance."""
+    rules = [Rules(w) for w in worlds]
+    n = rules[0].n
+    goal = (1 << n) - 1
+    dists = [_distances(w) for w in worlds]
+
+    def step(w: int, state: Any, bulb: Any) -> int:
+        return rules[w].step(int(state), int(bulb))  # the agent sees every bulb
+
+    def success(state: Any) -> bool:
+        return int(state) == goal
+
+    def distance(w: int, state: Any) -> int:
+        return int(dists[w][int(state)])
+
+    return WorldClass(weights=tuple(weights), start=0, actions=tuple(range(n)), step=step,
+                      success=success, distance=distance)
 
 
 def _distances(world: dict[str, Any]) -> np.ndarray:
