@@ -23,9 +23,34 @@ def _check(obj: Any, path: str = "$") -> None:
             _check(value, f"{path}[{i}]")
 
 
+#: Values :func:`_check` accepts without looking further (exact types, not subclasses).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _clean(obj: Any) -> bool:
+    """Whether :func:`_check` accepts ``obj``, decided without building a path per value
+    (hashing a task spent most of its time naming paths; a failure is named by ``_check``)."""
+    if isinstance(obj, float):
+        return math.isfinite(obj)
+    if isinstance(obj, dict):
+        for key in obj:
+            if not isinstance(key, str):
+                return False
+        values: Any = obj.values()
+    elif isinstance(obj, (list, tuple)):
+        values = obj
+    else:
+        return True
+    for value in values:
+        if type(value) not in _PLAIN and not _clean(value):
+            return False
+    return True
+
+
 def canonical_json(obj: Any) -> str:
     """Serialise with sorted keys, no spaces, UTF-8 text and floats as Python ``repr``."""
-    _check(obj)
+    if not _clean(obj):
+        _check(obj)  # raises, naming the first value JSON cannot carry
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False)
 
