@@ -55,6 +55,22 @@ def canonical_json(obj: Any) -> str:
                       allow_nan=False)
 
 
+def canonical_members(obj: dict[str, Any]) -> dict[str, str]:
+    """The canonical JSON of each member of an object, to be joined by :func:`joined_members`
+    (two objects that share most members then serialise the shared ones once)."""
+    if not _clean(obj):
+        _check(obj)
+    return {key: json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                            allow_nan=False) for key, value in obj.items()}
+
+
+def joined_members(members: dict[str, str]) -> str:
+    """The canonical JSON of the object whose members serialise to ``members``: the same text
+    :func:`canonical_json` gives the object itself."""
+    return "{" + ",".join(json.dumps(key, ensure_ascii=False) + ":" + members[key]
+                          for key in sorted(members)) + "}"
+
+
 def canonical_bytes(obj: Any) -> bytes:
     """Return the UTF-8 bytes of :func:`canonical_json`."""
     return canonical_json(obj).encode("utf-8")
