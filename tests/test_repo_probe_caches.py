@@ -1,17 +1,22 @@
 """Repo probe draws' caches and fast paths (issue 38's probe cost) give what the uncached rules
 give: every outcome a draw keeps equals ``act``'s, an equality request's pick equals the range
-match, and a kept environment text equals the one built afresh, on many random states."""
+match, a kept environment text equals the one built afresh, on many random states; a learner's
+closest error option is the option of highest ratio."""
 
 from __future__ import annotations
 
 import functools
+from difflib import SequenceMatcher
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite
 from arena_gen.envs.repo import probes_v5
+from arena_gen.envs.repo.agents.probe_replies import _closest
 from arena_gen.envs.repo.game_v2 import RepoEvent, RepoGameV2, RepoV2
 from arena_gen.envs.repo.game_v4 import _WORKED, RepoGameV4
 from arena_gen.envs.repo.game_v5 import RepoGameV5
@@ -91,3 +96,31 @@ def test_a_kept_environment_text_is_built_afresh() -> None:
         for state in random_states(game, rng, 40) * 2:
             head, _, *packages = (line.strip() for line in game.pip_list(state).splitlines())
             assert game.environment(state) == f"{head}; packages: {', '.join(packages)}"
+
+
+def closest_by_definition(options: list[str], text: str) -> int:
+    """The option of highest difflib ratio to ``text``, the first on a tie."""
+    scores = [SequenceMatcher(None, option, text, autojunk=False).ratio() for option in options]
+    return scores.index(max(scores))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abc ERO:'", max_size=30), min_size=1, max_size=5),
+       st.text(alphabet="abc ERO:'", max_size=30))
+def test_the_closest_option_is_the_highest_ratio(options: list[str], text: str) -> None:
+    assert _closest(options, text) == closest_by_definition(options, text)
+
+
+def test_the_closest_released_error_options() -> None:
+    """On the error options of drawn questions (long texts that share most words)."""
+    game = games()[0]
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([38, 9])))
+    checked = 0
+    for state in random_states(game, rng, 40):
+        for probe in game.probes(state, [state], rng, 8):
+            options = list(probe.subject.get("options", []))
+            for option in options:
+                shifted = option.replace("ERROR", "Error")[::-1][:60][::-1]
+                assert _closest(options, shifted) == closest_by_definition(options, shifted)
+                checked += 1
+    assert checked >= 20
