@@ -7,10 +7,10 @@ are printed per env (only envs whose game offers probes are timed). The run incl
 the run directory), as a user would time it.
 
 With ``--parts`` the probe runs' CPU seconds are also split into the game's draw
-(:func:`arena_gen.core.probes.draw`), the task's probe key (hashed once per attempt) and the
-agent's replies (:func:`arena_gen.core.probe_ask.ask`), medians over the pairs; the rest of the
-difference is the records. The split times each call through the episode module's names, so it
-adds a little to the probe runs.
+(:func:`arena_gen.core.probes.draw`), the task's probe key (worked out when the task is read,
+so about nothing here) and the agent's replies (:func:`arena_gen.core.probe_ask.ask`), medians
+over the pairs; the rest of the difference is the records. The split times each call through
+the episode module's names, so it adds a little to the probe runs.
 
 Reproduce: ``python benchmarks/bench_probe_runs.py [--suite lite] [--envs lights,trading]
 [--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts]`` from the repository root.

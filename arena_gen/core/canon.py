@@ -23,11 +23,52 @@ def _check(obj: Any, path: str = "$") -> None:
             _check(value, f"{path}[{i}]")
 
 
+#: Values :func:`_check` accepts without looking further (exact types, not subclasses).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _clean(obj: Any) -> bool:
+    """Whether :func:`_check` accepts ``obj``, decided without building a path per value
+    (hashing a task spent most of its time naming paths; a failure is named by ``_check``)."""
+    if isinstance(obj, float):
+        return math.isfinite(obj)
+    if isinstance(obj, dict):
+        for key in obj:
+            if not isinstance(key, str):
+                return False
+        values: Any = obj.values()
+    elif isinstance(obj, (list, tuple)):
+        values = obj
+    else:
+        return True
+    for value in values:
+        if type(value) not in _PLAIN and not _clean(value):
+            return False
+    return True
+
+
 def canonical_json(obj: Any) -> str:
     """Serialise with sorted keys, no spaces, UTF-8 text and floats as Python ``repr``."""
-    _check(obj)
+    if not _clean(obj):
+        _check(obj)  # raises, naming the first value JSON cannot carry
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False)
+
+
+def canonical_members(obj: dict[str, Any]) -> dict[str, str]:
+    """The canonical JSON of each member of an object, to be joined by :func:`joined_members`
+    (two objects that share most members then serialise the shared ones once)."""
+    if not _clean(obj):
+        _check(obj)
+    return {key: json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                            allow_nan=False) for key, value in obj.items()}
+
+
+def joined_members(members: dict[str, str]) -> str:
+    """The canonical JSON of the object whose members serialise to ``members``: the same text
+    :func:`canonical_json` gives the object itself."""
+    return "{" + ",".join(json.dumps(key, ensure_ascii=False) + ":" + members[key]
+                          for key in sorted(members)) + "}"
 
 
 def canonical_bytes(obj: Any) -> bytes:

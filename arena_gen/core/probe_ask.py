@@ -27,7 +27,7 @@ from typing import Any
 
 from arena_gen.core.probes import MILESTONES, Probe, milestone_turns
 from arena_gen.core.records import MAX_PROBES_PER_MILESTONE
-from arena_gen.core.task import Task
+from arena_gen.core.task import CLIMB_FACTS, Task
 from arena_gen.core.usage import clean_usage
 
 #: Characters of one reply recorded (a reply is untrusted text of any size).
@@ -36,17 +36,15 @@ MAX_REPLY_CHARS = 4096
 MAX_PER_MILESTONE = MAX_PROBES_PER_MILESTONE
 
 
-#: The certificate facts a ladder climb produces (the ladder, and the per-task resistance record
-#: built from it): attached after the probes are drawn, so never part of their key.
-CLIMB_FACTS = ("ladder", "resistance")
-
-
 def probe_key(task: Task) -> str:
     """The sha256 every probe stream of ``task`` comes from (runs, the ladder and the judge
     alike): the task's own, as it is before its climb's facts are attached (a certificate
     cannot seed the probes it records, so build and verify draw the same questions) and
     without the verifier's wall-clock seconds (None in every frozen task; a measurement must
-    not choose questions)."""
+    not choose questions). A task read with its hash checked carries it already
+    (:attr:`~arena_gen.core.task.Task.read_probe_key`)."""
+    if task.read_probe_key is not None:
+        return task.read_probe_key
     cert = task.certificate
     if cert.seconds is None and not any(k in cert.facts for k in CLIMB_FACTS):
         return task.sha256

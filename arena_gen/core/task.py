@@ -6,12 +6,22 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena_gen.core.canon import sha256_of
+from arena_gen.core.canon import (
+    canonical_json,
+    canonical_members,
+    joined_members,
+    sha256_hex,
+    sha256_of,
+)
 from arena_gen.core.errors import HashMismatchError
 
 SCHEMA_VERSION = 1
 
 METHODS = ("bfs", "sat-bmc", "smt-bmc", "lp", "oracle")
+
+#: The certificate facts a ladder climb produces (the ladder, and the per-task resistance record
+#: built from it): attached after the probes are drawn, so never part of their key.
+CLIMB_FACTS = ("ladder", "resistance")
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,10 @@ class Task:
     rubric: list[RubricItem]
     certificate: Certificate
     schema_version: int = SCHEMA_VERSION
+    #: The probe key (:meth:`digests`) worked out when the task was read with its hash checked,
+    #: from the same serialisation (None otherwise); never copied by ``dataclasses.replace``.
+    #: Only climb facts are edited in place after a read, and the key leaves them out.
+    read_probe_key: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def body(self) -> dict[str, Any]:
         """Everything but the hash: what ``sha256`` covers (a deep copy, safe to mutate)."""
@@ -114,6 +128,20 @@ class Task:
         """Recomputed on every access (a Task is mutable), so callers hash once and keep it."""
         return sha256_of(self._body_view())
 
+    def digests(self) -> tuple[str, str]:
+        """:attr:`sha256` and the probe key (the sha256 of the task without its climb facts
+        and with no verifier seconds: :func:`~arena_gen.core.probe_ask.probe_key`), serialising
+        the members both share once."""
+        view = self._body_view()
+        members = canonical_members(view)
+        digest = sha256_hex(joined_members(members))
+        cert = view["certificate"]
+        if cert["seconds"] is None and not any(k in cert for k in CLIMB_FACTS):
+            return digest, digest
+        members["certificate"] = canonical_json(
+            {**{k: v for k, v in cert.items() if k not in CLIMB_FACTS}, "seconds": None})
+        return digest, sha256_hex(joined_members(members))
+
     def to_dict(self) -> dict[str, Any]:
         out = self.body()
         out["sha256"] = self.sha256
@@ -138,11 +166,12 @@ class Task:
             schema_version=data.get("schema_version", SCHEMA_VERSION),
         )
         if check_hash and "sha256" in data:
-            digest = task.sha256
+            digest, key = task.digests()
             if data["sha256"] != digest:
                 raise HashMismatchError(f"task {task.id}: sha256 mismatch (stored "
                                         f"{data['sha256'][:12]}..., content hashes to "
                                         f"{digest[:12]}...)")
+            task.read_probe_key = key
         return task
 
 

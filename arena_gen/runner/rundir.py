@@ -119,7 +119,8 @@ def chain_lines(records: Iterable[dict[str, Any]], genesis: str,
         line = utf8_line({**body, PREV: head})
         out.append(line)
         head = line_digest(line)
-        if typed is not None and is_typed_trajectory(body):
+        # a line already known typed (finalize rewriting lines it wrote) is not checked again
+        if typed is not None and head not in typed and is_typed_trajectory(body):
             typed.add(head)
     return b"".join(out), head
 

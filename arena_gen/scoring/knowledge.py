@@ -51,7 +51,7 @@ def judge_knowledge(task: Task, record: dict[str, Any], budget: int, per_milesto
     result = play(game, actions_of(record), budget=budget, stop_on_error=True)
     replies = _recorded_replies(record)
     attempt = int(record.get("attempt", 0))
-    sha256 = probe_key(task)  # the runner's and the ladder's key, hashed once per attempt
+    sha256 = probe_key(task)  # the runner's and the ladder's key (kept from the read)
     curve = []
     for index, (turn, label) in enumerate(schedule(budget, result.steps)):
         state, visited = result.states[turn], result.states[:turn + 1]

@@ -585,13 +585,19 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
     def act_exact(self, state: RepoV2, text: str) -> tuple[RepoV2, Event]:
         """:meth:`act`, with an install whose request picks a version read once per game (probe
         draws step the same ``pip install NAME==V`` texts from many environments)."""
-        picks: dict[str, tuple[int, int] | None] = memo(self, "picks")
-        if text not in picks:
-            picks[text] = self._pick(text)
-        pick = picks[text]
+        pick = self.exact_pick(text)
         if pick is None or state.installed[pick[0]] == pick[1]:
             return self.act(state, text)
         return self.install_version(state, *pick)
+
+    def exact_pick(self, text: str) -> tuple[int, int] | None:
+        """The (package, version) an install ``text`` picks whatever the state (see
+        :meth:`_pick`), read once per game; :meth:`act` applies it unless that version is
+        installed already."""
+        picks: dict[str, tuple[int, int] | None] = memo(self, "picks")
+        if text not in picks:
+            picks[text] = self._pick(text)
+        return picks[text]
 
     def _pick(self, text: str) -> tuple[int, int] | None:
         """The package and version :meth:`_install` installs for ``text`` when it is an
@@ -606,23 +612,34 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
         p = self.rules.index.get(action.name)
         if p is None:
             return None
-        hits = self._matching(p, list(action.clauses))[1]
         available = self.rules.versions[p]
+        if len(action.clauses) == 1 and action.clauses[0][0] == "==":
+            # what _matching and the newest hit give for one equality, without a scan per
+            # text: the first index of that version, or none when it is not offered
+            wanted = action.clauses[0][1]
+            return (p, available.index(wanted)) if wanted in available else None
+        hits = self._matching(p, list(action.clauses))[1]
         return (p, max(hits, key=lambda i: available[i])) if hits else None
 
     def install_version(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, RepoEvent]:
         """Installing version ``v`` of ``p`` once the request chose it: the install rule applied
         and its message."""
+        after, kind, text = self.install_result(state, p, v)
+        return after, RepoEvent(text, kind=kind)
+
+    def install_result(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, str, str]:
+        """:meth:`install_version` as (state, message kind, message), without building the
+        event (probe draws step installs by the thousand and read only these)."""
         r = self.rules
         try:
             after, changed = self.apply_install(state, p, v)
         except InstallFailure as exc:
-            return state, RepoEvent(f"ERROR: {exc} Nothing was changed.", kind=exc.kind)
+            return state, exc.kind, f"ERROR: {exc} Nothing was changed."
         text = f"Installed {r.names[p]} {r.vname(p, v)}."
         if changed:
             text += " Changed along with it: " + ", ".join(
                 f"{r.names[q]} {r.vname(q, x)}" for q, x in changed) + "."
-        return after, RepoEvent(text, kind="installed")
+        return after, "installed", text
 
     def _matching(self, p: int, clauses: list[Clause]) -> tuple[list[Clause], list[int]]:
         """A request's normal form and the version indices of ``p`` it matches (kept per
@@ -689,12 +706,18 @@ class RepoGameV2(Game[RepoV2, Command, RepoV2Facts]):
                 changed[q] = new
         for q, versions, text in plan.conflicts:
             if work[q] != ABSENT and work[q] in versions:
-                raise InstallFailure("conflict",
-                                     f"{label()} cannot sit beside {r.names[q]} "
-                                     f"{r.vname(q, work[q])} ({text}).")
+                raise self.conflict_failure(p, v, q, work[q], text)
         work[p] = changed.get(p, v)
         return (RepoV2(state.python, tuple(work), state.run_ok),
-                sorted(changed.items(), key=lambda kv: r.names[kv[0]]))
+                sorted(changed.items(), key=lambda kv: r.names[kv[0]]) if len(changed) > 1
+                else list(changed.items()))
+
+    def conflict_failure(self, p: int, v: int, q: int, x: int, text: str) -> InstallFailure:
+        """The failure of installing version ``v`` of ``p`` beside version ``x`` of ``q``, the
+        first conflict rule it breaks (``text``: that rule's world text)."""
+        r = self.rules
+        return InstallFailure("conflict", f"{r.names[p]} {r.vname(p, v)} cannot sit beside "
+                                          f"{r.names[q]} {r.vname(q, x)} ({text}).")
 
     def _with(self, state: RepoV2, updates: dict[int, int]) -> RepoV2:
         inst = list(state.installed)

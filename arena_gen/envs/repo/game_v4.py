@@ -27,7 +27,7 @@ import numpy as np
 
 from arena_gen.core.probes import Probe, balanced, choice_correct, letters
 from arena_gen.envs.repo.common import ABSENT
-from arena_gen.envs.repo.game_v2 import Call, RepoEvent, RepoGameV2, RepoV2, RunFailure
+from arena_gen.envs.repo.game_v2 import Call, RepoEvent, RepoGameV2, RepoV2, RunFailure, memo
 from arena_gen.envs.repo.semver import version_text
 
 #: The placeholder a world's consistency or hidden-rule text may hold (the importer).
@@ -45,6 +45,8 @@ RUN_PY = "python run.py"
 _ERROR_TRIES = 6
 #: Near and visited environments a ``command_ok`` question may look in for its answer.
 _NEAR = 9
+#: Environment texts a game keeps for its probes before it starts afresh.
+_ENVIRONMENTS_KEPT = 1 << 12
 
 
 def import_error(module: str, symbol: str, importer: str) -> str:
@@ -176,9 +178,16 @@ class RepoGameV4(RepoGameV2):
             event.feedback.split())
 
     def environment(self, state: RepoV2) -> str:
-        """``state`` as ``pip list`` shows it, on one line."""
-        head, _, *packages = (line.strip() for line in self.pip_list(state).splitlines())
-        return f"{head}; packages: {', '.join(packages)}"
+        """``state`` as ``pip list`` shows it, on one line (kept per game: a probe's question
+        and its subject both state it)."""
+        kept: dict[RepoV2, str] = memo(self, "environments")
+        text = kept.get(state)
+        if text is None:
+            if len(kept) >= _ENVIRONMENTS_KEPT:
+                kept.clear()
+            head, _, *packages = (line.strip() for line in self.pip_list(state).splitlines())
+            text = kept[state] = f"{head}; packages: {', '.join(packages)}"
+        return text
 
     def _commands(self, state: RepoV2) -> list[str]:
         """The commands probes name: ``python run.py`` and every install of a version not

@@ -106,24 +106,14 @@ class RepoGameV5(RepoGameV4):
         """v5's drawing (:func:`.probes_v5.draw`; class docstring)."""
         return probes_v5.draw(self, state, visited, rng, count)
 
-    def apply_install(self, state: RepoV2, p: int, v: int) -> tuple[RepoV2, list[tuple[int, int]]]:
-        """v4's install rule; a conflict is reported from the installed side (class docstring)."""
-        try:
-            return super().apply_install(state, p, v)
-        except InstallFailure as exc:
-            if exc.kind != "conflict":
-                raise
-            r = self.rules
-            plan = r.plans[p][v]
-            work = list(state.installed)
-            for q in plan.touches():
-                work[q] = plan.update(q, work[q])[0]
-            q = next(q for q, versions, _ in plan.conflicts
-                     if work[q] != ABSENT and work[q] in versions)
-            installed = r.vname(q, work[q])
-            why = conflict_text(r.names[p], r.vname(p, v), r.names[q], installed)
-            raise InstallFailure("conflict", f"{r.names[p]} {r.vname(p, v)} cannot sit beside "
-                                             f"{r.names[q]} {installed} ({why}).") from None
+    def conflict_failure(self, p: int, v: int, q: int, x: int, text: str) -> InstallFailure:
+        """v4's conflict, reported from the installed side (class docstring): the world's
+        ``text`` and its bound are never printed."""
+        r = self.rules
+        installed = r.vname(q, x)
+        why = conflict_text(r.names[p], r.vname(p, v), r.names[q], installed)
+        return InstallFailure("conflict", f"{r.names[p]} {r.vname(p, v)} cannot sit beside "
+                                          f"{r.names[q]} {installed} ({why}).")
 
     def script_failure(self, installed: tuple[int, ...], path: str) -> RunFailure | None:
         """v4's run-time rule; a hidden rule's decoy is printed as a real check would print it."""

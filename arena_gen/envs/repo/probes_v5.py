@@ -52,14 +52,21 @@ def stepped(game: RepoGameV4, state: RepoV2, command: str,
     a probe draw asks the same pair many times and the judge asks it again."""
     if cache is None:
         cache = memo(game, "stepped")
-    known = cache.get((state, command))
+    key = (state, command)
+    known = cache.get(key)
     if known is None:
         if len(cache) >= _OUTCOMES_KEPT:
             cache.clear()
-        after, event = game.act_exact(state, command)
-        known = cache[state, command] = (
-            after, isinstance(event, RepoEvent) and event.kind in _WORKED,
-            " ".join(event.feedback.split()))
+        pick = game.exact_pick(command)
+        if pick is not None and state.installed[pick[0]] != pick[1]:
+            # what game.act gives for this install (RepoGameV2.act_exact), without its event
+            after, kind, text = game.install_result(state, *pick)
+            known = (after, kind in _WORKED, " ".join(text.split()))
+        else:
+            after, event = game.act(state, command)
+            known = (after, isinstance(event, RepoEvent) and event.kind in _WORKED,
+                     " ".join(event.feedback.split()))
+        cache[key] = known
     return known
 
 
@@ -75,11 +82,11 @@ def _installs(game: RepoGameV4, state: RepoV2) -> list[tuple[int, str]]:
     kept = memo(game, "install_texts")
     if not kept:
         r = game.rules
-        kept[0] = [[f"pip install {r.names[p]}=={r.vname(p, v)}"
-                    for v in range(len(r.versions[p]))] for p in range(r.n)]
-    texts: list[list[str]] = kept[0]
-    return [(p, text) for p, per in enumerate(texts) for v, text in enumerate(per)
-            if state.installed[p] != v]
+        kept[0] = [(p, v, f"pip install {r.names[p]}=={r.vname(p, v)}")
+                   for p in range(r.n) for v in range(len(r.versions[p]))]
+    texts: list[tuple[int, int, str]] = kept[0]
+    installed = state.installed
+    return [(p, text) for p, v, text in texts if installed[p] != v]
 
 
 def _kinds(state: RepoV2, installs: list[tuple[int, str]]) -> list[str]:
@@ -252,16 +259,18 @@ class _Steps:
         self.moves = installs + [f"pip uninstall {r.names[q]}" for q in range(r.n)
                                  if state.installed[q] != ABSENT]
         self.kinds = _kinds(state, pairs) + ["remove"] * (len(self.moves) - len(installs))
+        self._envs: dict[int, RepoV2 | None] = {0: state}  # the environments stepped to
 
     def __len__(self) -> int:
         return 1 + len(self.moves)
 
     def env(self, k: int) -> RepoV2 | None:
         """The ``k``-th environment (None when its move fails)."""
-        if k == 0:
-            return self.state
+        if k in self._envs:
+            return self._envs[k]
         after, ok, _ = stepped(self.game, self.state, self.moves[k - 1], self.cache)
-        return after if ok else None
+        env = self._envs[k] = after if ok else None
+        return env
 
     def outcome(self, k: int, command: str) -> tuple[bool, str] | None:
         """What ``command`` does from the ``k``-th environment (None when there is none)."""

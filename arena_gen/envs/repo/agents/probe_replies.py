@@ -32,9 +32,13 @@ def _closest(options: Sequence[str], text: str) -> int:
     if text in options:
         return list(options).index(text)
     best, at = -1.0, 0
-    for i, option in enumerate(options):  # quick_ratio bounds ratio: a lower bound skips it
-        matcher = SequenceMatcher(None, option, text, autojunk=False)
-        if matcher.quick_ratio() > best and (score := matcher.ratio()) > best:
+    matcher = SequenceMatcher(None, "", text, autojunk=False)  # ``text`` indexed once
+    for i, option in enumerate(options):
+        matcher.set_seq1(option)
+        # real_quick_ratio >= quick_ratio >= ratio: an option whose bound is no better than
+        # the best so far cannot win, so its exact ratio is not worked out
+        if (matcher.real_quick_ratio() > best and matcher.quick_ratio() > best
+                and (score := matcher.ratio()) > best):
             best, at = score, i
     return at
 
