@@ -43,10 +43,7 @@ class EnergyPresetV6(EnergyPresetV3):
 
     def validate(self) -> None:
         super().validate()
-        lo, hi = self.shift_counts
-        if lo > hi:
-            raise PresetError(f"EnergyPresetV6: shift_counts {list(self.shift_counts)}: lo "
-                              f"above hi")
+        hi = self.shift_counts[1]  # the knob refuses lo > hi
         if self.shift and (hi + 1) * self.min_regime > self.horizon:
             raise PresetError(f"EnergyPresetV6: {hi + 1} regimes of at least "
                               f"{self.min_regime} days exceed the horizon {self.horizon}")
