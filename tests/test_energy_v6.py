@@ -65,7 +65,8 @@ def test_v6_is_a_preview_of_v5s_game_with_its_own_worlds() -> None:
     spec = registry.get("energy", 6)
     assert spec.preview and registry.get("energy").version == 5
     same = {f.name for f in dataclasses.fields(spec)} - {
-        "version", "game", "sampler", "presets", "accept", "calibration", "preview"}
+        "version", "game", "sampler", "presets", "accept", "calibration", "levels",
+        "build_seconds", "preview"}
     assert all(getattr(spec, name) == getattr(V5, name) for name in same)
     assert spec.load("calibration") == V5.load("calibration")
 
@@ -206,3 +207,13 @@ def test_challenge_witness_and_probes_by_the_v6_game() -> None:
 def test_a_v6_preset_round_trips() -> None:
     preset = PRESETS["challenge"]
     assert EnergyPresetV6.of(preset.to_dict()) == preset
+
+
+def test_levels_draw_v3s_worlds() -> None:
+    levels = registry.get("energy", 6).load("levels")
+    v3 = registry.get("energy", 3).load("levels")
+    assert list(levels) == list(v3)
+    for name in ("L1", "L5"):
+        ours = sample(levels[name], seq(0, 0))
+        theirs = sample_v3(v3[name], seq(0, 0))
+        assert dataclasses.asdict(ours) == dataclasses.asdict(theirs), name

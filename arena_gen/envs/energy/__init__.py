@@ -109,6 +109,9 @@ V6 = replace(
     presets=part("sampler_v6:PRESETS"),
     accept=part("sampler_v6:accept"),
     calibration=part("sampler_v6:CALIBRATION"),
+    levels=part("levels_v6:LEVELS"),
+    # Challenge: 88-92 s CPU per 10-task seed, ladder and resistance included.
+    build_seconds={"lite": V5.build_seconds["lite"], "challenge": 9.0},
     preview=True,  # the paper-scale Challenge; the lead flips defaults for every env at once
 )
 

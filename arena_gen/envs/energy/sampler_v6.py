@@ -27,7 +27,8 @@ from arena_gen.envs.energy.sampler_v3 import EnergyPresetV3, accept
 from arena_gen.envs.energy.sampler_v3 import sample as sample_v3
 from arena_gen.envs.energy.sampler_v4 import CALIBRATION as CALIBRATION_V4
 
-__all__ = ["CALIBRATION", "COUNT_CHILD", "PRESETS", "EnergyPresetV6", "accept", "sample"]
+__all__ = ["CALIBRATION", "COUNT_CHILD", "PRESETS", "EnergyPresetV6", "accept", "from_v3",
+           "sample"]
 
 #: The spawn key (below an attempt's seed) the number of shifts is drawn from: v3's seven
 #: world components use 0-6.
@@ -49,7 +50,7 @@ class EnergyPresetV6(EnergyPresetV3):
                               f"{self.min_regime} days exceed the horizon {self.horizon}")
 
 
-def _v6(preset: EnergyPresetV3) -> EnergyPresetV6:
+def from_v3(preset: EnergyPresetV3) -> EnergyPresetV6:
     """A v3 preset as a v6 one drawing exactly its number of shifts."""
     count = int(preset.shifts)
     return EnergyPresetV6(**{**preset.to_dict(), "shift_counts": (count, count)})
@@ -58,8 +59,8 @@ def _v6(preset: EnergyPresetV3) -> EnergyPresetV6:
 #: Lite: v3's (v5's worlds). Challenge: 1,000 days, 4-7 shifts, regimes of at least 120 days,
 #: v3 Challenge's periods (35-60) and swing (1.6).
 PRESETS: dict[str, EnergyPresetV6] = {
-    "lite": _v6(PRESETS_V3["lite"]),
-    "challenge": _v6(PRESETS_V3["challenge"]).replace(
+    "lite": from_v3(PRESETS_V3["lite"]),
+    "challenge": from_v3(PRESETS_V3["challenge"]).replace(
         horizon=1000, shifts=4, shift_counts=(4, 7), min_regime=120),
 }
 
