@@ -31,6 +31,7 @@ from arena_gen.envs.energy.game_v6 import EnergyGameV6, regime_starts
 from arena_gen.envs.energy.sampler_v3 import PRESETS as PRESETS_V3
 from arena_gen.envs.energy.sampler_v3 import sample as sample_v3
 from arena_gen.envs.energy.sampler_v6 import COUNT_CHILD, PRESETS, EnergyPresetV6, sample
+from arena_gen.suite.build import build_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 #: sha256 of v5's probes at every milestone of the first three released Lite and Challenge
@@ -217,3 +218,20 @@ def test_levels_draw_v3s_worlds() -> None:
         ours = sample(levels[name], seq(0, 0))
         theirs = sample_v3(v3[name], seq(0, 0))
         assert dataclasses.asdict(ours) == dataclasses.asdict(theirs), name
+
+
+@pytest.mark.full  # about 90 s of CPU: seed 7's ten 1,000-day tasks, ladder and resistance
+def test_seed_7_challenge_ladder_and_knowledge_curve() -> None:
+    """Seed 7's v6 Challenge as benchmarks/README.md reports it: only the change-point
+    heuristic among the learners solves some (4 of 10), the planner all, and the heuristic's
+    knowledge is higher at the last milestone than at the first."""
+    built = build_suite("challenge", 7, ["energy"], jobs=2, versions={"energy": 6})
+    tasks = built.tasks["energy"]
+    assert built.manifest["calibration"]["energy"]["missed"] == []
+    ladders = [t.certificate.facts["ladder"] for t in tasks]
+    solved = {rung: sum(lad[rung]["successes"] > 0 for lad in ladders) for rung in ladders[0]}
+    assert solved == {"random": 0, "persistence": 0, "period_greedy": 0, "heuristic": 4,
+                      "planner": 10}
+    points = [r["probes"] for lad in ladders for r in lad["heuristic"]["results"]]
+    first, last = (sum(p[m]["correct"] for p in points) for m in (0, -1))
+    assert (first, last) == (58, 61)
