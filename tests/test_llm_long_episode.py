@@ -1,6 +1,7 @@
 """Issue 42: the LLM agent's context policy plays a paper-scale, 1,000-turn episode to its end.
 
-One trading v6 Challenge task (1,000 days, its witness as long as its budget) is run with
+One trading v6 Challenge task (1,000 days, its witness as long as its budget) and one energy v6
+Challenge task (1,000 days, 1,100 turns, a 1,000-action witness) are each run with
 ``arena-gen run --agent llm --max-prompt-tokens`` against the loopback server, which plays the
 witness; every request is measured at the server the way the policy measures it.
 """
@@ -22,17 +23,21 @@ from arena_gen.scoring.score import score_run
 from arena_gen.suite.build import build_suite
 
 KEY = "sk-test-long-episode"
+#: The turns of each episode (its witness: 1,000 days).
 TURNS = 1000
 CAP = 4000  # tokens: binds from about turn 15 (a trading turn adds ~230), so it cuts often
 
 
 @pytest.mark.slow
-def test_thousand_turn_trading_episode_under_the_prompt_cap(tmp_path: Path) -> None:
-    built = build_suite("challenge", 7, ["trading"], versions={"trading": 6},
-                        counts={"trading": 1})
+@pytest.mark.parametrize(("env", "version", "budget"), [("trading", 6, TURNS),
+                                                        ("energy", 6, 1100)])
+def test_thousand_turn_episode_under_the_prompt_cap(tmp_path: Path, env: str, version: int,
+                                                    budget: int) -> None:
+    built = build_suite("challenge", 7, [env], versions={env: version}, counts={env: 1})
     suite = write_suite(tmp_path / "challenge", built.manifest, built.tasks)
-    (task,) = read_suite(suite).all_tasks()  # a v6 world with regimes reads back
-    assert task.budget == len(task.certificate.witness) == TURNS
+    (task,) = read_suite(suite).all_tasks()  # a world with regimes reads back
+    assert task.env_version == version
+    assert task.budget == budget and len(task.certificate.witness) == TURNS
     out = tmp_path / "run"
     with FakeOpenAI([task], key=KEY) as server:
         result = CliRunner().invoke(main, [
@@ -59,6 +64,6 @@ def test_thousand_turn_trading_episode_under_the_prompt_cap(tmp_path: Path) -> N
     assert summary["overall"]["success_rate"] == 100.0
     assert summary["overall"]["infra_errors"] == 0
     (line,) = [json.loads(x) for x in (out / "findings.jsonl").read_text().splitlines()]
-    assert line["replay"] == {"budget": TURNS, "invalid_turns": 0, "loop_turns": 0,
+    assert line["replay"] == {"budget": budget, "invalid_turns": 0, "loop_turns": 0,
                               "steps": TURNS, "success": True}
     assert not any(line["flags"].values())

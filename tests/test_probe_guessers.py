@@ -6,19 +6,24 @@ regression over all of them) scores at most chance plus 5 points."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from test_probes_envs import _probes_of
 
+from arena_gen.core import registry
 from arena_gen.core.game import WorldView
 from arena_gen.core.probes import Probe, draw
 from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, GENERATORS, EnergyGame
 from arena_gen.envs.energy.game_v5 import EnergyGameV5
+from arena_gen.envs.energy.game_v6 import EnergyGameV6
 from arena_gen.envs.repo.game_v4 import COMMAND_ERROR, COMMAND_OK, RUN_PY
 from arena_gen.envs.repo.game_v5 import RepoGameV5
 
@@ -147,23 +152,30 @@ def test_trading_sign_is_not_the_news_sign() -> None:
 Scored = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]
 #: Every 8th state of a witness is asked (many distinct days: efficiency truths vary).
 ENERGY_STRIDE = 8
+#: Every 20th state of a 1,000-day v6 Challenge witness.
+V6_STRIDE = 20
 
 
-def energy_questions(game: type[EnergyGame], kind: str, enough: int
-                     ) -> list[tuple[int, str, Probe, EnergyGame]]:
-    """``kind`` questions drawn by ``game`` at every ``ENERGY_STRIDE``-th state of each
-    released Lite energy witness (task index, answer, probe, game), attempts 0, 1, ... until
-    there are ``enough``."""
-    out: list[tuple[int, str, Probe, EnergyGame]] = []
+def lite_energy_tasks() -> list[dict[str, Any]]:
+    """The released Lite energy tasks as JSON objects."""
     lines = (ROOT / "suites" / "lite" / "energy.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def energy_questions(game: type[EnergyGame], kind: str, enough: int,
+                     tasks: list[dict[str, Any]] | None = None, stride: int = ENERGY_STRIDE
+                     ) -> list[tuple[int, str, Probe, EnergyGame]]:
+    """``kind`` questions drawn by ``game`` at every ``stride``-th state of each task's
+    witness (the released Lite energy tasks by default; task index, answer, probe, game),
+    attempts 0, 1, ... until there are ``enough``."""
+    out: list[tuple[int, str, Probe, EnergyGame]] = []
     for attempt in range(enough):
-        for n, line in enumerate(lines):
-            task: dict[str, Any] = json.loads(line)
+        for n, task in enumerate(tasks if tasks is not None else lite_energy_tasks()):
             play = game(WorldView(task["world"], task["public"], task["budget"]))
             state = play.initial()
             visited = [state]
             for step, action in enumerate(task["certificate"]["witness"]):
-                if step % ENERGY_STRIDE == 0:
+                if step % stride == 0:
                     out += [(n, play.probe_answer(state, p), p, play)
                             for p in draw(play, state, visited, task["sha256"], attempt, step)
                             if p.kind == kind]
@@ -193,9 +205,12 @@ def public_numbers(probe: Probe, game: EnergyGame) -> dict[str, float]:
             "day / horizon": sub["day"] / r.horizon}
 
 
-def dispatch_scored(game: type[EnergyGame], enough: int) -> Scored:
-    """At least ``enough`` ``dispatch_ok`` questions of ``game`` on Lite worlds, scored."""
-    asked = energy_questions(game, DISPATCH_OK, enough)
+def dispatch_scored(game: type[EnergyGame], enough: int,
+                    tasks: list[dict[str, Any]] | None = None, stride: int = ENERGY_STRIDE
+                    ) -> Scored:
+    """At least ``enough`` ``dispatch_ok`` questions of ``game`` (on Lite worlds by default),
+    scored."""
+    asked = energy_questions(game, DISPATCH_OK, enough, tasks, stride)
     assert len(asked) >= enough
     numbers = [public_numbers(p, g) for _, _, p, g in asked]
     return (np.array([n for n, _, _, _ in asked]) % 2,
@@ -281,9 +296,15 @@ def test_energy_dispatch_answers_follow_no_public_number() -> None:
 def test_energy_v5_efficiency_options_give_nothing_away() -> None:
     """Each letter, each rank by value, and the option nearest a value fitted per source on
     one half of the tasks (the prior's centre) score at most chance plus 5 points."""
-    asked = energy_questions(EnergyGameV5, EFFICIENCY, 1000)
+    scores = efficiency_guesser_scores(energy_questions(EnergyGameV5, EFFICIENCY, 1000))
+    assert max(scores.values()) <= EnergyGameV5.probe_chance[EFFICIENCY] + 0.05, scores
+
+
+def efficiency_guesser_scores(asked: list[tuple[int, str, Probe, EnergyGame]]
+                              ) -> dict[str, float]:
+    """Each efficiency guesser's share right: each letter, each rank by value, the option
+    nearest a centre fitted per source on one half of the tasks and scored on the other."""
     assert len(asked) >= 1000
-    chance = EnergyGameV5.probe_chance[EFFICIENCY]
     letter = np.array(["ABCD".index(a) for _, a, _, _ in asked])
     options = np.array([p.subject["options"] for _, _, p, _ in asked], dtype=float)
     wind = np.array([p.subject["source"] == "wind" for _, _, p, _ in asked])
@@ -305,4 +326,38 @@ def test_energy_v5_efficiency_options_give_nothing_away() -> None:
                 nearest(np.full(int(rows.sum()), c), rows))))
         right.append(float(np.mean(nearest(centre[half != fit], half != fit))))
     scores["nearest a fitted centre per source"] = float(np.mean(right))
-    assert max(scores.values()) <= chance + 0.05, scores
+    return scores
+
+
+@cache
+def v6_challenge_tasks(count: int = 6) -> list[dict[str, Any]]:
+    """The first ``count`` accepted energy v6 Challenge candidates of a seed, with their
+    verifier's witnesses (1,000 days each), as task-shaped objects."""
+    spec = registry.get("energy", 6)
+    preset, verify = spec.load("presets")["challenge"], spec.load("verifier")
+    out = []
+    for index in range(count):
+        for attempt in range(20):
+            draft = spec.load("sampler")(preset, np.random.SeedSequence([42, 6, index, attempt]))
+            cert = verify(draft)
+            if spec.acceptance()(draft, cert) is None:
+                key = hashlib.sha256(json.dumps([index, attempt]).encode()).hexdigest()
+                out.append({"world": draft.world, "public": draft.public,
+                            "budget": draft.budget, "sha256": key,
+                            "certificate": {"witness": cert.witness}})
+                break
+    return out
+
+
+@pytest.mark.slow  # about 30 s: six 1,000-day witnesses, then the draws
+def test_energy_v6_challenge_answers_follow_no_public_number() -> None:
+    """On paper-scale Challenge worlds (questions about the regime in force only), every
+    dispatch guesser (constants, thresholds, the logistic regression) and every efficiency
+    guesser stays within chance plus 5 points."""
+    tasks = v6_challenge_tasks()
+    v6 = guesser_scores(dispatch_scored(EnergyGameV6, 1000, tasks, V6_STRIDE))
+    assert max(v6.values()) <= EnergyGameV6.probe_chance[DISPATCH_OK] + 0.05, v6
+    assert v6["constant yes"] == v6["constant no"] == 0.5
+    eff = efficiency_guesser_scores(energy_questions(EnergyGameV6, EFFICIENCY, 1000, tasks,
+                                                     V6_STRIDE))
+    assert max(eff.values()) <= EnergyGameV6.probe_chance[EFFICIENCY] + 0.05, eff

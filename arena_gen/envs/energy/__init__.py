@@ -19,6 +19,9 @@ that introduced it):
 - v5 (preview): :mod:`.game_v5`, v4's worlds, presets and calibration with ``dispatch_ok``
   probes asked in matched pairs over two days, so no public number of a question tells its
   answer (issue 38: v4's let "yes when the rated sum is above demand" score 64 %).
+- v6 (preview): :mod:`.game_v6` (v5's game asking about the regime in force only),
+  :mod:`.sampler_v6` (Lite = v5's worlds; a paper-scale Challenge of 1,000 days with 4-7
+  pattern shifts, regimes of at least 120 days).
 """
 
 from __future__ import annotations
@@ -97,4 +100,19 @@ V5 = replace(
     game=part("game_v5:EnergyGameV5"),
 )
 
-SPECS = (V1, V2, V3, V4, V5)
+V6 = replace(
+    V5, version=6,
+    # v5's Lite worlds; a paper-scale Challenge (1,000 days, 4-7 shifts); questions about the
+    # regime in force only (issue 42, issue 38's remaining energy flaw).
+    game=part("game_v6:EnergyGameV6"),
+    sampler=part("sampler_v6:sample"),
+    presets=part("sampler_v6:PRESETS"),
+    accept=part("sampler_v6:accept"),
+    calibration=part("sampler_v6:CALIBRATION"),
+    levels=part("levels_v6:LEVELS"),
+    # Challenge: 88-92 s CPU per 10-task seed, ladder and resistance included.
+    build_seconds={"lite": V5.build_seconds["lite"], "challenge": 9.0},
+    preview=True,  # the paper-scale Challenge; the lead flips defaults for every env at once
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6)

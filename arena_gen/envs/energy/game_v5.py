@@ -128,24 +128,28 @@ class EnergyGameV5(EnergyGame):
         made: list[Probe] = []
         while len(made) < count - len(dispatch):
             size = min(EFF_OPTIONS, count - len(dispatch) - len(made))
-            made += self._efficiency_set(size, rng) or [
+            made += self._efficiency_set(size, rng, self.question_days(state)) or [
                 self._efficiency_probe(state, slot, rng)
                 for slot in balanced(rng, size, letters(EFF_OPTIONS))]
         made += [self._dispatch_probe(_on(state, day), cmd, prev) for day, cmd, prev in dispatch]
         order = rng.permutation(len(made))
         return [dataclasses.replace(made[int(j)], id=f"q{i}") for i, j in enumerate(order)]
 
-    def _efficiency_set(self, size: int, rng: np.random.Generator) -> list[Probe] | None:
+    def question_days(self, state: GridState) -> range:
+        """The days questions are drawn from: the whole horizon (v6 narrows it)."""
+        return range(self.rules.horizon)
+
+    def _efficiency_set(self, size: int, rng: np.random.Generator, days_from: range
+                        ) -> list[Probe] | None:
         """``size`` efficiency questions sharing one set of options: a renewable's
         efficiencies on four days at least ``EFF_STEP`` apart (days taken in a drawn order,
         each kept when it is that far from those kept before), ``size`` of them asked, drawn;
         None when neither renewable has four such days."""
-        horizon = self.rules.horizon
         for s in rng.permutation(len(RENEWABLES)):
             source = RENEWABLES[int(s)]
             days: list[int] = []
             values: list[float] = []
-            for day in map(int, rng.permutation(horizon)):
+            for day in (days_from[int(i)] for i in rng.permutation(len(days_from))):
                 value = round(self.efficiency(day, source), 2) + 0.0
                 if all(round(abs(value - v), 2) >= EFF_STEP for v in values):
                     days.append(day)
@@ -167,10 +171,10 @@ class EnergyGameV5(EnergyGame):
 
     def _pair(self, state: GridState, rng: np.random.Generator) -> list[Member] | None:
         """Two questions with opposite settled answers (``yes`` first), or None."""
-        horizon = self.rules.horizon
+        days = self.question_days(state)
         stored = round(float(state.stored), 2) + 0.0
-        for _ in range(PAIR_TRIES if horizon >= 2 else 0):
-            first, other = (int(d) for d in rng.choice(horizon, size=2, replace=False))
+        for _ in range(PAIR_TRIES if len(days) >= 2 else 0):
+            first, other = (days[int(i)] for i in rng.choice(len(days), size=2, replace=False))
             unit = self._unit(first, other, rng)
             drawn = [self._member(day, stored, unit, rng) for day in (first, other)]
             members = [m for m in drawn if m is not None]

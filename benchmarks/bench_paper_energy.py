@@ -1,0 +1,102 @@
+"""Paper-scale Challenge (preview), energy: the build time, the ladder and the knowledge curves
+of energy v6's Challenge (1,000 days, 4-7 hidden pattern shifts), per seed.
+
+    python benchmarks/bench_paper_energy.py [--seeds 7 8 9] [--jobs 2] [--v5-curves]
+
+For each seed, builds the energy half of ``build --suite challenge`` at version 6 (the
+preview: ``versions={"energy": 6}``, no build cache, so every task is sampled, verified,
+witness-replayed, resistance-checked and laddered) and prints the wall and CPU time, the
+attempts and rejections, each rung's tasks solved, the ladder targets the manifest records as
+missed, and each rung's knowledge curve (probe accuracy at 25 / 50 / 75 / 100 % of the budget,
+pooled over the seed's tasks and attempts, from the certificates). With ``--v5-curves`` the
+change-point learner is played again on the same tasks labelled version 5, whose questions are
+drawn from the whole horizon (regimes not yet begun included), for its curve there. The CPU
+seconds (this process and its finished workers) do not depend on the shared load: divided by
+the jobs, they are the wall time on idle cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import resource
+import time
+from typing import Any
+
+from arena_gen.core import registry
+from arena_gen.core.calibration import wilson
+from arena_gen.suite import ladder
+from arena_gen.suite.build import build_suite
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished workers (shared load does not enter)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def add_curve(acc: list[list[int]], results: list[dict[str, Any]]) -> None:
+    """Add each result's knowledge points to ``acc`` ([correct, asked] per milestone)."""
+    for result in results:
+        for m, point in enumerate(result.get("probes", [])):
+            while len(acc) <= m:
+                acc.append([0, 0])
+            acc[m][0] += point["correct"]
+            acc[m][1] += point["asked"]
+
+
+def show(acc: list[list[int]]) -> str:
+    """A curve as percentages."""
+    return " ".join(f"{100 * c / n:5.1f}" for c, n in acc)
+
+
+def main() -> None:
+    """Build each seed's v6 Challenge and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[7])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--v5-curves", action="store_true")
+    args = parser.parse_args()
+    pooled: dict[str, list[int]] = {}
+    curves: dict[str, list[list[int]]] = {}
+    for seed in args.seeds:
+        start, cpu = time.perf_counter(), _cpu()
+        result = build_suite("challenge", seed, ["energy"], jobs=args.jobs,
+                             versions={"energy": 6})
+        wall, cpu = time.perf_counter() - start, _cpu() - cpu
+        tasks = result.tasks["energy"]
+        facts = result.manifest["build"]["energy"]
+        cal = result.manifest.get("calibration", {}).get("energy", {})
+        print(f"seed {seed}: {len(tasks)} tasks in {wall:.0f} s wall (--jobs {args.jobs}), "
+              f"{cpu:.0f} s CPU ({cpu / args.jobs:.0f} s on {args.jobs} idle cores), "
+              f"{facts['attempts']} attempts, rejections {facts['rejections']}, "
+              f"missed targets {cal.get('missed')}")
+        shifts = sorted(len(t.params.get("shift_days") or []) for t in tasks)
+        print(f"  shifts per task {shifts}")
+        for rung in tasks[0].certificate.facts["ladder"]:
+            rows = [t.certificate.facts["ladder"][rung] for t in tasks]
+            wins = [int(row["successes"] > 0) for row in rows]
+            pooled.setdefault(rung, []).extend(wins)
+            for row in rows:
+                add_curve(curves.setdefault(rung, []), row["results"])
+            print(f"  {rung:15s} {sum(wins)}/{len(wins)}")
+        if args.v5_curves:
+            spec = registry.get("energy", 5)
+            v5_cal = spec.load("calibration")["challenge"]
+            for task in tasks:
+                v5 = dataclasses.replace(task, env_version=5)
+                row = ladder.climb(v5, v5_cal, only=["heuristic"])["heuristic"]
+                add_curve(curves.setdefault("heuristic on v5 probes", []), row["results"])
+    print(f"pooled over seeds {args.seeds} (tasks solved, Wilson 95 %):")
+    for rung, wins in pooled.items():
+        lo, hi = wilson(sum(wins), len(wins))
+        print(f"  {rung:15s} {sum(wins)}/{len(wins)} = {sum(wins) / len(wins):.0%} "
+              f"[{lo:.0%}-{hi:.0%}]")
+    print("knowledge curves (accuracy % at 25/50/75/100 % of the budget, pooled):")
+    for rung, acc in curves.items():
+        print(f"  {rung:24s} {show(acc)}")
+
+
+if __name__ == "__main__":
+    main()
