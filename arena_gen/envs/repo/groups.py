@@ -114,8 +114,7 @@ def sub_world(world: dict[str, Any], group: list[int]) -> dict[str, Any]:
         "consistency_rules": [r for r in world.get("consistency_rules") or []
                               if r["anchor"] in keep],
         "hidden_rules": [r for r in world.get("hidden_rules") or []
-                         if all(q in keep for q, cl in r["when"] if cl)],
-        "base_libs": []}
+                         if all(q in keep for q, cl in r["when"] if cl)]}
 
 
 @dataclass(frozen=True)

@@ -60,8 +60,8 @@ class GroupsPreset(Preset):
 
     count: int = knob(1, 10_000, kind=int)
     groups: tuple[int, int] = knob(1, 32, kind=tuple)
-    group_size: tuple[int, int] = knob(2, 10, kind=tuple)
-    lookback: int = knob(2, 10, kind=int)
+    group_size: tuple[int, int] = knob(1, 10, kind=tuple)
+    lookback: int = knob(1, 10, kind=int)
     offs: int = knob(0, 9, kind=int)
     group_min_len: int = knob(0, 100_000, kind=int)
     min_len: int = knob(0, 100_000, kind=int)

@@ -18,7 +18,7 @@ from arena_gen.core.task import Certificate
 from arena_gen.envs.repo import verify_v3
 from arena_gen.envs.repo.groups import solve_groups
 
-VERIFIER_VERSION = "repo-groups-bfs/1"
+VERIFIER_VERSION = 1
 
 
 def verify(task: Any) -> Certificate:
