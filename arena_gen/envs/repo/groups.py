@@ -309,13 +309,13 @@ def lazy_group_probability(world: dict[str, Any], group: list[int], budget: int)
     if goal[0]:
         return 1.0
     step = csr_matrix((probs, (rows, cols)), shape=(size, size))
-    p = np.zeros(size)
-    p[0] = 1.0
+    mass = np.zeros(size)
+    mass[0] = 1.0
     solved = 0.0
     for _ in range(budget):
-        p = step @ p
-        solved += float(p[goal].sum())
-        p[goal] = 0.0
+        mass = step @ mass
+        solved += float(mass[goal].sum())
+        mass[goal] = 0.0
     return min(1.0, solved)
 
 
