@@ -17,8 +17,8 @@ that introduced it):
   v5 presets (:mod:`.sampler_v5`); stronger model-free rungs (:mod:`.agents.climb`) and the
   learner :mod:`.agents.heuristic_v5` (issue 38).
 - v6 (preview, issue 42): :mod:`.game_v6`, v5's rules; Lite is v5's, Challenge is paper-scale
-  (:mod:`.sampler_v6`): 42-49 packages in hidden independent ring-puzzle groups, exact minimum
-  >= 200 (the groups' minima summed, :mod:`.groups`) in 1,000 turns; a group-wise planner and
+  (:mod:`.sampler_v6`): 95-125 packages in 19-25 hidden independent ring-puzzle groups, exact
+  minimum 401-527 (the groups' minima summed less 2(G - 1), :mod:`.groups`) in 1,000 turns; a group-wise planner and
   learner (:mod:`.agents.rings`).
 """
 

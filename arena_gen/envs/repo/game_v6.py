@@ -38,7 +38,7 @@ class RepoGameV6(RepoGameV5):
     Arguments:
         ``task``: a repo v6 task, Draft, or :class:`~arena_gen.core.game.WorldView`.
     Version History:
-        v6 (preview, issue 42): v5's rules unchanged; new generation (a Challenge of 42-49
+        v6: (preview, issue 42) v5's rules unchanged; new generation (a Challenge of 95-125
         packages in hidden ring-puzzle groups, exact minimum >= 200 commands in 1,000 turns,
         :mod:`.sampler_v6`), a group-wise verifier (:mod:`.groups`), planner and learner.
     """

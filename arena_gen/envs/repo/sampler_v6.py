@@ -1,7 +1,7 @@
 """Repo v6 generation: Lite is v5's; Challenge is paper-scale worlds of hidden independent groups.
 
 Challenge (issue 42) asks for >= 40 packages, a 1,000-turn budget and an exact minimum of at
-least 200 commands that the rules *force*. A world is several groups of 5-8 packages; every
+least 200 commands that the rules *force*. A world is 19-25 groups of 5 packages; every
 rule of a package names only packages of its own group, and a random relabelling of all the
 packages hides both the groups and each group's order. Every package has two versions, one of
 them (drawn) its *on* version: the only one whose API serves the project's call of it, so
@@ -9,8 +9,9 @@ them (drawn) its *on* version: the only one whose API serves the project's call 
 
 Inside a group, in its hidden order, the first package installs freely; the package at
 position ``p`` installs (either version) only while the package at ``p - 1`` is installed at its
-on version and two of the packages at ``p - 2 .. p - 4`` are installed at their other version:
-a ring-puzzle (Chinese rings) order with a short memory, in the repo's own vocabulary. Each
+on version and ``offs`` of the packages at ``p - 2 .. p - lookback`` are installed at their other
+version (the Challenge: all of them, a full ring-puzzle, Chinese rings, order), in the repo's
+own vocabulary. Each
 such condition is a declared dependency (the package must be installed; its range admits both
 versions, so a medium-priority install never moves it) and a conflict with the version it
 must not be at. The messages are v5's: a missing dependency is named as such, a conflict names
