@@ -18,8 +18,8 @@ that introduced it):
   learner :mod:`.agents.heuristic_v5` (issue 38).
 - v6 (preview, issue 42): :mod:`.game_v6`, v5's rules; Lite is v5's, Challenge is paper-scale
   (:mod:`.sampler_v6`): 95-125 packages in 19-25 hidden independent ring-puzzle groups, exact
-  minimum 401-527 (the groups' minima summed less 2(G - 1), :mod:`.groups`) in 1,000 turns; a group-wise planner and
-  learner (:mod:`.agents.rings`).
+  minimum 401-527 (the groups' minima summed less 2(G - 1), :mod:`.groups`) in 1,000 turns;
+  a group-wise planner and learner (:mod:`.agents.rings`).
 """
 
 from __future__ import annotations

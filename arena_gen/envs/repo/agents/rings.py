@@ -90,6 +90,7 @@ class RepoRingLearnerAgent:
     name, privileged = "heuristic", False
 
     def __init__(self, infer: bool = True) -> None:
+        #: Read on versions from requirements (False, an ablation: from failed runs only).
         self.infer = infer
         self.small: RepoV5HeuristicAgent | None = None
         self.versions: dict[str, list[str]] = {}
