@@ -95,8 +95,9 @@ Importer = Callable[[Any], list["Draft"]]
 ImportedDraft = Callable[..., "Draft"]
 ReplayCheck = Callable[["Task", Any], None]
 #: ``random_bound(task) -> p``: the exact probability that the uniform random policy solves a
-#: task within its budget, or a mapping ``{"bound": p, "method": ...}`` holding an upper bound.
-RandomBound = Callable[[Any], "float | Mapping[str, Any]"]
+#: task within its budget, or a mapping ``{"bound": p, "method": ...}`` holding an upper bound,
+#: or None where the env has none for that task (the generic fallback applies).
+RandomBound = Callable[[Any], "float | Mapping[str, Any] | None"]
 #: ``potential(game) -> phi``: the shaping potential of one compiled world, ``phi(state)``
 #: (minus a distance to success, or minus the regret against the certificate's witness: see
 #: ``arena_gen.train.shaping``), built once per world.

@@ -2,7 +2,9 @@
 
 For every task with an exact minimum ``k`` (and a second encoder of its env), the task read
 from the suite (its hash checked against the suite manifest, as ``verify`` reads it) is encoded
-again with :mod:`arena_gen.proofs.lights_cnf` at ``k - 1`` turns; the proof file must be the
+again with its env's second encoder (:mod:`arena_gen.proofs.lights_cnf`,
+:mod:`arena_gen.proofs.repo_cnf`) at ``k - 1`` turns (a decomposed proof: each part's own
+world at ``k_P - 1``, the partition checked closed); the proof file must be the
 one ``proofs/manifest.json`` lists (sha256), its header must name this task, hash, ``k``,
 encoder and formula, and :func:`arena_gen.proofs.drup.check_refutation` must accept it. Nothing
 here imports a SAT library or the env packages that found the minima.
@@ -18,7 +20,7 @@ from typing import Any
 from arena_gen.core.errors import ArenaGenError
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
-from arena_gen.proofs import lights_cnf, store
+from arena_gen.proofs import store
 from arena_gen.proofs.drup import (
     DEFAULT_LIMITS,
     CheckStats,
@@ -26,7 +28,7 @@ from arena_gen.proofs.drup import (
     ProofError,
     check_refutation,
 )
-from arena_gen.proofs.parts import check_closed, read_parts
+from arena_gen.proofs.parts import read_parts
 
 
 @dataclass(frozen=True)
@@ -93,14 +95,17 @@ def _check_header(task: Task, lines: list[str], cnf_sha256: str) -> None:
 
 
 def _check_parts(task: Task, listed: Any, lines: list[str], limits: Limits) -> CheckStats:
-    """A decomposed proof: the listed parts partition the bulbs, no condition crosses a part,
-    the parts' minima sum to the certificate's, and each part's section refutes its claim."""
-    n, conditions = lights_cnf.read_world(task.world)
-    found = read_parts(listed, n, "the manifest's parts")
-    check_closed(conditions, [bulbs for bulbs, _ in found])
-    total = sum(k for _, k in found)
+    """A decomposed proof: the listed parts partition the bulbs (packages), no rule crosses a
+    part, the parts' minima give the certificate's (lights: their sum; repo: their sum less
+    the Python selection and run each counts, :mod:`.repo_parts`), and each part's section
+    refutes its claim."""
+    split = store.ENCODERS[task.env].parts
+    found = read_parts(listed, split.count(task.world), "the manifest's parts", split.key)
+    split.check_closed(task.world, [bulbs for bulbs, _ in found])
+    total = split.total([k for _, k in found])
     if total != task.certificate.min_steps:
-        raise ProofError(f"the parts' minima sum to {total}, the certificate says "
+        raise ProofError(f"the parts' minima sum to {sum(k for _, k in found)} (a world "
+                         f"minimum of {total}), the certificate says "
                          f"{task.certificate.min_steps}")
     encs = [store.part_claim(task, bulbs, k) for bulbs, k in found]
     _check_header(task, lines, store.parts_sha256(encs))
@@ -112,7 +117,7 @@ def _check_parts(task: Task, listed: Any, lines: list[str], limits: Limits) -> C
     for index, ((bulbs, k), enc) in enumerate(zip(found, encs, strict=True)):
         begin = starts[index]
         end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        if lines[begin] != store.part_line(index, bulbs, k, enc):
+        if lines[begin] != store.part_line(index, bulbs, k, enc, split.key):
             raise ProofError(f"part {index}: the section says {lines[begin][:120]!r}, the "
                              f"manifest's part and its formula need another")
         try:

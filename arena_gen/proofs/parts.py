@@ -32,9 +32,10 @@ def _reads(node: Any, out: set[int]) -> set[int]:
     return out
 
 
-def read_parts(value: Any, n: int, where: str) -> list[tuple[list[int], int]]:
-    """The parts a manifest entry lists (``[{"bulbs": [...], "min_steps": k}, ...]``) with
-    their minima, each field's type checked and the bulbs a partition of ``0..n-1``."""
+def read_parts(value: Any, n: int, where: str, key: str = "bulbs") -> list[tuple[list[int], int]]:
+    """The parts a manifest entry lists (``[{"bulbs": [...], "min_steps": k}, ...]``; repo's
+    list ``packages``) with their minima, each field's type checked and the members a
+    partition of ``0..n-1``."""
     if not isinstance(value, list) or not value:
         raise ProofError(f"{where}: expected a non-empty list of parts")
     out: list[tuple[list[int], int]] = []
@@ -43,18 +44,18 @@ def read_parts(value: Any, n: int, where: str) -> list[tuple[list[int], int]]:
         here = f"{where}[{i}]"
         if not isinstance(part, dict):
             raise ProofError(f"{here}: expected an object")
-        bulbs, k = part.get("bulbs"), part.get("min_steps")
+        bulbs, k = part.get(key), part.get("min_steps")
         if not isinstance(bulbs, list) or not bulbs \
                 or not all(type(b) is int and 0 <= b < n for b in bulbs):
-            raise ProofError(f"{here}.bulbs: expected a non-empty list of bulbs in [0, {n})")
+            raise ProofError(f"{here}.{key}: expected a non-empty list of {key} in [0, {n})")
         if type(k) is not int or k < 1:
             raise ProofError(f"{here}.min_steps: expected a positive integer")
         if seen & set(bulbs) or len(set(bulbs)) != len(bulbs):
-            raise ProofError(f"{here}.bulbs: a bulb is listed twice: not a partition")
+            raise ProofError(f"{here}.{key}: listed twice: not a partition")
         seen |= set(bulbs)
         out.append((list(bulbs), k))
     if len(seen) != n:
-        raise ProofError(f"{where}: the parts cover {len(seen)} of {n} bulbs: not a partition")
+        raise ProofError(f"{where}: the parts cover {len(seen)} of {n} {key}: not a partition")
     return out
 
 

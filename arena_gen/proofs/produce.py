@@ -99,6 +99,7 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     if reason is not None:
         raise ProofError(f"task {task.id}: {reason}")
     encs = [store.part_claim(task, bulbs, k) for bulbs, k in parts]
+    key = store.ENCODERS[task.env].parts.key
     sections: list[str] = []
     rows: list[dict[str, Any]] = []
     used: list[str] = []
@@ -111,8 +112,8 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
         proved += p_s
         checked += c_s
         used.append(solver)
-        sections += [store.part_line(index, bulbs, k, enc), *body]
-        rows.append({"bulbs": bulbs, "min_steps": k, "cnf_sha256": enc.sha256(),
+        sections += [store.part_line(index, bulbs, k, enc, key), *body]
+        rows.append({key: bulbs, "min_steps": k, "cnf_sha256": enc.sha256(),
                      "lines": len(body) + 1})
     solver = ",".join(sorted(set(used)))
     lines = store.header(task, encs, solver) + sections

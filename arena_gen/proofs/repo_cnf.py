@@ -1,4 +1,4 @@
-"""A second, small encoder of the repo rules (v2-v5), written for checking proofs of minima.
+"""A second, small encoder of the repo rules (v2-v6), written for checking proofs of minima.
 
 It reads a task's hidden world on its own (:mod:`.repo_world`) and writes plain CNF clauses for
 "a completion of at most ``steps`` commands exists". Which commands matter: a completion ends
@@ -51,8 +51,8 @@ from arena_gen.proofs.repo_world import EncodeError, Plan, World, read_world
 #: Names this encoding (and the game semantics it encodes) in proof headers and manifests.
 ENCODER = "repo-cnf/1"
 #: Repo env versions whose transitions this encoder follows: v2's rules (v3 plays v2's game,
-#: v4 and v5 change messages only). v1 has other rules.
-GAME_VERSIONS = frozenset({2, 3, 4, 5})
+#: v4 and v5 change messages only, v6 plays v5's game on new worlds). v1 has other rules.
+GAME_VERSIONS = frozenset({2, 3, 4, 5, 6})
 MAX_STEPS = 1_000
 
 Clause = tuple[int, ...]

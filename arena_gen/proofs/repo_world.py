@@ -1,4 +1,4 @@
-"""The repo rules (v2-v5) read from a task's world on their own, for the second encoder.
+"""The repo rules (v2-v6) read from a task's world on their own, for the second encoder.
 
 Reads the released world format (``packages``, ``package_order``, ``python_versions``, the
 per-version tables, ``api_surface``, ``scripts``, ``entrypoints``, ``consistency_rules``,
@@ -20,7 +20,8 @@ from typing import Any
 
 from arena_gen.core.errors import ArenaGenError
 
-MAX_PACKAGES = 64
+#: Repo v6 Challenge worlds hold up to 125 packages (proved group by group).
+MAX_PACKAGES = 128
 MAX_VERSIONS = 32
 MAX_PYTHONS = 32
 PRIORITIES = ("high", "medium", "low")

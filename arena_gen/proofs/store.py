@@ -20,9 +20,8 @@ from typing import Any, Protocol
 from arena_gen.core.bounded_io import read_bounded
 from arena_gen.core.canon import sha256_hex
 from arena_gen.core.task import Task
-from arena_gen.proofs import lights_cnf, repo_cnf
+from arena_gen.proofs import lights_cnf, parts, repo_cnf, repo_parts
 from arena_gen.proofs.drup import ProofError
-from arena_gen.proofs.parts import sub_world
 
 PROOFS_DIR = "proofs"
 MANIFEST = "manifest.json"
@@ -50,6 +49,30 @@ class Encoding(Protocol):
 
 
 @dataclass(frozen=True)
+class Splitter:
+    """How one env's worlds split into closed parts for decomposed proofs (checker side): the
+    manifest key of a part's members, their count, the closure check, a part as a world of
+    its own, and the world's minimum from its parts' minima."""
+
+    key: str
+    count: Callable[[Any], int]
+    check_closed: Callable[[Any, list[list[int]]], None]
+    sub_world: Callable[[Any, list[int]], Any]
+    total: Callable[[list[int]], int]
+
+
+def _lights_closed(world: Any, found: list[list[int]]) -> None:
+    parts.check_closed(lights_cnf.read_world(world)[1], found)
+
+
+LIGHTS_PARTS = Splitter("bulbs", lambda world: lights_cnf.read_world(world)[0], _lights_closed,
+                        lambda world, bulbs: parts.sub_world(list(world["conditions"]), bulbs),
+                        sum)
+REPO_PARTS = Splitter("packages", repo_parts.count, repo_parts.check_closed,
+                      repo_parts.sub_world, repo_parts.total)
+
+
+@dataclass(frozen=True)
 class Encoder:
     """A second encoder of one env's rules: its name, the env versions it follows, the CNF."""
 
@@ -58,13 +81,15 @@ class Encoder:
     encode: Callable[[Any, int], Encoding]
     #: Proof-logging solvers, tried in order (the first whose proof checks is kept).
     solvers: tuple[str, ...] = ("cadical195", "glucose4")
+    #: How its worlds split into closed parts (decomposed proofs).
+    parts: Splitter = LIGHTS_PARTS
 
 
 ENCODERS = {"lights": Encoder(lights_cnf.ENCODER, lights_cnf.GAME_VERSIONS, lights_cnf.encode),
             # Glucose first: its refutations of the repo claims are shorter (seed-7 Challenge,
             # repo-challenge-7-0001: 16,206 proof lines against CaDiCaL's 39,002).
             "repo": Encoder(repo_cnf.ENCODER, repo_cnf.GAME_VERSIONS, repo_cnf.encode,
-                            ("glucose4", "cadical195"))}
+                            ("glucose4", "cadical195"), REPO_PARTS)}
 
 
 def unprovable(task: Task) -> str | None:
@@ -90,7 +115,8 @@ def claim(task: Task) -> Encoding:
     return ENCODERS[task.env].encode(task.world, k - 1)
 
 
-#: A decomposed proof's section line: ``c part <i> bulbs <b,b,...> min-steps <k> cnf-sha256 <h>``.
+#: A decomposed proof's section line: ``c part <i> bulbs <b,b,...> min-steps <k> cnf-sha256 <h>``
+#: (``packages`` in place of ``bulbs`` for repo).
 PART_LINE = "c part"
 
 
@@ -106,10 +132,11 @@ def decomposition(task: Task) -> list[tuple[list[int], int]] | None:
     return [(list(bulbs), int(k)) for bulbs, k in zip(found, minima, strict=True)]
 
 
-def part_claim(task: Task, bulbs: list[int], k: int) -> Encoding:
-    """The CNF a part's section must refute: the part, as a world of its own, has no
-    completion of at most ``k - 1`` turns."""
-    return ENCODERS[task.env].encode(sub_world(list(task.world["conditions"]), bulbs), k - 1)
+def part_claim(task: Task, members: list[int], k: int) -> Encoding:
+    """The CNF a part's section must refute: the part (bulbs or packages), as a world of its
+    own, has no completion of at most ``k - 1`` turns."""
+    encoder = ENCODERS[task.env]
+    return encoder.encode(encoder.parts.sub_world(task.world, members), k - 1)
 
 
 def parts_sha256(encodings: list[Encoding]) -> str:
@@ -117,8 +144,8 @@ def parts_sha256(encodings: list[Encoding]) -> str:
     return sha256_hex("\n".join(e.sha256() for e in encodings).encode("ascii"))
 
 
-def part_line(index: int, bulbs: list[int], k: int, enc: Encoding) -> str:
-    return (f"{PART_LINE} {index} bulbs {','.join(map(str, bulbs))} min-steps {k} "
+def part_line(index: int, bulbs: list[int], k: int, enc: Encoding, key: str = "bulbs") -> str:
+    return (f"{PART_LINE} {index} {key} {','.join(map(str, bulbs))} min-steps {k} "
             f"cnf-sha256 {enc.sha256()}")
 
 

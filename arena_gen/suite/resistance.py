@@ -117,10 +117,11 @@ def random_successes(task: Task, episodes: int = FALLBACK_EPISODES) -> int:
 def random_bound(task: Task) -> dict[str, Any]:
     """The certificate's record of the random policy's chance to solve ``task`` within its
     budget: ``bound`` (exact where the env registers ``random_bound``, else an upper bound),
-    ``exact`` and ``method`` (with the fallback's episodes, successes and confidence)."""
+    ``exact`` and ``method`` (with the fallback's episodes, successes and confidence); an env
+    bound that returns None for a task (repo v6 Lite) leaves it to the fallback."""
     spec = registry.for_task(task)
-    if spec.random_bound is not None:
-        found = spec.load("random_bound")(task)
+    found = spec.load("random_bound")(task) if spec.random_bound is not None else None
+    if found is not None:
         if isinstance(found, Mapping):  # an upper bound with its own method (e.g. per part)
             return {**found, "bound": _sig(float(found["bound"])), "exact": False}
         return {"bound": _sig(float(found)), "exact": True, "method": "exact"}

@@ -16,6 +16,10 @@ that introduced it):
   side, hidden-rule decoys printed as a real check would print them), on v4's worlds with
   v5 presets (:mod:`.sampler_v5`); stronger model-free rungs (:mod:`.agents.climb`) and the
   learner :mod:`.agents.heuristic_v5` (issue 38).
+- v6 (preview, issue 42): :mod:`.game_v6`, v5's rules; Lite is v5's, Challenge is paper-scale
+  (:mod:`.sampler_v6`): 95-125 packages in 19-25 hidden independent ring-puzzle groups, exact
+  minimum 401-527 (the groups' minima summed less 2(G - 1), :mod:`.groups`) in 1,000 turns;
+  a group-wise planner and learner (:mod:`.agents.rings`).
 """
 
 from __future__ import annotations
@@ -103,4 +107,21 @@ V5 = replace(
     ladder_version=3,
 )
 
-SPECS = (V1, V2, V3, V4, V5)
+V6 = replace(
+    V5, version=6,
+    game=part("game_v6:RepoGameV6"),
+    sampler=part("sampler_v6:sample"),
+    presets=part("sampler_v6:PRESETS"),
+    accept=part("sampler_v6:accept"),
+    calibration=part("sampler_v6:CALIBRATION"),
+    verifier=part("verify_v6:verify"),
+    random_bound=part("groups:random_bound"),
+    planner=part("agents.rings:RepoGroupsPlannerAgent"),
+    heuristic=part("agents.rings:RepoRingLearnerAgent"),
+    # CPU per task (benchmarks/README.md, "Repo v6": 10 Challenge tasks in about 24 s).
+    build_seconds={"lite": 0.42, "challenge": 2.5},
+    verify_seconds={"lite": 0.15, "challenge": 2.0},
+    preview=True,
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6)

@@ -1,0 +1,149 @@
+"""Decomposed proofs of repo v6 Challenge minima (#42): one refutation per closed group of
+packages; the checker refuses a corrupted proof, another task's proof, a changed rule and a
+wrong partition."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena_gen.core.canon import sha256_hex
+from arena_gen.core.suite_io import read_suite, write_suite
+from arena_gen.core.task import Task
+from arena_gen.proofs import store
+from arena_gen.proofs.check import check_suite, check_task
+from arena_gen.proofs.drup import ProofError
+from arena_gen.proofs.produce import prove_suite
+from arena_gen.suite.build import build_suite
+
+
+@pytest.fixture(scope="module")
+def proved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two v6 Challenge tasks (seed 7), proved."""
+    result = build_suite("challenge", 7, ["repo"], counts={"repo": 2}, versions={"repo": 6})
+    out = tmp_path_factory.mktemp("v6") / "challenge"
+    write_suite(out, result.manifest, result.tasks)
+    done = prove_suite(out)
+    assert len(done) == 2 and all(len(p.entry["parts"]) >= 19 for p in done)
+    return out
+
+
+@pytest.fixture
+def suite(proved: Path, tmp_path: Path) -> Path:
+    shutil.copytree(proved, tmp_path / "challenge")
+    return tmp_path / "challenge"
+
+
+def tasks(suite: Path) -> list[Task]:
+    return read_suite(suite, envs={"repo"}).tasks["repo"]
+
+
+def refusal(suite: Path, task: Task, entry: dict[str, Any] | None = None) -> str:
+    with pytest.raises(ProofError) as info:
+        check_task(suite, task, entry or store.read_manifest(suite)[task.id])
+    return str(info.value)
+
+
+def lines_of(suite: Path, task_id: str) -> list[str]:
+    return store.decompress(store.read_proof(suite, store.read_manifest(suite)[task_id]))
+
+
+def rewrite(suite: Path, task_id: str, lines: list[str], **entry: Any) -> None:
+    entries = store.read_manifest(suite)
+    data = store.compress(lines)
+    store.write_proof(suite, entries[task_id]["file"], data)
+    entries[task_id] = {**entries[task_id], "proof_sha256": sha256_hex(data),
+                        "bytes": len(data), "lines": len(lines), **entry}
+    store.write_manifest(suite, entries)
+
+
+def test_decomposed_proofs_check_and_give_the_minimum(proved: Path) -> None:
+    report = check_suite(proved)
+    assert report.ok and len(report.checked) == 2
+    for task in tasks(proved):
+        entry = store.read_manifest(proved)[task.id]
+        minima = [p["min_steps"] for p in entry["parts"]]
+        assert sum(minima) - 2 * (len(minima) - 1) == task.certificate.min_steps >= 400
+        assert sorted(q for p in entry["parts"] for q in p["packages"]) == \
+            list(range(len(task.world["package_order"])))
+
+
+def test_a_corrupted_proof_is_refused(suite: Path) -> None:
+    task = tasks(suite)[0]
+    lines = lines_of(suite, task.id)
+    at = next(i for i, line in enumerate(lines) if line[:1] not in ("c", "d")
+              and len(line.split()) > 2)
+    lines[at] = " ".join(lines[at].split()[1:])
+    rewrite(suite, task.id, lines)
+    assert "does not follow by unit propagation" in refusal(suite, task)
+    path = suite / "proofs" / store.file_name(task.id)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path.write_bytes(bytes(data))
+    assert "its sha256 is not the manifest's" in refusal(suite, task)
+
+
+def test_a_proof_of_another_task_is_refused(suite: Path) -> None:
+    mine, other = tasks(suite)
+    entries = store.read_manifest(suite)
+    rewrite(suite, mine.id, lines_of(suite, other.id))
+    assert "header says task" in refusal(suite, mine)
+    problem = refusal(suite, mine, {**entries[other.id], "task_sha256": mine.sha256,
+                                    "min_steps": mine.certificate.min_steps,
+                                    "file": entries[mine.id]["file"],
+                                    "proof_sha256": store.read_manifest(suite)[mine.id][
+                                        "proof_sha256"]})
+    assert f"(task {mine.id}): " in problem  # other groups, minima or header: refused
+
+
+def test_a_changed_rule_is_refused(suite: Path) -> None:
+    task = tasks(suite)[0]
+    entry = store.read_manifest(suite)[task.id]
+    group = entry["parts"][0]["packages"]
+    names = [task.world["package_order"][q] for q in group]
+    # one conflict dropped from every version of the group: its ring gets shorter
+    world = copy.deepcopy(task.world)
+    last = max(names, key=lambda q: len(world["version_conflicts"][q][
+        world["packages"][q]["versions"][0]]))
+    for vs in world["packages"][last]["versions"]:
+        world["version_conflicts"][last][vs] = world["version_conflicts"][last][vs][1:]
+    changed = dataclasses.replace(task, world=world)
+    assert "binds this proof to another task" in refusal(suite, changed)
+    assert "header says task-sha256" in refusal(suite, changed, {**entry,
+                                                                 "task_sha256": changed.sha256})
+    lines = lines_of(suite, task.id)  # ... even with a header and sections for the new rules
+    encs = [store.part_claim(changed, p["packages"], p["min_steps"]) for p in entry["parts"]]
+    lines[:len(store.HEADER_KEYS) + 1] = store.header(changed, encs, "x")
+    for i, (p, enc) in enumerate(zip(entry["parts"], encs, strict=True)):
+        at = next(j for j, line in enumerate(lines) if line.startswith(f"c part {i} "))
+        lines[at] = store.part_line(i, p["packages"], p["min_steps"], enc, "packages")
+    rewrite(suite, task.id, lines, task_sha256=changed.sha256)
+    problem = refusal(suite, changed)
+    assert "part 0: " in problem and ("does not follow by unit propagation" in problem
+                                      or "names no variable of the formula" in problem)
+
+
+def test_a_wrong_partition_is_refused(suite: Path) -> None:
+    task = tasks(suite)[0]
+    entry = store.read_manifest(suite)[task.id]
+    parts = copy.deepcopy(entry["parts"])
+    parts[1]["packages"].append(parts[0]["packages"].pop())  # a package moved
+    assert "the partition is not closed" in refusal(suite, task, {**entry, "parts": parts})
+    parts = copy.deepcopy(entry["parts"])
+    parts[0]["packages"].append(parts[1]["packages"][0])  # a package in two parts
+    assert "listed twice" in refusal(suite, task, {**entry, "parts": parts})
+    parts = copy.deepcopy(entry["parts"])[:-1]  # a group left out
+    assert "not a partition" in refusal(suite, task, {**entry, "parts": parts})
+    parts = copy.deepcopy(entry["parts"])
+    parts[0]["min_steps"] += 1  # minima that do not give the certificate's
+    assert "sum to" in refusal(suite, task, {**entry, "parts": parts})
+    merged = copy.deepcopy(entry["parts"])  # two groups claimed as one, same total
+    joined = {"packages": merged[0]["packages"] + merged[1]["packages"],
+              "min_steps": merged[0]["min_steps"] + merged[1]["min_steps"] - 2}
+    assert "header says cnf-sha256" in refusal(suite, task, {**entry,
+                                                             "parts": [joined, *merged[2:]]})
