@@ -12,8 +12,12 @@ so about nothing here) and the agent's replies (:func:`arena_gen.core.probe_ask.
 over the pairs; the rest of the difference is the records. The split times each call through
 the episode module's names, so it adds a little to the probe runs.
 
+With ``--whole`` a last row ``all`` times one run over every listed env together (a whole
+suite's scripted run, as ``arena-gen run --suite lite --agent heuristic`` plays it).
+
 Reproduce: ``python benchmarks/bench_probe_runs.py [--suite lite] [--envs lights,trading]
-[--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts]`` from the repository root.
+[--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts] [--whole]`` from the repository
+root.
 """
 
 from __future__ import annotations
@@ -33,12 +37,12 @@ from arena_gen.core.suite_io import read_suite
 from arena_gen.runner.run import RunConfig, run_suite
 
 
-def _play(suite: str, env: str, agent: str, mode: str, probes: int, out: Path
+def _play(suite: str, envs: list[str], agent: str, mode: str, probes: int, out: Path
           ) -> tuple[float, float]:
     """Wall and CPU seconds (this process's user + system) of one whole run of ``agent`` over
-    the env's tasks (``probes``: 0 for off); on a shared machine the CPU time is the steadier."""
+    the envs' tasks (``probes``: 0 for off); on a shared machine the CPU time is the steadier."""
     wall, cpu = time.perf_counter(), time.process_time()
-    run_suite(RunConfig(suite=suite, agent=agent, mode=mode, envs=[env], out=str(out),
+    run_suite(RunConfig(suite=suite, agent=agent, mode=mode, envs=envs, out=str(out),
                         probes=probes))
     return time.perf_counter() - wall, time.process_time() - cpu
 
@@ -82,6 +86,8 @@ def main() -> None:
     parser.add_argument("--per-milestone", type=int, default=PROBES_PER_MILESTONE)
     parser.add_argument("--parts", action="store_true",
                         help="split the probe runs' CPU seconds into draw, key and replies")
+    parser.add_argument("--whole", action="store_true",
+                        help="also time one run over every listed env together (row 'all')")
     args = parser.parse_args()
     suite = read_suite(args.suite)
     envs = args.envs.split(",") if args.envs else [
@@ -89,19 +95,21 @@ def main() -> None:
         if offers_probes(registry.make_game(suite.tasks[env][0]))]
     print(f"command: python benchmarks/bench_probe_runs.py --suite {args.suite} --envs "
           f"{','.join(envs)} --agent {args.agent} --mode {args.mode} --pairs {args.pairs} "
-          f"--per-milestone {args.per_milestone}" + (" --parts" if args.parts else ""))
+          f"--per-milestone {args.per_milestone}" + (" --parts" if args.parts else "")
+          + (" --whole" if args.whole else ""))
+    groups = [(env, [env]) for env in envs] + ([("all", envs)] if args.whole else [])
     print(f"{'env':<9}{'tasks':>6}{'off s':>8}{'on s':>8}{'wall x':>8}{'cpu off':>9}"
           f"{'cpu on':>8}{'cpu x':>7}  wall ratios per pair | cpu ratios per pair")
     with tempfile.TemporaryDirectory() as tmp:
-        for env in envs:
+        for env, members in groups:
             offs, ons = [], []
             parts: list[dict[str, float]] = []
             for n in range(args.pairs + 1):  # the first pair warms caches, not counted
-                off = _play(args.suite, env, args.agent, args.mode, 0,
+                off = _play(args.suite, members, args.agent, args.mode, 0,
                             Path(tmp) / f"{env}-off-{n}")
                 seconds: dict[str, float] = {}
                 with split(seconds) if args.parts else _nothing():
-                    on = _play(args.suite, env, args.agent, args.mode, args.per_milestone,
+                    on = _play(args.suite, members, args.agent, args.mode, args.per_milestone,
                                Path(tmp) / f"{env}-on-{n}")
                 if n:
                     offs.append(off)
@@ -110,7 +118,8 @@ def main() -> None:
             wall = [b[0] / a[0] for a, b in zip(offs, ons, strict=True)]
             cpu = [b[1] / a[1] for a, b in zip(offs, ons, strict=True)]
             med = statistics.median
-            print(f"{env:<9}{len(suite.tasks[env]):>6}{med(a[0] for a in offs):>8.2f}"
+            tasks = sum(len(suite.tasks[e]) for e in members)
+            print(f"{env:<9}{tasks:>6}{med(a[0] for a in offs):>8.2f}"
                   f"{med(b[0] for b in ons):>8.2f}{med(wall):>8.3f}"
                   f"{med(a[1] for a in offs):>9.2f}{med(b[1] for b in ons):>8.2f}"
                   f"{med(cpu):>7.3f}  " + " ".join(f"{r:.3f}" for r in wall) + " | "
