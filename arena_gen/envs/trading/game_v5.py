@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -118,6 +119,16 @@ class DayGrades:
         return cls(returns=returns, mean=mean, scale=float(returns.max()) - mean, excess=excess,
                    ranked=np.sort(excess)[::-1], best_excess=float(excess.max()),
                    near=float(returns.max()) - returns <= tolerance)
+
+
+@lru_cache(maxsize=8192)
+def _grades_of(returns: bytes, tolerance: float) -> DayGrades:
+    """A day's :class:`DayGrades` by the bytes of its returns: a game is built again for
+    every episode of a task (ladder rungs, attempts, the random bound), its days the same."""
+    grades = DayGrades.of(np.frombuffer(returns, dtype=float).copy(), tolerance)
+    for shared in (grades.returns, grades.excess, grades.ranked, grades.near):
+        shared.flags.writeable = False  # shared by every game of the day's world
+    return grades
 
 
 def day_grades(values: np.ndarray, kept: np.ndarray, g: DayGrades, expect: int | None
@@ -231,7 +242,8 @@ class TradingGameV5(TradingGameV4):
             self._grades = grades
         g = grades[before.day]
         if g is None:
-            g = grades[before.day] = DayGrades.of(self._returns[before.day], self.tolerance)
+            returns = np.ascontiguousarray(self._returns[before.day], dtype=float)
+            g = grades[before.day] = _grades_of(returns.tobytes(), self.tolerance)
         values, kept, _ = self.day_book(before, after)
         edge, judged, room, scale, credit, weight = day_grades(values, kept, g, expect)
         return BookV5(day=after.day, cash=after.cash, holdings=after.holdings,
