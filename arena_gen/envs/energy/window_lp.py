@@ -14,20 +14,23 @@ price on ``z`` (so the carbon target binds whenever it can be met), or, for the 
 thermal minus ``share`` x supply (the Dinkelbach step toward the lowest thermal share).
 The daily rows and bounds come from :func:`arena_gen.envs.energy.lp.daily_program` (the
 v1 verifier's builder too), grouped by kind; the window adds its carbon and ramp-cap rows.
+Each window goes to HiGHS through :mod:`.highs` (the vertex ``linprog(method="highs")``
+returns, without its overhead).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
 
+from arena_gen.envs.energy import highs
 from arena_gen.envs.energy.game_v1 import GENERATORS, SOURCES
 from arena_gen.envs.energy.lp import BLOCKS, Days, daily_program
 
-__all__ = ["BLOCKS", "EXCESS_PRICE", "Window", "solve"]
+__all__ = ["BLOCKS", "EXCESS_PRICE", "Window", "program_of", "solve"]
 
 #: Price of one unit of carbon excess (thermal actual above the target share) in ramp units.
 EXCESS_PRICE = 1000.0
@@ -63,6 +66,17 @@ class Window:
 
 def solve(w: Window) -> np.ndarray | None:
     """The window's plan as an array (days x BLOCKS), or None when the LP is infeasible."""
+    x = highs.solve(*program_of(w))
+    if x is None:
+        return None
+    n = len(w.demand)
+    return np.asarray(x[:len(BLOCKS) * n]).reshape(len(BLOCKS), n).T
+
+
+def program_of(w: Window) -> tuple[np.ndarray, Any, np.ndarray, Any, np.ndarray, np.ndarray,
+                                   np.ndarray]:
+    """The window's LP as ``(cost, a_ub, b_ub, a_eq, b_eq, lo, hi)`` (what :func:`solve`
+    solves; kept apart so tests can hand the same program to ``linprog``)."""
     n = len(w.demand)
     nb = len(BLOCKS)
     z = nb * n
@@ -98,8 +112,4 @@ def solve(w: Window) -> np.ndarray | None:
         for k in GENERATORS:
             cost[c(k)] -= s * w.eff[k]
         cost[c("battery")] = -s  # the carbon row is left slack: z is free of charge
-    res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=program.a_eq, b_eq=program.b_eq,
-                  bounds=np.column_stack([program.lo, program.hi]), method="highs")
-    if res.status != 0:
-        return None
-    return np.asarray(res.x[:z]).reshape(nb, n).T
+    return cost, a_ub, b_ub, program.a_eq, program.b_eq, program.lo, program.hi

@@ -11,18 +11,27 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.game import ActionError, Event
 from arena_gen.core.task import RubricItem
-from arena_gen.envs.trading.game_v1 import BASE_RUBRIC, Book, Order, TradingFacts, parse_order
+from arena_gen.envs.trading.game_v1 import (
+    BASE_RUBRIC,
+    Book,
+    Order,
+    TradingFacts,
+    TradingGame,
+    parse_order,
+)
 from arena_gen.envs.trading.game_v3 import KNOWLEDGE_ITEM, TradingFactsV3
 from arena_gen.envs.trading.game_v4 import BookV4, TradingGameV4
 
-__all__ = ["CASH", "EXPECT_KEY", "HOPELESS_MARGIN", "BookV5", "OrderV5", "TradingGameV5",
-           "day_credit", "day_scale", "knowledge_of_v5", "parse_order_v5"]
+__all__ = ["CASH", "EXPECT_KEY", "HOPELESS_MARGIN", "BookV5", "DayGrades", "OrderV5",
+           "TradingGameV5", "day_credit", "day_grades", "day_scale", "knowledge_of_v5",
+           "parse_order_v5"]
 
 #: The action key naming the place expected to gain most by tomorrow.
 EXPECT_KEY = "expect"
@@ -88,6 +97,60 @@ def day_credit(values: np.ndarray, returns: np.ndarray, expect: int | None) -> t
         return 0.0, scale
     top = values >= float(values.max())
     return float(returns[top].mean()) - mean, scale
+
+
+@dataclass(frozen=True)
+class DayGrades:
+    """What every book of one day is graded against, computed once per day (the same
+    expressions :func:`~.game_v4.day_terms` and :func:`day_credit` evaluate per book)."""
+
+    returns: np.ndarray
+    mean: float
+    scale: float
+    excess: np.ndarray
+    ranked: np.ndarray
+    best_excess: float
+    near: np.ndarray
+
+    @classmethod
+    def of(cls, returns: np.ndarray, tolerance: float) -> DayGrades:
+        mean = float(returns.mean())
+        excess = returns - float(returns.mean())
+        return cls(returns=returns, mean=mean, scale=float(returns.max()) - mean, excess=excess,
+                   ranked=np.sort(excess)[::-1], best_excess=float(excess.max()),
+                   near=float(returns.max()) - returns <= tolerance)
+
+
+@lru_cache(maxsize=8192)
+def _grades_of(returns: bytes, tolerance: float) -> DayGrades:
+    """A day's :class:`DayGrades` by the bytes of its returns: a game is built again for
+    every episode of a task (ladder rungs, attempts, the random bound), its days the same."""
+    grades = DayGrades.of(np.frombuffer(returns, dtype=float).copy(), tolerance)
+    for shared in (grades.returns, grades.excess, grades.ranked, grades.near):
+        shared.flags.writeable = False  # shared by every game of the day's world
+    return grades
+
+
+def day_grades(values: np.ndarray, kept: np.ndarray, g: DayGrades, expect: int | None
+               ) -> tuple[float, float, float, float, float, float]:
+    """One day's v4 ``day_terms`` (edge, judged room, room, scale) and v5 ``day_credit``
+    (credit, scale) of a book, bit for bit, with the day's fixed parts from ``g``."""
+    total = float(values.sum())
+    if expect is not None:
+        credit = float(g.returns[expect]) - g.mean
+    elif total <= 0:
+        credit = 0.0
+    else:
+        credit = float(g.returns[values >= float(values.max())].mean()) - g.mean
+    if total <= 0:
+        return 0.0, 0.0, 0.0, 0.0, credit, g.scale
+    w = values / total
+    matched = np.empty_like(g.excess)
+    matched[np.argsort(-w, kind="stable")] = g.ranked
+    judged = w - np.where(g.near & (matched > g.excess), kept / total, 0.0)
+    judged_room = float(judged @ matched)
+    return (min(float(judged @ g.excess), judged_room), judged_room, float(w @ matched),
+            g.best_excess, credit, g.scale)
 
 
 @dataclass(frozen=True)
@@ -170,13 +233,34 @@ class TradingGameV5(TradingGameV4):
                       credit=getattr(before, "credit", 0.0) + credit,
                       weight=getattr(before, "weight", 0.0) + scale)
 
+    def _judged(self, before: Book, after: Book, expect: int | None) -> BookV5:
+        """v1's book ``after`` with v4's sums (:meth:`_scored`) and v5's credit and scale
+        (:meth:`_credited`) added, from one day book and the day's :class:`DayGrades`."""
+        grades: list[DayGrades | None] | None = getattr(self, "_grades", None)
+        if grades is None:
+            grades = [None] * len(self._returns)
+            self._grades = grades
+        g = grades[before.day]
+        if g is None:
+            returns = np.ascontiguousarray(self._returns[before.day], dtype=float)
+            g = grades[before.day] = _grades_of(returns.tobytes(), self.tolerance)
+        values, kept, _ = self.day_book(before, after)
+        edge, judged, room, scale, credit, weight = day_grades(values, kept, g, expect)
+        return BookV5(day=after.day, cash=after.cash, holdings=after.holdings,
+                      refused=after.refused, edge=getattr(before, "edge", 0.0) + edge,
+                      judged=getattr(before, "judged", 0.0) + judged,
+                      room=getattr(before, "room", 0.0) + room,
+                      scale=getattr(before, "scale", 0.0) + scale,
+                      credit=getattr(before, "credit", 0.0) + credit,
+                      weight=getattr(before, "weight", 0.0) + weight)
+
     def step(self, state: Book, action: Order) -> tuple[Book, Event]:
-        after, event = super().step(state, action)
-        return self._credited(state, after, getattr(action, "expect", None)), event
+        after, event = TradingGame.step(self, state, action)  # v1's transition, as v3's
+        return self._judged(state, after, getattr(action, "expect", None)), event
 
     def reject(self, state: Book, error: ActionError) -> tuple[Book, Event]:
-        after, event = super().reject(state, error)
-        return self._credited(state, after, None), event
+        after, event = TradingGame.reject(self, state, error)
+        return self._judged(state, after, None), event
 
     def hopeless(self, state: Book) -> bool:
         """True when the knowledge item is out of reach: no day's credit exceeds its scale, so

@@ -265,33 +265,41 @@ class EnergyInductivePlanner(EnergyPlanner):
                                                  min_pairs=self.min_pairs)
         return self._periods[key]
 
-    def _guess(self, source: str, day: int, today: int) -> tuple[float, float, bool]:
+    def _guess(self, source: str, day: int, today: int,
+               memo: dict[str, tuple[float, float]] | None = None) -> tuple[float, float, bool]:
         """(prediction, sigma, whether it comes from a learnt period) for ``day`` as seen on
-        ``today`` (only days before today are known)."""
+        ``today`` (only days before today are known). The sigmas and the fallback depend on
+        ``today`` alone: ``memo`` keeps them for the other days of one prediction."""
         series = self.eff[source]
         start = self.starts[source]
         period = self._period(source, today)
+        memo = {} if memo is None else memo
         if period:
             same = [series[t] for t in range(day - period, start - 1, -period)
                     if t < today and t in series][:3]
             if same:
-                res = [abs(series[t] - series[t - period])
-                       for t in range(max(start + period, today - 20), today)
-                       if t in series and t - period in series]
-                sigma = (max(0.015, float(np.sqrt(np.mean(np.square(res)))) / 1.4) if res
-                         else 0.03)
-                return float(np.mean(same)), sigma, True
-        past = [t for t in range(today - 1, max(start, today - 20) - 1, -1) if t in series]
-        last = series[past[0]] if past else _PRIOR[source]
-        steps = [abs(series[t] - series[t - 1]) for t in past if t - 1 in series]
-        sigma = max(0.05, float(np.sqrt(np.mean(np.square(steps)))) if steps else 0.1)
+                if "period" not in memo:
+                    res = [abs(series[t] - series[t - period])
+                           for t in range(max(start + period, today - 20), today)
+                           if t in series and t - period in series]
+                    memo["period"] = (0.0, max(0.015, float(np.sqrt(np.mean(np.square(res))))
+                                               / 1.4) if res else 0.03)
+                return float(np.mean(same)), memo["period"][1], True
+        if "last" not in memo:
+            past = [t for t in range(today - 1, max(start, today - 20) - 1, -1) if t in series]
+            last = series[past[0]] if past else _PRIOR[source]
+            steps = [abs(series[t] - series[t - 1]) for t in past if t - 1 in series]
+            memo["last"] = (last, max(0.05, float(np.sqrt(np.mean(np.square(steps))))
+                                      if steps else 0.1))
+        last, sigma = memo["last"]
         return last, sigma, False
 
     def predict(self, source: str, days: np.ndarray, today: int) -> tuple[np.ndarray, float]:
         if source == "thermal":
             return super().predict(source, days, today)
         out, sigma = np.empty(len(days)), 0.0
+        memo: dict[str, tuple[float, float]] = {}  # what every day of this prediction shares
         for i, d in enumerate(days):
-            guess, s, _ = self._guess(source, int(d), today)
+            guess, s, _ = self._guess(source, int(d), today, memo)
             out[i], sigma = guess, max(sigma, s)
         return out, sigma
