@@ -21,6 +21,7 @@ from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.drup import DEFAULT_LIMITS, Limits, ProofError, check_refutation
+from arena_gen.proofs.trim import trim
 
 #: The solvers of an env's encoder (``store.Encoder.solvers``) are tried in order. For lights,
 #: CaDiCaL's proofs check 2-3x faster than Glucose's (smaller); Glucose logs plain DRUP (no
@@ -52,14 +53,18 @@ def refute(clauses: Sequence[Sequence[int]], solver: str) -> list[str]:
 
 
 def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence[str],
-             limits: Limits) -> tuple[list[str], str, float, float]:
-    """The first solver's proof the checker accepts, its solver, solve and check seconds."""
+             limits: Limits, trimmed: bool = True) -> tuple[list[str], str, float, float]:
+    """The first solver's proof the checker accepts (trimmed to the lemmas its refutation
+    uses, :mod:`arena_gen.proofs.trim`, unless ``trimmed`` is False), its solver, the seconds
+    spent solving and trimming, and the check's seconds."""
     refusals = []
     for solver in solvers:
         start = time.perf_counter()
         body = refute(clauses, solver)
-        proved = time.perf_counter() - start
         try:
+            if trimmed:
+                body = trim(variables, clauses, body)
+            proved = time.perf_counter() - start
             stats = check_refutation(variables, clauses, body, limits)
         except ProofError as exc:
             refusals.append(f"{solver}: {exc}")
@@ -69,17 +74,18 @@ def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence
 
 
 def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
-               limits: Limits = DEFAULT_LIMITS) -> tuple[Proved, bytes]:
+               limits: Limits = DEFAULT_LIMITS, trimmed: bool = True) -> tuple[Proved, bytes]:
     """A checked, compressed proof of ``task``'s minimum and its manifest entry (decomposed:
     one refutation per part, :mod:`arena_gen.proofs.parts`, when the task lists parts);
     ``solvers`` None: the env's encoder's own solvers."""
     solvers = solvers or store.ENCODERS[task.env].solvers
     parts = store.decomposition(task)
     if parts is not None:
-        return _prove_parts(task, parts, solvers, limits)
+        return _prove_parts(task, parts, solvers, limits, trimmed)
     enc = store.claim(task)
     try:
-        body, solver, proved, checked = _checked(enc.variables, enc.clauses, solvers, limits)
+        body, solver, proved, checked = _checked(enc.variables, enc.clauses, solvers, limits,
+                                                 trimmed)
     except ProofError as exc:
         raise ProofError(f"task {task.id}: {exc}") from None
     lines = store.header(task, enc, solver) + body
@@ -92,7 +98,7 @@ def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
 
 
 def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequence[str],
-                 limits: Limits) -> tuple[Proved, bytes]:
+                 limits: Limits, trimmed: bool) -> tuple[Proved, bytes]:
     """The decomposed proof: per part, a checked refutation of its ``k_P - 1`` turns."""
     reason = store.unprovable(task)  # provable at all: encoder, version, exact minimum
     if reason is not None:
@@ -104,7 +110,8 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     proved = checked = 0.0
     for index, ((bulbs, k), enc) in enumerate(zip(parts, encs, strict=True)):
         try:
-            body, solver, p_s, c_s = _checked(enc.variables, enc.clauses, solvers, limits)
+            body, solver, p_s, c_s = _checked(enc.variables, enc.clauses, solvers, limits,
+                                              trimmed)
         except ProofError as exc:
             raise ProofError(f"task {task.id}, part {index}: {exc}") from None
         proved += p_s
@@ -126,7 +133,7 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
 def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
                 on_task: Callable[[Proved | None, Task], None] | None = None,
                 envs: Collection[str] | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> list[Proved]:
+                limits: Limits = DEFAULT_LIMITS, trimmed: bool = True) -> list[Proved]:
     """Write ``proofs/`` for every provable task of a suite (``on_task`` after each task,
     with None for a task not covered); the manifest is written last. With ``envs``, only
     those envs' tasks are proved and the listed proofs of the others are kept as they are."""
@@ -148,7 +155,7 @@ def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
             if on_task is not None:
                 on_task(None, task)
             continue
-        proved, data = prove_task(task, solvers, limits)
+        proved, data = prove_task(task, solvers, limits, trimmed)
         store.write_proof(suite_dir, proved.entry["file"], data)
         done.append(proved)
         if on_task is not None:
