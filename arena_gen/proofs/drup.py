@@ -103,11 +103,16 @@ class _Database:
                 i += 1
                 if not clause:  # deleted: dropped from this list lazily
                     continue
-                if clause[0] == false_c:
-                    clause[0] = clause[1]
-                    clause[1] = false_c
                 first = clause[0]
-                if value[first] == 1:
+                if first == false_c:
+                    first = clause[1]
+                    if value[first] == 1:
+                        ws[kept] = clause
+                        kept += 1
+                        continue
+                    clause[0] = first
+                    clause[1] = false_c
+                elif value[first] == 1:
                     ws[kept] = clause
                     kept += 1
                     continue
