@@ -1,7 +1,7 @@
 """Trimmed proofs and the faster checker (#42), side by side on the same solver proofs.
 
 Run: python benchmarks/bench_proof_check.py --against REV [--suites odyssey-lite,challenge]
-     [--envs repo] [--limit S] [--no-full-new]
+     [--envs repo] [--tasks ID,ID] [--limit S] [--no-full-new]
 
 For every claim a suite's proofs refute (one per task, one per part of a decomposed task), the
 env's first solver refutes it once; then, in one process and one after the other on that
@@ -49,11 +49,12 @@ def old_checker(rev: str, folder: Path) -> ModuleType:
     return module
 
 
-def claims(suite: str, envs: set[str]) -> list[tuple[str, str, Any]]:
-    """(task id, env, encoding) of every claim the suite's proofs of ``envs`` refute."""
+def claims(suite: str, envs: set[str], tasks: set[str]) -> list[tuple[str, str, Any]]:
+    """(task id, env, encoding) of every claim the suite's proofs of ``envs`` refute (of the
+    tasks named, when ``tasks`` names any)."""
     out = []
     for task in read_suite(suites_dir() / suite, envs=envs).all_tasks():
-        if store.unprovable(task) is not None:
+        if store.unprovable(task) is not None or (tasks and task.id not in tasks):
             continue
         parts = store.decomposition(task)
         if parts is None:
@@ -86,10 +87,11 @@ def row(values: list[float], unit: str = "s") -> str:
     return f"median {statistics.median(values):.2f} {unit}, max {max(values):.2f} {unit}"
 
 
-def bench(suite: str, envs: set[str], old: ModuleType, limit: float, full_new: bool) -> None:
+def bench(suite: str, envs: set[str], tasks: set[str], old: ModuleType, limit: float,
+          full_new: bool) -> None:
     """Print one suite's figures per env (sums per task over its parts)."""
     per: dict[tuple[str, str], dict[str, float]] = {}
-    for task_id, env, enc in claims(suite, envs):
+    for task_id, env, enc in claims(suite, envs, tasks):
         body = refute(enc.clauses, store.ENCODERS[env].solvers[0])
         start = time.process_time()
         trimmed = trim(enc.variables, enc.clauses, body)
@@ -136,6 +138,7 @@ def main() -> None:
     parser.add_argument("--suites", default="odyssey-lite,challenge")
     parser.add_argument("--envs", default="repo")
     parser.add_argument("--limit", type=float, default=900.0, help="seconds per check")
+    parser.add_argument("--tasks", default="", help="only these task ids (comma-separated)")
     parser.add_argument("--no-full-new", action="store_true",
                         help="skip this checker on the untrimmed proofs")
     args = parser.parse_args()
@@ -145,7 +148,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         old = old_checker(args.against, Path(tmp))
         for suite in [s for s in args.suites.split(",") if s]:
-            bench(suite, envs, old, args.limit, not args.no_full_new)
+            bench(suite, envs, {t for t in args.tasks.split(",") if t}, old, args.limit,
+                  not args.no_full_new)
     print("command: python " + " ".join(["benchmarks/bench_proof_check.py", *sys.argv[1:]]))
 
 
