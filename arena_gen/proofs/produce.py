@@ -4,6 +4,8 @@ Only the prover uses a SAT library. Each proof is checked by :mod:`arena_gen.pro
 before it is stored (a solver whose proof the checker refuses, e.g. one using a non-RUP
 inference, gives way to the next in ``SOLVERS``), so ``prove`` never writes a proof that
 ``verify --proofs`` would refuse, and a solver bug can cost a proof, never a wrong acceptance.
+The proof stored is the solver's trimmed to the lemmas its refutation uses
+(:mod:`arena_gen.proofs.trim`, checked like any other proof).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ SOLVERS = None
 
 @dataclass(frozen=True)
 class Proved:
-    """One stored proof: its manifest entry and the seconds spent solving and checking."""
+    """One stored proof: its manifest entry, the seconds spent solving and trimming
+    (``prove_seconds``) and checking."""
 
     task_id: str
     entry: dict[str, Any]
