@@ -51,14 +51,20 @@ class CheckStats:
 
 
 class _Database:
-    """Clauses under a top-level assignment, propagated with two watched literals. Inside,
-    a literal is a code: ``2v`` for ``v`` and ``2v + 1`` for ``-v`` (so ``c ^ 1`` negates)."""
+    """Clauses under a top-level assignment. Inside, a literal is a code: ``2v`` for ``v`` and
+    ``2v + 1`` for ``-v`` (so ``c ^ 1`` negates). Binary clauses sit in implication lists
+    (no watch to move); longer ones are propagated with two watched literals, the clause lists
+    themselves in the watch lists. Unit propagation reaches the same conflict or fixpoint in
+    any order, so this layout changes speed, never a verdict."""
 
     def __init__(self, variables: int) -> None:
-        self.value = [0] * (2 * variables + 2)  # per code: 1 true, -1 false, 0 unset
-        self.watches: list[list[int]] = [[] for _ in range(2 * variables + 2)]
-        self.clauses: list[list[int] | None] = []
-        self.by_key: dict[tuple[int, ...], list[int]] = {}
+        size = 2 * variables + 2
+        self.value = [0] * size  # per code: 1 true, -1 false, 0 unset
+        #: per code c: the literals x of binary clauses (c or x), implied when c turns false
+        self.binary: list[list[int]] = [[] for _ in range(size)]
+        #: per code: the longer clauses watching it (a deleted one is emptied, dropped lazily)
+        self.watches: list[list[list[int]]] = [[] for _ in range(size)]
+        self.by_key: dict[tuple[int, ...], list[list[int]]] = {}
         self.trail: list[int] = []
         self.head = 0
         self.inconsistent = False
@@ -71,49 +77,77 @@ class _Database:
 
     def propagate(self) -> bool:
         """Unit propagation from ``head``; False on a conflict."""
-        value, watches, clauses, trail = self.value, self.watches, self.clauses, self.trail
-        while self.head < len(trail):
-            false_c = trail[self.head] ^ 1
-            self.head += 1
+        value, watches, trail = self.value, self.watches, self.trail
+        binary = self.binary
+        head = self.head
+        while head < len(trail):
+            false_c = trail[head] ^ 1
+            head += 1
+            for x in binary[false_c]:
+                v = value[x]
+                if v == 0:
+                    value[x] = 1
+                    value[x ^ 1] = -1
+                    trail.append(x)
+                elif v == -1:
+                    self.head = head
+                    return False
             ws = watches[false_c]
+            if not ws:
+                continue
             kept = 0
             i = 0
             count = len(ws)
             while i < count:
-                cid = ws[i]
+                clause = ws[i]
                 i += 1
-                clause = clauses[cid]
-                if clause is None:  # deleted: dropped from this list lazily
+                if not clause:  # deleted: dropped from this list lazily
                     continue
-                if clause[0] == false_c:
-                    clause[0] = clause[1]
-                    clause[1] = false_c
                 first = clause[0]
-                if value[first] == 1:
-                    ws[kept] = cid
+                if first == false_c:
+                    first = clause[1]
+                    if value[first] == 1:
+                        ws[kept] = clause
+                        kept += 1
+                        continue
+                    clause[0] = first
+                    clause[1] = false_c
+                elif value[first] == 1:
+                    ws[kept] = clause
                     kept += 1
                     continue
-                for k in range(2, len(clause)):
-                    c = clause[k]
-                    if value[c] != -1:
-                        clause[1] = c
-                        clause[k] = false_c
-                        watches[c].append(cid)
-                        break
+                if len(clause) == 3:  # most clauses left: no loop to set up
+                    c = clause[2]
+                    moved = value[c] != -1
+                    if moved:
+                        clause[2] = false_c
                 else:
-                    ws[kept] = cid
-                    kept += 1
-                    if value[first] == -1:  # conflict: keep the rest, stop
-                        while i < count:
-                            ws[kept] = ws[i]
-                            kept += 1
-                            i += 1
-                        del ws[kept:]
-                        return False
-                    value[first] = 1
-                    value[first ^ 1] = -1
-                    trail.append(first)
+                    moved = False
+                    for k in range(2, len(clause)):
+                        c = clause[k]
+                        if value[c] != -1:
+                            clause[k] = false_c
+                            moved = True
+                            break
+                if moved:
+                    clause[1] = c
+                    watches[c].append(clause)
+                    continue
+                ws[kept] = clause
+                kept += 1
+                if value[first] == -1:  # conflict: keep the rest, stop
+                    while i < count:
+                        ws[kept] = ws[i]
+                        kept += 1
+                        i += 1
+                    del ws[kept:]
+                    self.head = head
+                    return False
+                value[first] = 1
+                value[first ^ 1] = -1
+                trail.append(first)
             del ws[kept:]
+        self.head = head
         return True
 
     def add(self, codes: list[int]) -> None:
@@ -122,59 +156,76 @@ class _Database:
         if self.inconsistent:
             return
         value = self.value
-        codes.sort(key=lambda c: -value[c])  # watch literals not false, true ones first
-        cid = len(self.clauses)
-        self.clauses.append(codes)
-        self.by_key.setdefault(tuple(sorted(codes)), []).append(cid)
+        key = tuple(sorted(codes))
+        self.by_key.setdefault(key, []).append(codes)
+        size = len(codes)
+        if size == 2:
+            self.binary[key[0]].append(key[1])
+            self.binary[key[1]].append(key[0])
+        codes.sort(key=lambda c: -value[c])  # literals not false first, true ones first
         if not codes or value[codes[0]] == -1:
             self.inconsistent = True
             return
-        if len(codes) > 1:
-            self.watches[codes[0]].append(cid)
-            self.watches[codes[1]].append(cid)
-        if (len(codes) == 1 or value[codes[1]] == -1) and value[codes[0]] == 0:
+        if size > 2:
+            self.watches[codes[0]].append(codes)
+            self.watches[codes[1]].append(codes)
+        if (size == 1 or value[codes[1]] == -1) and value[codes[0]] == 0:
             self.assign(codes[0])
             if not self.propagate():
                 self.inconsistent = True
 
     def delete(self, codes: list[int]) -> bool:
         """Take one copy of a clause out of propagation; False when there is none."""
-        ids = self.by_key.get(tuple(sorted(codes)))
-        if not ids:
+        key = tuple(sorted(codes))
+        copies = self.by_key.get(key)
+        if not copies:
             return False
-        cid = ids.pop()
-        self.held -= len(self.clauses[cid] or ())
-        self.clauses[cid] = None
+        clause = copies.pop()
+        size = len(key)
+        self.held -= size
+        if size == 2:
+            self.binary[key[0]].remove(key[1])
+            self.binary[key[1]].remove(key[0])
+        else:
+            clause.clear()  # its watch lists drop it when next read
         return True
 
     def implies(self, codes: list[int]) -> bool:
         """Reverse unit propagation: assigning every literal false yields a conflict."""
         value = self.value
-        if self.inconsistent or any(value[c] == 1 for c in codes):
+        if self.inconsistent:
             return True
-        top = len(self.trail)
+        for c in codes:
+            if value[c] == 1:
+                return True
+        trail = self.trail
+        top = len(trail)
         for c in codes:
             if value[c] == 0:
-                self.assign(c ^ 1)
+                value[c] = -1
+                value[c ^ 1] = 1
+                trail.append(c ^ 1)
         ok = not self.propagate()
-        for c in self.trail[top:]:  # back to the top level
+        for c in trail[top:]:  # back to the top level
             value[c] = value[c ^ 1] = 0
-        del self.trail[top:]
+        del trail[top:]
         self.head = top
         return ok
 
 
-def _clause(lits: Iterable[int], variables: int, where: str) -> list[int] | None:
-    """A clause as literal codes, repeated literals merged; None for a tautology."""
+def _clause(lits: Iterable[int], variables: int, number: int, of: str = "line") -> list[int] | None:
+    """A clause as literal codes, repeated literals merged; None for a tautology. A literal
+    naming no variable is refused, naming ``of`` and ``number`` (a proof line, a formula
+    clause)."""
     out = list(dict.fromkeys(lits))
-    for lit in out:
-        if lit == 0 or abs(lit) > variables:
-            raise ProofError(f"{where}: literal {lit} names no variable of the formula "
-                             f"(it has {variables})")
-    seen = set(out)
-    if any(-lit in seen for lit in out):
+    if out and (max(out) > variables or min(out) < -variables or 0 in out):
+        for lit in out:
+            if lit == 0 or abs(lit) > variables:
+                raise ProofError(f"{of} {number}: literal {lit} names no variable of the "
+                                 f"formula (it has {variables})")
+    if not set(out).isdisjoint([-lit for lit in out]):
         return None
-    return [2 * lit if lit > 0 else -2 * lit + 1 for lit in out]
+    return [lit + lit if lit > 0 else 1 - lit - lit for lit in out]
 
 
 def _parse(line: str, number: int) -> tuple[bool, list[int]] | None:
@@ -200,7 +251,7 @@ def check_refutation(variables: int, clauses: Iterable[Clause], proof: Iterable[
     deadline = start + limits.seconds
     db = _Database(variables)
     for index, clause in enumerate(clauses):
-        lits = _clause(clause, variables, f"formula clause {index + 1}")
+        lits = _clause(clause, variables, index + 1, "formula clause")
         if lits is not None:
             db.held += len(lits)
             db.add(lits)
@@ -218,7 +269,7 @@ def check_refutation(variables: int, clauses: Iterable[Clause], proof: Iterable[
         if parsed is None:
             continue
         deletion, nums = parsed
-        lits = _clause(nums, variables, f"line {number}")
+        lits = _clause(nums, variables, number)
         if deletion:
             deletions += 1
             if lits is not None and not db.delete(lits):

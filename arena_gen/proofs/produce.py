@@ -4,6 +4,8 @@ Only the prover uses a SAT library. Each proof is checked by :mod:`arena_gen.pro
 before it is stored (a solver whose proof the checker refuses, e.g. one using a non-RUP
 inference, gives way to the next in ``SOLVERS``), so ``prove`` never writes a proof that
 ``verify --proofs`` would refuse, and a solver bug can cost a proof, never a wrong acceptance.
+The proof stored is the solver's trimmed to the lemmas its refutation uses
+(:mod:`arena_gen.proofs.trim`, checked like any other proof).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.drup import DEFAULT_LIMITS, Limits, ProofError, check_refutation
+from arena_gen.proofs.trim import trim
 
 #: The solvers of an env's encoder (``store.Encoder.solvers``) are tried in order. For lights,
 #: CaDiCaL's proofs check 2-3x faster than Glucose's (smaller); Glucose logs plain DRUP (no
@@ -31,7 +34,8 @@ SOLVERS = None
 
 @dataclass(frozen=True)
 class Proved:
-    """One stored proof: its manifest entry and the seconds spent solving and checking."""
+    """One stored proof: its manifest entry, the seconds spent solving and trimming
+    (``prove_seconds``) and checking."""
 
     task_id: str
     entry: dict[str, Any]
@@ -53,14 +57,18 @@ def refute(clauses: Sequence[Sequence[int]], solver: str) -> list[str]:
 
 
 def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence[str],
-             limits: Limits) -> tuple[list[str], str, float, float]:
-    """The first solver's proof the checker accepts, its solver, solve and check seconds."""
+             limits: Limits, trimmed: bool = True) -> tuple[list[str], str, float, float]:
+    """The first solver's proof the checker accepts (trimmed to the lemmas its refutation
+    uses, :mod:`arena_gen.proofs.trim`, unless ``trimmed`` is False), its solver, the seconds
+    spent solving and trimming, and the check's seconds."""
     refusals = []
     for solver in solvers:
         start = time.perf_counter()
         body = refute(clauses, solver)
-        proved = time.perf_counter() - start
         try:
+            if trimmed:
+                body = trim(variables, clauses, body)
+            proved = time.perf_counter() - start
             stats = check_refutation(variables, clauses, body, limits)
         except ProofError as exc:
             refusals.append(f"{solver}: {exc}")
@@ -70,17 +78,18 @@ def _checked(variables: int, clauses: Sequence[Sequence[int]], solvers: Sequence
 
 
 def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
-               limits: Limits = DEFAULT_LIMITS) -> tuple[Proved, bytes]:
+               limits: Limits = DEFAULT_LIMITS, trimmed: bool = True) -> tuple[Proved, bytes]:
     """A checked, compressed proof of ``task``'s minimum and its manifest entry (decomposed:
     one refutation per part, :mod:`arena_gen.proofs.parts`, when the task lists parts);
     ``solvers`` None: the env's encoder's own solvers."""
     solvers = solvers or store.ENCODERS[task.env].solvers
     parts = store.decomposition(task)
     if parts is not None:
-        return _prove_parts(task, parts, solvers, limits)
+        return _prove_parts(task, parts, solvers, limits, trimmed)
     enc = store.claim(task)
     try:
-        body, solver, proved, checked = _checked(enc.variables, enc.clauses, solvers, limits)
+        body, solver, proved, checked = _checked(enc.variables, enc.clauses, solvers, limits,
+                                                 trimmed)
     except ProofError as exc:
         raise ProofError(f"task {task.id}: {exc}") from None
     lines = store.header(task, enc, solver) + body
@@ -93,7 +102,7 @@ def prove_task(task: Task, solvers: Sequence[str] | None = SOLVERS,
 
 
 def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequence[str],
-                 limits: Limits) -> tuple[Proved, bytes]:
+                 limits: Limits, trimmed: bool) -> tuple[Proved, bytes]:
     """The decomposed proof: per part, a checked refutation of its ``k_P - 1`` turns."""
     reason = store.unprovable(task)  # provable at all: encoder, version, exact minimum
     if reason is not None:
@@ -106,7 +115,8 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     proved = checked = 0.0
     for index, ((bulbs, k), enc) in enumerate(zip(parts, encs, strict=True)):
         try:
-            body, solver, p_s, c_s = _checked(enc.variables, enc.clauses, solvers, limits)
+            body, solver, p_s, c_s = _checked(enc.variables, enc.clauses, solvers, limits,
+                                              trimmed)
         except ProofError as exc:
             raise ProofError(f"task {task.id}, part {index}: {exc}") from None
         proved += p_s
@@ -125,16 +135,17 @@ def _prove_parts(task: Task, parts: list[tuple[list[int], int]], solvers: Sequen
     return Proved(task.id, entry, proved, checked), data
 
 
-def _prove_job(job: tuple[Task, Sequence[str] | None, Limits]) -> tuple[Proved, bytes]:
+def _prove_job(job: tuple[Task, Sequence[str] | None, Limits, bool]) -> tuple[Proved, bytes]:
     """One task's proof in a worker process (a top-level function, so it pickles)."""
-    task, solvers, limits = job
-    return prove_task(task, solvers, limits)
+    task, solvers, limits, trimmed = job
+    return prove_task(task, solvers, limits, trimmed)
 
 
 def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
                 on_task: Callable[[Proved | None, Task], None] | None = None,
                 envs: Collection[str] | None = None,
-                limits: Limits = DEFAULT_LIMITS, jobs: int = 1) -> list[Proved]:
+                limits: Limits = DEFAULT_LIMITS, trimmed: bool = True,
+                jobs: int = 1) -> list[Proved]:
     """Write ``proofs/`` for every provable task of a suite (``on_task`` after each task,
     with None for a task not covered), ``jobs`` tasks at a time; the manifest is written last.
     With ``envs``, only those envs' tasks are proved and the listed proofs of the others are
@@ -162,7 +173,7 @@ def prove_suite(path: str | Path, solvers: Sequence[str] | None = SOLVERS,
     by_id = {task.id: task for task in todo}
     done: list[Proved] = []
     # the longest claims first, so no worker is left with a big one at the end
-    jobs_in = sorted(((t, solvers, limits) for t in todo),
+    jobs_in = sorted(((t, solvers, limits, trimmed) for t in todo),
                      key=lambda job: -(job[0].certificate.min_steps or 0))
     for proved, data in map_unordered(_prove_job, jobs_in, jobs=jobs):
         store.write_proof(suite_dir, proved.entry["file"], data)
