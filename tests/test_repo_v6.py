@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from arena_gen.core import registry
 from arena_gen.core.game import WorldView
+from arena_gen.core.probes import draw, grade
 from arena_gen.envs.repo.agents.rings import RepoGroupsPlannerAgent
 from arena_gen.envs.repo.game_v6 import RepoGameV6
 from arena_gen.envs.repo.groups import (
@@ -152,8 +153,13 @@ def test_the_planner_plays_the_minimum_from_the_rules_text() -> None:
                            budget=draft.budget, env="repo", env_version=6)
     agent.reset(view, "with-rules", np.random.default_rng(0))  # type: ignore[arg-type]
     game = RepoGameV6(draft)
-    state, turns = game.initial(), 0
+    state, turns, visited, graded = game.initial(), 0, [], []
     while not state.run_ok and turns < draft.budget:
         state = game.act(state, agent.act(""))[0]
+        visited.append(state)
         turns += 1
+        if turns % 150 == 0:  # the planner answers every probe from the rules it read
+            probes = draw(game, state, visited, "0" * 64, 0, turns // 150, 8)
+            graded += grade(game, state, probes, agent.answer_probes(probes))
     assert state.run_ok and turns == cert.min_steps
+    assert len(graded) >= 16 and all(graded)

@@ -36,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from arena_gen.core import registry
 from arena_gen.core.agent import TaskView
-from arena_gen.core.probes import Probe
+from arena_gen.core.game import WorldView
+from arena_gen.core.probes import Probe, offers_probes
 from arena_gen.envs.repo.agents.heuristic_v2 import RUN
 from arena_gen.envs.repo.agents.heuristic_v5 import RepoV5HeuristicAgent
 from arena_gen.envs.repo.agents.planner import RepoPlannerAgent
@@ -68,7 +70,11 @@ class RepoGroupsPlannerAgent(RepoPlannerAgent):
         try:
             if view.rules_text is None:
                 raise ValueError("the planner plays with the rules disclosed")
-            found = solve_groups(parse_rules(view.rules_text))
+            world = parse_rules(view.rules_text)
+            found = solve_groups(world)
+            model = registry.get(view.env, view.env_version).load("game")
+            if offers_probes(model):  # the task's own game class, compiled from the text
+                self.model = model(WorldView(world, view.public, view.budget))
         except (ValueError, KeyError, IndexError):
             found = None
         if found is None or found.min_steps is None:
@@ -76,12 +82,6 @@ class RepoGroupsPlannerAgent(RepoPlannerAgent):
             self.fallback.reset(view, mode, rng)
             return
         self.queue = list(found.witness)
-
-    def answer_probes(self, probes: Sequence[Probe]) -> list[str]:
-        """Without a compiled model (a world of groups) the planner answers nothing."""
-        if self.model is None and self.fallback is None:
-            return [""] * len(probes)
-        return super().answer_probes(probes)
 
 
 class RepoRingLearnerAgent:
