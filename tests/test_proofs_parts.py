@@ -12,15 +12,21 @@ from typing import Any
 
 import pytest
 
-from arena_gen.core.canon import sha256_hex
 from arena_gen.core.suite_io import read_suite, write_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
-from arena_gen.proofs.check import check_suite, check_task
+from arena_gen.proofs.check import check_suite
 from arena_gen.proofs.drup import ProofError
 from arena_gen.proofs.parts import check_closed, read_parts, sub_world
 from arena_gen.proofs.produce import prove_suite
 from arena_gen.suite.build import build_suite
+from tests.proof_attacks import (
+    another_tasks_refusals,
+    corrupted_refusals,
+    lines_of,
+    refusal,
+    rewrite,
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,23 +51,10 @@ def tasks(suite: Path) -> list[Task]:
     return read_suite(suite, envs={"lights"}).tasks["lights"]
 
 
-def refusal(suite: Path, task: Task, entry: dict[str, Any] | None = None) -> str:
-    with pytest.raises(ProofError) as info:
-        check_task(suite, task, entry or store.read_manifest(suite)[task.id])
-    return str(info.value)
 
 
-def rewrite(suite: Path, task_id: str, lines: list[str], **entry: Any) -> None:
-    entries = store.read_manifest(suite)
-    data = store.compress(lines)
-    store.write_proof(suite, entries[task_id]["file"], data)
-    entries[task_id] = {**entries[task_id], "proof_sha256": sha256_hex(data),
-                        "bytes": len(data), **entry}
-    store.write_manifest(suite, entries)
 
 
-def lines_of(suite: Path, task_id: str) -> list[str]:
-    return store.decompress(store.read_proof(suite, store.read_manifest(suite)[task_id]))
 
 
 def test_decomposed_proofs_check_and_sum_to_the_minimum(proved: Path) -> None:
@@ -75,32 +68,16 @@ def test_decomposed_proofs_check_and_sum_to_the_minimum(proved: Path) -> None:
 
 
 def test_a_corrupted_proof_is_refused(suite: Path) -> None:
-    task = tasks(suite)[0]
-    lines = lines_of(suite, task.id)
-    at = next(i for i, line in enumerate(lines) if line[:1] not in ("c", "d")
-              and len(line.split()) > 2)
-    lines[at] = " ".join(lines[at].split()[1:])
-    rewrite(suite, task.id, lines)
-    assert "does not follow by unit propagation" in refusal(suite, task)
-    path = suite / "proofs" / store.file_name(task.id)
-    data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0x40
-    path.write_bytes(bytes(data))
-    assert "its sha256 is not the manifest's" in refusal(suite, task)
+    dropped, flipped = corrupted_refusals(suite, tasks(suite)[0])
+    assert "does not follow by unit propagation" in dropped
+    assert "its sha256 is not the manifest's" in flipped
 
 
 def test_a_proof_of_another_task_is_refused(suite: Path) -> None:
     mine, other = tasks(suite)
-    entries = store.read_manifest(suite)
-    rewrite(suite, mine.id, lines_of(suite, other.id))
-    problem = refusal(suite, mine, {**entries[other.id], "task_sha256": mine.sha256,
-                                    "min_steps": mine.certificate.min_steps,
-                                    "file": entries[mine.id]["file"],
-                                    "proof_sha256": store.read_manifest(suite)[mine.id][
-                                        "proof_sha256"]})
-    assert f"(task {mine.id}): " in problem  # other parts, minima or header: refused
-    rewrite(suite, mine.id, lines_of(suite, other.id))  # with this task's listed parts
-    assert "header says task" in refusal(suite, mine)
+    listed, own = another_tasks_refusals(suite, mine, other)
+    assert f"(task {mine.id}): " in listed  # other parts, minima or header: refused
+    assert "header says task" in own
 
 
 def test_a_changed_condition_is_refused(suite: Path) -> None:
