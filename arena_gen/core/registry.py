@@ -201,6 +201,10 @@ class EnvSpec:
     #: A preview version is registered, playable, verifiable and importable, but is not the
     #: default for building (``get(name)``) until its presets are calibrated.
     preview: bool = False
+    #: What certified induction bounds of a task need from the env (issue 39): an object with
+    #: ``relabelled_draft(task, world)``, ``relabellings(world, count, seq)``, ``build(worlds,
+    #: horizon, seconds=...)`` (the adversary over a pool) and ``min_steps(world)``.
+    adversary: Part[Any] | None = None
 
     @property
     def gym_id(self) -> str:
@@ -256,7 +260,7 @@ class EnvSpec:
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
          "odyssey", "grammar", "fingerprint", "potential", "levels", "public_again",
-         "random_bound")
+         "random_bound", "adversary")
 
 
 @dataclass(frozen=True)

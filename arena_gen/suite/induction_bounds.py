@@ -23,8 +23,6 @@ from arena_gen.core.calibration import calibration_for
 from arena_gen.core.episode import run_episode
 from arena_gen.core.induction import Adversary
 from arena_gen.core.task import Draft, Task
-from arena_gen.envs.lights.adversary import build, relabelled_draft, relabellings
-from arena_gen.envs.lights.bfs import bfs
 from arena_gen.suite.attempts import Origin, certify, decide
 from arena_gen.suite.catalog import preset
 
@@ -40,7 +38,7 @@ def accepts(task: Task, world: dict[str, Any]) -> bool:
     """Whether a build would accept ``world`` at ``task``'s public view and seed path: verified,
     accepted, witness replayed, ladder climbed and resistant, as ``build`` decides."""
     spec = registry.for_task(task)
-    draft = relabelled_draft(task, world)
+    draft = spec.load("adversary").relabelled_draft(task, world)
     cal = calibration_for(spec, task.suite)
     return certify(spec, _origin(task, np.random.SeedSequence(0)), draft, cal).task is not None
 
@@ -79,29 +77,33 @@ class Pool:
 
     worlds: list[dict[str, Any]]
     refused: int
+    #: The env's ``adversary`` part (what builds the adversary over these worlds).
+    kit: Any
 
 
 def pool_for(task: Task, sample: list[dict[str, Any]], *, relabel: int, hardest: int,
              seed: int) -> Pool:
     """The task's world, ``relabel`` relabellings of it and of each of the ``hardest`` sampled
     worlds (by exact minimum), those worlds themselves; each kept only if accepted."""
+    kit = registry.for_task(task).load("adversary")
     seq = np.random.SeedSequence([CLASS_STREAM, seed, 1])
-    ranked = sorted(sample, key=lambda w: -int(bfs(w, explore_all=False).min_steps or 0))
+    ranked = sorted(sample, key=lambda w: -kit.min_steps(w))
     bases = [task.world, *ranked[:hardest]]
     worlds, refused = [task.world], 0
     for base, child in zip(bases, seq.spawn(len(bases)), strict=True):
-        candidates = ([] if base is task.world else [base]) + relabellings(base, relabel, child)
+        candidates = ([] if base is task.world else [base]) + kit.relabellings(base, relabel,
+                                                                                child)
         for w in candidates:
             if accepts(task, w):
                 worlds.append(w)
             else:
                 refused += 1
-    return Pool(worlds=worlds, refused=refused)
+    return Pool(worlds=worlds, refused=refused, kit=kit)
 
 
 def adversary_for(pool: Pool, horizon: int, *, seconds: float = 60.0) -> Adversary:
     """The pool's adversary (its ``lower``: the pool's exact worst-case cost)."""
-    return build(pool.worlds, horizon, seconds=seconds)
+    return pool.kit.build(pool.worlds, horizon, seconds=seconds)
 
 
 @dataclass
@@ -122,8 +124,9 @@ def learner_steps(task: Task, agent_factory: Any, worlds: list[dict[str, Any]], 
     ``cap``), with a normal 95 % interval of the mean (Student's t would differ below 30)."""
     steps, fails = [], 0
     seq = np.random.SeedSequence([CLASS_STREAM, seed, 2])
+    kit = registry.for_task(task).load("adversary")
     for i, world in enumerate(worlds):
-        draft = relabelled_draft(task, world)
+        draft = kit.relabelled_draft(task, world)
         lifted = dataclasses.replace(task, world=world, rules_text=draft.rules_text,
                                      budget=cap, seed_path=[*task.seed_path[:-1], i])
         result = run_episode(lifted, agent_factory(), run_seed=int(seq.generate_state(1)[0]))

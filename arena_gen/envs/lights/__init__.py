@@ -40,6 +40,7 @@ V1 = EnvSpec(
     grammar=part("prompts:GRAMMAR"),
     fingerprint=part("fingerprint:SHAPE"),
     potential=part("potential:potential"),
+    adversary=part("adversary:KIT"),
     # The reference harness: max_steps 200, every valid step's history kept.
     odyssey=OdysseyProfile(steps=200, show_feedback=True, window=None,
                            prompt=part("odyssey:PROMPT"), reply=part("odyssey:reply")),

@@ -23,6 +23,7 @@ from arena_gen.core.game import Event
 from arena_gen.core.game_env import GameEnv
 from arena_gen.core.induction import Adversary
 from arena_gen.core.task import Draft, Task
+from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.formula import Formula
 from arena_gen.envs.lights.game_v1 import LightsGame
 from arena_gen.envs.lights.induction import world_class
@@ -118,3 +119,21 @@ def play(task: Task, agent: Any, adversary: Adversary, rng: np.random.Generator,
         over = terminated or truncated
     return Played(steps=env.turn, success=env.success, consistent=adversary.consistent(),
                   actions=actions)
+
+
+@dataclass(frozen=True)
+class AdversaryKit:
+    """What ``arena_gen.suite.induction_bounds`` needs of lights (the registry's ``adversary``
+    part), so that generic module names no env."""
+
+    relabelled_draft: Any
+    relabellings: Any
+    build: Any
+
+    @staticmethod
+    def min_steps(world: dict[str, Any]) -> int:
+        """The world's exact with-rules minimum (0 when none is found)."""
+        return int(bfs(world, explore_all=False).min_steps or 0)
+
+
+KIT = AdversaryKit(relabelled_draft=relabelled_draft, relabellings=relabellings, build=build)
