@@ -5,7 +5,6 @@ minimum."""
 
 from __future__ import annotations
 
-from collections import deque
 from types import SimpleNamespace
 from typing import Any
 
@@ -31,7 +30,7 @@ from arena_gen.envs.repo.sampler_v6 import PRESETS, GroupsPreset, sample, sample
 from arena_gen.envs.repo.verify_v6 import verify
 from arena_gen.proofs import repo_parts
 from arena_gen.proofs.drup import ProofError
-from tests.test_proofs_repo import OneTurn, command_texts, random_state
+from tests.test_proofs_repo import OneTurn, command_texts, minimum, random_state
 
 SMALL = PRESETS["challenge"].replace(groups=(2, 3), group_size=(1, 3), group_min_len=0,
                                      min_len=0, budget=60)
@@ -42,25 +41,8 @@ def world_of(preset: GroupsPreset, seed: int) -> dict[str, Any]:
 
 
 def whole_minimum(world: dict[str, Any]) -> int | None:
-    """Commands of the shortest completion of the whole world: BFS over the game's steps."""
-    game = RepoGameV6(WorldView(world))
-    texts = [f"pip install python=={py}" for py in world["python_versions"]]
-    for q, entry in world["packages"].items():
-        texts += [f"pip uninstall {q}"] + [f"pip install {q}=={v}" for v in entry["versions"]]
-    cmds = [game.parse(t) for t in texts]
-    run = game.parse("python run.py")
-    start = game.initial()
-    seen, frontier = {start}, deque([(start, 0)])
-    while frontier:
-        state, depth = frontier.popleft()
-        if game.step(state, run)[0].run_ok:
-            return depth + 1
-        for cmd in cmds:
-            nxt = game.step(state, cmd)[0]
-            if nxt not in seen:
-                seen.add(nxt)
-                frontier.append((nxt, depth + 1))
-    return None
+    """Commands of the shortest completion of the whole world: BFS over the v6 game's steps."""
+    return minimum(RepoGameV6(WorldView(world)), world)
 
 
 def test_full_ring_minima_are_the_puzzle_s() -> None:
