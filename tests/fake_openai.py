@@ -3,7 +3,9 @@
 It plays a scripted policy: it recognises the task from the intro in the prompt, reads the turn
 number from the prompt's last "Current observation (turn N of B)" header and answers the oracle
 witness action. Faults (HTTP errors, Retry-After, hangs, truncated bodies, replies without an
-<action> tag) are injected per (env, turn, try) by a ``fault`` callable. It records every
+<action> tag) are injected per (env, turn, try) by a ``fault`` callable; a ``prelude`` of replies
+per task is answered before its witness (e.g. wasted turns that stretch an episode to its
+budget). It records every
 request (headers, body, the number of past turns the prompt carries) and the most requests it
 ever had in flight at once. :data:`CONTEXT_ERRORS` holds the real context-length error bodies of
 OpenAI, llama.cpp, vLLM, SGLang, TGI (HTTP 422), Gemini's OpenAI-compatible endpoint and Ollama;
@@ -18,7 +20,7 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -84,8 +86,12 @@ class FakeOpenAI:
     def __init__(self, tasks: Iterable[Task], *, key: str | None = None, delay: float = 0.0,
                  fault: Fault | None = None,
                  to_call: Callable[[str, str], tuple[str, str]] | None = None,
-                 keep: bool = True, cached: bool = False) -> None:
+                 keep: bool = True, cached: bool = False,
+                 prelude: Mapping[str, Sequence[str]] | None = None) -> None:
         tasks = list(tasks)
+        #: task id -> the reply texts of its first turns, before the witness (which follows
+        #: them, shifted by their number: replies that leave the state as it was)
+        self.prelude = {task_id: list(replies) for task_id, replies in (prelude or {}).items()}
         #: each task by its intro as an inductive prompt shows it, and as a with-rules prompt
         #: words it (the rules shown, not called hidden)
         self.tasks = {t.public["intro"]: t for t in tasks}
@@ -142,12 +148,16 @@ class FakeOpenAI:
         return None
 
     def answer(self, seen: Seen, task: Task | None) -> Out:
-        """The witness action for this turn (shifted past turns the env did not advance on)."""
+        """The prelude's reply for this turn, else the witness action (shifted past the prelude
+        and past turns the env did not advance on)."""
         if task is None:
             return Out(content="I do not know this task. <action>0</action>")
         witness = task.certificate.witness
-        shift = 0 if task.env == "trading" else len(
-            [t for t in self._skipped[task.env] if t < seen.turn])
+        prelude = self.prelude.get(task.id, [])
+        if seen.turn <= len(prelude):
+            return Out(content=prelude[seen.turn - 1])
+        shift = len(prelude) + (0 if task.env == "trading" else len(
+            [t for t in self._skipped[task.env] if t < seen.turn]))
         index = seen.turn - 1 - shift
         action = witness[index] if 0 <= index < len(witness) else witness[-1]
         if self.to_call is not None and seen.body.get("tools"):
