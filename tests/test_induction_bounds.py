@@ -20,7 +20,8 @@ from arena_gen.suite.induction_bounds import Pool, accepts, adversary_for, pool_
 LITE = Path(__file__).resolve().parent.parent / "suites" / "lite"
 #: Lite's six-bulb task (exact minimum 12, the cheapest to certify) and a ten-bulb one.
 TASKS = ("lights-lite-7-0016", "lights-lite-7-0000")
-LADDER = ("random", "sweep", "optimist", "climber", "heuristic", "planner", "prior_aware")
+LADDER = ("random", "sweep", "optimist", "climber", "heuristic", "planner", "prior_aware",
+          "prior_sequential")
 
 
 @pytest.fixture(scope="module", params=TASKS)

@@ -67,7 +67,8 @@ V3 = replace(
     model_free={"sweep": part("agents.sweep:LightsSweepAgent")},
     levels=part("levels_v3:LEVELS"),
     # By name only (``run --agent prior_aware``), on no ladder: certificates do not change.
-    agents={"prior_aware": part("agents.prior:LightsPriorAgent")},
+    agents={"prior_aware": part("agents.prior:LightsPriorAgent"),
+            "prior_sequential": part("agents.sequential:LightsSequentialAgent")},
 )
 
 V4 = replace(

@@ -21,7 +21,7 @@ import numpy as np
 from arena_gen.core.agent import TaskView
 from arena_gen.core.game import Event
 from arena_gen.core.game_env import GameEnv
-from arena_gen.core.induction import Adversary
+from arena_gen.core.induction import Adversary, solve
 from arena_gen.core.task import Draft, Task
 from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.formula import Formula
@@ -121,6 +121,15 @@ def play(task: Task, agent: Any, adversary: Adversary, rng: np.random.Generator,
                   actions=actions)
 
 
+def expected_cost(worlds: Sequence[dict[str, Any]], *, seconds: float = 60.0,
+                  max_nodes: int = 2_000_000) -> float:
+    """The exact expected induction cost without horizon of equally likely ``worlds`` of one N
+    (value iteration to its fixed point: an optimal learner never revisits a belief, so it
+    finishes within as many steps as there are beliefs)."""
+    cls = world_class(worlds, [1.0] * len(worlds))
+    return solve(cls, 1 << 30, max_nodes=max_nodes, seconds=seconds).expected
+
+
 @dataclass(frozen=True)
 class AdversaryKit:
     """What ``arena_gen.suite.induction_bounds`` needs of lights (the registry's ``adversary``
@@ -129,6 +138,8 @@ class AdversaryKit:
     relabelled_draft: Any
     relabellings: Any
     build: Any
+    relabel: Any
+    expected_cost: Any
 
     @staticmethod
     def min_steps(world: dict[str, Any]) -> int:
@@ -136,4 +147,5 @@ class AdversaryKit:
         return int(bfs(world, explore_all=False).min_steps or 0)
 
 
-KIT = AdversaryKit(relabelled_draft=relabelled_draft, relabellings=relabellings, build=build)
+KIT = AdversaryKit(relabelled_draft=relabelled_draft, relabellings=relabellings, build=build,
+                   relabel=relabel, expected_cost=expected_cost)
