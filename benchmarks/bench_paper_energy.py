@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import resource
 import time
 from typing import Any
+
+from bench_validity import knowledge_curves
+from paper_scale import cpu_seconds
 
 from arena_gen.core import registry
 from arena_gen.core.calibration import wilson
@@ -29,24 +31,7 @@ from arena_gen.suite import ladder
 from arena_gen.suite.build import build_suite
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and its finished workers (shared load does not enter)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
-def add_curve(acc: list[list[int]], results: list[dict[str, Any]]) -> None:
-    """Add each result's knowledge points to ``acc`` ([correct, asked] per milestone)."""
-    for result in results:
-        for m, point in enumerate(result.get("probes", [])):
-            while len(acc) <= m:
-                acc.append([0, 0])
-            acc[m][0] += point["correct"]
-            acc[m][1] += point["asked"]
-
-
-def show(acc: list[list[int]]) -> str:
+def show(acc: list[tuple[int, int]]) -> str:
     """A curve as percentages."""
     return " ".join(f"{100 * c / n:5.1f}" for c, n in acc)
 
@@ -59,12 +44,12 @@ def main() -> None:
     parser.add_argument("--v5-curves", action="store_true")
     args = parser.parse_args()
     pooled: dict[str, list[int]] = {}
-    curves: dict[str, list[list[int]]] = {}
+    ladders: list[dict[str, Any]] = []  # the certificates' (and the v5 replays') ladders
     for seed in args.seeds:
-        start, cpu = time.perf_counter(), _cpu()
+        start, cpu = time.perf_counter(), cpu_seconds()
         result = build_suite("challenge", seed, ["energy"], jobs=args.jobs,
                              versions={"energy": 6})
-        wall, cpu = time.perf_counter() - start, _cpu() - cpu
+        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         tasks = result.tasks["energy"]
         facts = result.manifest["build"]["energy"]
         cal = result.manifest.get("calibration", {}).get("energy", {})
@@ -74,12 +59,11 @@ def main() -> None:
               f"missed targets {cal.get('missed')}")
         shifts = sorted(len(t.params.get("shift_days") or []) for t in tasks)
         print(f"  shifts per task {shifts}")
+        ladders += [t.certificate.facts["ladder"] for t in tasks]
         for rung in tasks[0].certificate.facts["ladder"]:
             rows = [t.certificate.facts["ladder"][rung] for t in tasks]
             wins = [int(row["successes"] > 0) for row in rows]
             pooled.setdefault(rung, []).extend(wins)
-            for row in rows:
-                add_curve(curves.setdefault(rung, []), row["results"])
             print(f"  {rung:15s} {sum(wins)}/{len(wins)}")
         if args.v5_curves:
             spec = registry.get("energy", 5)
@@ -87,14 +71,14 @@ def main() -> None:
             for task in tasks:
                 v5 = dataclasses.replace(task, env_version=5)
                 row = ladder.climb(v5, v5_cal, only=["heuristic"])["heuristic"]
-                add_curve(curves.setdefault("heuristic on v5 probes", []), row["results"])
+                ladders.append({"heuristic on v5 probes": row})
     print(f"pooled over seeds {args.seeds} (tasks solved, Wilson 95 %):")
     for rung, wins in pooled.items():
         lo, hi = wilson(sum(wins), len(wins))
         print(f"  {rung:15s} {sum(wins)}/{len(wins)} = {sum(wins) / len(wins):.0%} "
               f"[{lo:.0%}-{hi:.0%}]")
     print("knowledge curves (accuracy % at 25/50/75/100 % of the budget, pooled):")
-    for rung, acc in curves.items():
+    for rung, acc in knowledge_curves(ladders).items():
         print(f"  {rung:24s} {show(acc)}")
 
 

@@ -18,19 +18,13 @@ cores.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import time
 
+from paper_scale import cpu_seconds
+
 from arena_gen.core.calibration import wilson
 from arena_gen.suite.build import build_suite
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished workers (shared load does not enter)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> None:
@@ -41,10 +35,10 @@ def main() -> None:
     args = parser.parse_args()
     pooled: dict[str, list[int]] = {}
     for seed in args.seeds:
-        start, cpu = time.perf_counter(), _cpu()
+        start, cpu = time.perf_counter(), cpu_seconds()
         result = build_suite("challenge", seed, ["trading"], jobs=args.jobs,
                              versions={"trading": 6})
-        wall, cpu = time.perf_counter() - start, _cpu() - cpu
+        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         tasks = result.tasks["trading"]
         facts = result.manifest["build"]["trading"]
         cal = result.manifest.get("calibration", {}).get("trading", {})
