@@ -49,7 +49,7 @@ def _readme_prices() -> dict[str, list[str]]:
             if (cells := [c.strip() for c in row.strip("|").split("|")])[1].startswith(PRICE_ROW)}
 
 
-@pytest.mark.parametrize("suite", ["lite", "challenge"])
+@pytest.mark.parametrize("suite", ["lite", "challenge", "challenge-moderate"])
 def test_readme_price_of_discovery_row_is_the_certificates(suite: str) -> None:
     """Issue 39: the best inductive rung's and the planner's price, from the certified ladders
     the way ``bench_validity.py --prices`` computes it; fixed-horizon envs say so."""
@@ -76,7 +76,7 @@ def test_readme_price_of_discovery_row_is_the_certificates(suite: str) -> None:
     assert _readme_prices()[suite] == want
 
 
-@pytest.mark.parametrize("suite", ["lite", "challenge"])
+@pytest.mark.parametrize("suite", ["lite", "challenge", "challenge-moderate"])
 def test_readme_ladder_table_is_the_manifests(suite: str) -> None:
     manifest = read_suite(resolve_suite(suite)).manifest
     table = _readme_ladder()
@@ -99,22 +99,61 @@ def test_readme_ladder_table_is_the_manifests(suite: str) -> None:
 def test_readme_suite_sizes_and_versions() -> None:
     lite = read_suite(resolve_suite("lite")).manifest
     challenge = read_suite(resolve_suite("challenge")).manifest
+    moderate = read_suite(resolve_suite("challenge-moderate")).manifest
     odyssey = read_suite(resolve_suite("odyssey-lite")).manifest
     assert set(lite["counts"].values()) == {30} and "`suites/lite` (30 tasks per env)" in README
     assert set(challenge["counts"].values()) == {10} and "`suites/challenge` (10 per env)" in README
+    assert set(moderate["counts"].values()) == {10}
+    assert "`suites/challenge-moderate` (10 per\nenv)" in README
     assert sum(odyssey["counts"].values()) == 120 and "holds the 120 tasks" in README
     v = lite["env_versions"]
-    assert v == challenge["env_versions"]
-    claim = (f"built with lights v{v['lights']}, trading v{v['trading']},\n"
-             f"energy v{v['energy']} and repo v{v['repo']}")
+    assert v == moderate["env_versions"]
+    claim = (f"Lite\nand the moderate Challenge are built with lights v{v['lights']}, trading "
+             f"v{v['trading']},\nenergy v{v['energy']} and repo v{v['repo']}")
     assert claim in README
+    c = challenge["env_versions"]
+    claim = (f"the Challenge, at the paper's scale (issue 42), with lights v{c['lights']}, trading"
+             f"\nv{c['trading']}, energy v{c['energy']} and repo v{c['repo']}")
+    assert claim in README
+
+
+def test_readme_challenge_sizes_are_the_released_tasks() -> None:
+    """The horizon and size table's Challenge column (issue 42), from the released tasks."""
+    suite = read_suite(resolve_suite("challenge"))
+    tasks = suite.tasks
+    row = {cells[0]: cells[2] for line in README.split("| env | Lite | Challenge (paper scale)",
+                                                       1)[1].split("\n\n", 1)[0].splitlines()[2:]
+           if (cells := [c.strip() for c in line.strip("|").split("|")])}
+
+    def span(values: list[int]) -> str:
+        return f"{min(values):,}-{max(values):,}"
+
+    bulbs = [t.world["n"] for t in tasks["lights"]]
+    lights = [t.certificate.min_steps for t in tasks["lights"]]
+    assert {t.budget for t in tasks["lights"]} == {1000}
+    assert row["lights"] == (f"{span(bulbs)} bulbs in 5 hidden independent parts, budget 1,000, "
+                             f"minimum {span(lights)}")
+    packages = [len(t.world["packages"]) for t in tasks["repo"]]
+    repo = [t.certificate.min_steps for t in tasks["repo"]]
+    assert {t.budget for t in tasks["repo"]} == {1000}
+    assert row["repo"] == (f"{span(packages)} packages in hidden ring-puzzle groups, budget "
+                           f"1,000, minimum {span(repo)}")
+    stocks = [len(t.world["stocks"]) for t in tasks["trading"]]
+    factors = [len(t.world["factors"]) for t in tasks["trading"]]
+    regimes = [1 + len(t.world["regimes"]) for t in tasks["trading"]]
+    assert {t.world["horizon"] for t in tasks["trading"]} == {1000}
+    assert row["trading"] == (f"1,000 days, {span(stocks)} stocks x {span(factors)} factors, "
+                              f"{span(regimes)} hidden regimes")
+    shifts = [len(t.world["shifts"]) for t in tasks["energy"]]
+    assert {(t.world["horizon"], t.budget) for t in tasks["energy"]} == {(1000, 1100)}
+    assert row["energy"] == f"1,000 days (1,100 turns), {span(shifts)} regime changes"
 
 
 def test_bounds_only_claim_in_docs_tasks() -> None:
     """docs/tasks.md says no released lights or repo task is bounds-only."""
     text = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
     assert "In the released suites no task is bounds-only" in text
-    for name in ("lite", "challenge", "odyssey-lite"):
+    for name in ("lite", "challenge", "challenge-moderate", "odyssey-lite"):
         suite = read_suite(resolve_suite(name))
         for env in ("lights", "repo"):
             assert all(t.certificate.min_steps is not None for t in suite.tasks[env]), (name, env)
@@ -138,7 +177,7 @@ def test_repo_doc_pip_show_is_v1_only() -> None:
 #: env's page: "the released `lite` and `challenge` are v2", and a preset paragraph "vN (...
 #: the version of the released `suites/lite` ...)" or "vN (...; what the released suites hold".
 RELEASED_CLAIMS = (
-    re.compile(r"released `lite` and\s+`challenge` (?:are|hold) v(\d+)"),
+    re.compile(r"released `lite` and\s+`challenge(?:-moderate)?` (?:are|hold) v(\d+)"),
     re.compile(r"^v(\d+) \((?:[^()]|\([^()]*\))*?the released\s+(?:suites\b|`suites/lite`)",
                re.M),
 )
@@ -149,7 +188,8 @@ def test_env_pages_name_the_released_version(env: str) -> None:
     """#24 row 16: docs/envs/energy.md and repo.md named an older version as the one the
     released suites hold (after the rebuild on energy v3 and repo v4 they did again)."""
     version = read_suite(resolve_suite("lite")).manifest["env_versions"][env]
-    assert read_suite(resolve_suite("challenge")).manifest["env_versions"][env] == version
+    moderate = read_suite(resolve_suite("challenge-moderate")).manifest["env_versions"][env]
+    assert moderate == version
     text = (ROOT / "docs" / "envs" / f"{env}.md").read_text(encoding="utf-8")
     claims = [int(m) for pattern in RELEASED_CLAIMS for m in pattern.findall(text)]
     assert all(c == version for c in claims), (env, version, claims)

@@ -24,7 +24,7 @@ ENVS = ("lights", "trading", "energy", "repo")
 
 @cache
 def worlds(env: str) -> list[dict[str, Any]]:
-    """Every released world of ``env`` (lite, challenge, odyssey-lite)."""
+    """Every released world of ``env`` (lite, challenge, challenge-moderate, odyssey-lite)."""
     return [t.world for t in released_tasks(env)]
 
 
@@ -56,10 +56,17 @@ def rename_trading(world: dict[str, Any], stocks: list[int],
     """Stock i moves to position stocks[i], factor j to factors[j]."""
     ns, nf = len(stocks), len(factors)
     out = copy.deepcopy(world)
-    out["matrix"] = [[0.0] * nf for _ in range(ns)]
-    for i in range(ns):
-        for j in range(nf):
-            out["matrix"][stocks[i]][factors[j]] = world["matrix"][i][j]
+
+    def moved(matrix: list[list[float]]) -> list[list[float]]:
+        new = [[0.0] * nf for _ in range(ns)]
+        for i in range(ns):
+            for j in range(nf):
+                new[stocks[i]][factors[j]] = matrix[i][j]
+        return new
+
+    out["matrix"] = moved(world["matrix"])
+    for regime in out.get("regimes") or []:  # v6: every later regime's map moves alike
+        regime["matrix"] = moved(regime["matrix"])
     out["initial_prices"] = [0.0] * ns
     for i in range(ns):
         out["initial_prices"][stocks[i]] = world["initial_prices"][i]
@@ -222,14 +229,14 @@ def test_one_string_changed_changes_a_repo_fingerprint(data: st.DataObject) -> N
 
 def test_released_worlds_have_distinct_fingerprints() -> None:
     for env in ENVS:
-        assert len(released_fingerprints(env)) == len(worlds(env)) == 70, env
+        assert len(released_fingerprints(env)) == len(worlds(env)) == 80, env
 
 
 def test_every_env_version_declares_its_shape() -> None:
     for spec in registry.all_specs():
         shape = spec.load("fingerprint")
         assert isinstance(shape, WorldShape) and shape.symmetry, spec.key
-    assert RELEASED == ("lite", "challenge", "odyssey-lite")
+    assert RELEASED == ("lite", "challenge", "challenge-moderate", "odyssey-lite")
 
 
 def test_symmetric_worlds_stay_cheap_and_too_symmetric_ones_fail_cleanly(

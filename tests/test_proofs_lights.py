@@ -36,14 +36,14 @@ from arena_gen.suite.folder import open_suite
 from arena_gen.ui import Reporter
 
 SUITES = Path(__file__).resolve().parent.parent / "suites"
-CHALLENGE = SUITES / "challenge"
-SMALL = "lights-challenge-7-0008"  # the released Challenge task whose proof checks fastest
+CHALLENGE = SUITES / "challenge-moderate"  # whole-world proofs (the paper-scale Challenge's
+SMALL = "lights-challenge-7-0008"  # are decomposed: test_proofs_parts); its fastest to check
 PAIRS = 10_000
 
 
 def released_lights() -> list[Task]:
     """Every lights task of the released suites (their worlds, as verify reads them)."""
-    return [t for name in ("lite", "challenge", "odyssey-lite")
+    return [t for name in ("lite", "challenge", "challenge-moderate", "odyssey-lite")
             for t in read_suite(SUITES / name, envs={"lights"}).tasks["lights"]]
 
 

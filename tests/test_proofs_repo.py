@@ -48,8 +48,8 @@ ABSENT = -1
 
 
 def released_repo() -> list[Task]:
-    """Every repo task of the released suites (v5 and odyssey-lite's v2)."""
-    return [t for name in ("lite", "challenge", "odyssey-lite")
+    """Every repo task of the released suites (v5, the Challenge's v6 and odyssey-lite's v2)."""
+    return [t for name in ("lite", "challenge", "challenge-moderate", "odyssey-lite")
             for t in read_suite(SUITES / name, envs={"repo"}).tasks["repo"]]
 
 

@@ -12,21 +12,37 @@ from click.testing import CliRunner
 from arena_gen.cli import main
 from arena_gen.core import registry
 from arena_gen.core.suite_io import read_suite, resolve_suite
+from arena_gen.suite import catalog
 
-EXPECTED = {"lite": 30, "challenge": 10}
+EXPECTED = {"lite": 30, "challenge": 10, "challenge-moderate": 10}
 #: The envs and versions the released suites were built with: fixed by the release, not by
 #: what is registered (registering a new env or version must not force a re-release).
 RELEASED = {"lights": 4, "trading": 5, "energy": 5, "repo": 5}
+#: The paper-scale Challenge (issue 42) pins preview versions of its own.
+PAPER_SCALE = {"lights": 5, "trading": 6, "energy": 6, "repo": 6}
+VERSIONS = {"lite": RELEASED, "challenge": PAPER_SCALE, "challenge-moderate": RELEASED}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_released_suite_is_complete(name: str) -> None:
     suite = read_suite(name)  # resolves the released name; checks schemas and every hash
-    assert suite.manifest["suite"] == name and suite.manifest["seed"] == 7
+    built, versions = catalog.resolve(name)  # the moderate Challenge's manifest says challenge
+    assert suite.manifest["suite"] == built and suite.manifest["seed"] == 7
     assert suite.manifest["counts"] == {env: EXPECTED[name] for env in RELEASED}
-    assert suite.manifest["env_versions"] == RELEASED
-    # ... and a default build of the suite today holds exactly those envs at those versions
-    assert {env: registry.get(env).version for env in registry.suite_envs(name)} == RELEASED
+    assert suite.manifest["env_versions"] == VERSIONS[name]
+    # ... and a build of the preset today holds exactly those envs at those versions
+    assert {env: versions.get(env, registry.get(env).version)
+            for env in registry.suite_envs(built)} == VERSIONS[name]
+
+
+def test_lite_and_run_prompts_keep_the_default_versions() -> None:
+    """The paper-scale versions stay previews: a build naming no version (Lite) and the grammar
+    ``run``'s prompts state use the default ones."""
+    assert catalog.resolve("lite") == ("lite", {})
+    for env, version in RELEASED.items():
+        assert registry.get(env).version == version
+        assert registry.get(env, PAPER_SCALE[env]).preview
+        assert not registry.released_with(env, "grammar").preview
 
 
 def flip_byte(path: Path, needle: bytes) -> None:
@@ -66,7 +82,8 @@ def test_flipped_byte_in_the_manifest_is_named(lite_copy: Path) -> None:
 
 
 @pytest.mark.parametrize("name", [
-    "lite", pytest.param("challenge", marks=pytest.mark.slow)])
+    "lite", pytest.param("challenge", marks=pytest.mark.slow),
+    pytest.param("challenge-moderate", marks=pytest.mark.slow)])
 def test_oracle_scores_100_on_every_released_task(name: str, tmp_path: Path) -> None:
     from arena_gen.runner.run import RunConfig, run_suite
     from arena_gen.scoring.score import score_run

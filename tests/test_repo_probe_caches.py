@@ -24,9 +24,10 @@ from arena_gen.envs.repo.game_v5 import RepoGameV5
 
 @functools.cache
 def games() -> list[RepoGameV2]:
-    """Three Lite and two Challenge repo tasks, each as the v5 game and as the v4 game."""
+    """Three Lite and two moderate Challenge repo tasks, each as the v5 game and as the v4
+    game."""
     out: list[RepoGameV2] = []
-    for suite, n in (("lite", 3), ("challenge", 2)):
+    for suite, n in (("lite", 3), ("challenge-moderate", 2)):
         for task in read_suite(suite, envs=["repo"]).tasks["repo"][:n]:
             game = registry.make_game(task)
             assert isinstance(game, RepoGameV5)

@@ -43,9 +43,10 @@ V5_GOLDEN = {
 
 
 def released_tasks() -> list[dict[str, Any]]:
-    """The first five Lite and first two Challenge repo tasks (released-format v4 worlds)."""
+    """The first five Lite and first two moderate Challenge repo tasks (released-format v4
+    worlds; ``suites/challenge-moderate`` was ``suites/challenge`` when the goldens were drawn)."""
     out = []
-    for suite, n in (("lite", 5), ("challenge", 2)):
+    for suite, n in (("lite", 5), ("challenge-moderate", 2)):
         lines = (ROOT / "suites" / suite / "repo.jsonl").read_text().splitlines()
         out += [json.loads(line) for line in lines[:n]]
     return out

@@ -29,12 +29,13 @@ from arena_gen.suite.build import build_suite
 from arena_gen.suite.verify import verify_suite
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = [ROOT / "suites" / name / "repo.jsonl" for name in ("lite", "challenge")]
+SUITES = [ROOT / "suites" / name / "repo.jsonl" for name in ("lite", "challenge-moderate")]
 _TYPE = re.compile(r"TypeError: ([^.\s]+)\.")
 
 
 def released() -> list[dict[str, Any]]:
-    """The released repo tasks of ``lite`` and ``challenge`` (as the suites hold them)."""
+    """The released v5 repo tasks, of ``lite`` and ``challenge-moderate`` (as the suites hold
+    them)."""
     return [json.loads(line) for path in SUITES for line in path.read_text().splitlines()]
 
 

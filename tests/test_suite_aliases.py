@@ -1,5 +1,6 @@
-"""Preset names: ``challenge-moderate`` builds the released Challenge; a suite's pins choose its
-versions (issue 42: the current Challenge stays buildable under its own name)."""
+"""Preset names: ``challenge`` builds the paper-scale Challenge at its pinned versions and
+``challenge-moderate`` the first Challenge (issue 42: it stays buildable under its own name and
+its released folder, ``suites/challenge-moderate``, keeps verifying)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,17 @@ from arena_gen.suite.build import build_suite
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 
 
-def test_the_moderate_challenge_is_the_released_challenges_suite_and_versions() -> None:
-    manifest = json.loads((SUITES / "challenge" / "manifest.json").read_text())
-    assert catalog.resolve("challenge-moderate") == (manifest["suite"],
-                                                     manifest["env_versions"])
+@pytest.mark.parametrize("name", ["challenge", "challenge-moderate"])
+def test_each_challenge_preset_is_its_released_folders_suite_and_versions(name: str) -> None:
+    manifest = json.loads((SUITES / name / "manifest.json").read_text())
+    assert catalog.resolve(name) == (manifest["suite"], manifest["env_versions"])
+    assert manifest["suite"] == "challenge"
+
+
+def test_the_challenge_pins_the_paper_scale_versions() -> None:
+    assert catalog.PINNED == {"challenge": {"lights": 5, "trading": 6, "energy": 6, "repo": 6}}
+    assert catalog.resolve("challenge", {"repo": 5}) == (
+        "challenge", {"lights": 5, "trading": 6, "energy": 6, "repo": 5})
 
 
 def test_asked_versions_override_an_alias_and_unknown_names_are_refused() -> None:
@@ -47,5 +55,5 @@ def test_building_the_moderate_challenge_gives_the_released_bytes(tmp_path: Path
                                        "--env", "lights", "--out", str(out), "--no-cache",
                                        "--jobs", "1"])
     assert result.exit_code == 0, result.output
-    assert (out / "lights.jsonl").read_bytes() == (SUITES / "challenge" / "lights.jsonl"
+    assert (out / "lights.jsonl").read_bytes() == (SUITES / "challenge-moderate" / "lights.jsonl"
                                                    ).read_bytes()

@@ -171,6 +171,7 @@ def test_find_task_searches_the_suite_its_id_names(tmp_path: Path, monkeypatch) 
     found = find_task("trading-challenge-7-0002")
     assert found.task.id == "trading-challenge-7-0002" and found.task.env == "trading"
     assert found.manifest["suite"] == "challenge" and found.suite_path.name == "challenge"
+    assert found.task.env_version == 6  # the folder its id names first: not challenge-moderate
     assert found.manifest["tasks"][found.task.id] == found.task.sha256
     with pytest.raises(ArenaGenError, match="not found in ./suites or the released suites"):
         find_task("lights-lite-7-9999")

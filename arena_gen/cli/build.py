@@ -30,12 +30,12 @@ jobs_option = click.option(
 
 @click.command(name="build")
 @click.option("--suite", "suite", type=click.Choice(preset_names()), required=True,
-              help="Which preset to build (challenge-moderate: the Challenge released on "
-                   "2026-12-07, at its versions).")
+              help="Which preset to build (challenge: at the paper's scale; "
+                   "challenge-moderate: the first Challenge, at its versions).")
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="The suite seed.")
 @click.option("--env", "envs", default=None, help="Comma-separated envs (default: all).")
 @click.option("--versions", "versions_text", default=None,
-              help="Env versions other than the default, e.g. lights=5 (a preview version).")
+              help="Env versions other than the suite's, e.g. lights=5.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: ./out/<suite>-<seed>).")
 @jobs_option

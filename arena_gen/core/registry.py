@@ -198,8 +198,10 @@ class EnvSpec:
     default_suites: Sequence[str] = ()
     #: Start this env's tasks before all others (its per-task time has the widest spread).
     schedule_first: bool = False
-    #: A preview version is registered, playable, verifiable and importable, but is not the
-    #: default for building (``get(name)``) until its presets are calibrated.
+    #: A preview version is registered, playable, verifiable and importable, but is neither the
+    #: default for a build that names no version (``get(name)``) nor the one whose grammar
+    #: ``run``'s prompts state; a suite may still pin it (``arena_gen.suite.catalog.PINNED``),
+    #: and it is then released with that suite (the paper-scale Challenge's versions are).
     preview: bool = False
     #: What certified induction bounds of a task need from the env (issue 39): an object with
     #: ``relabelled_draft(task, world)``, ``relabellings(world, count, seq)``, ``build(worlds,

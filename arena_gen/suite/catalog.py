@@ -16,13 +16,18 @@ SUITE_VERSION = 1
 
 SUITES = ("lite", "challenge")
 #: The env versions a suite builds on when none is asked for, where they are not each env's
-#: newest released version: a suite at the paper's scale pins preview versions here, so the
-#: other suites (and ``run``'s prompts) keep the released ones.
-PINNED: dict[str, dict[str, int]] = {}
+#: default version (the newest that is not a preview): the Challenge is at the paper's scale
+#: (issue 42), whose generation only these versions have. They stay previews in the registry's
+#: sense, so Lite (and ``run``'s prompts) keep the default ones; a version pinned here is
+#: released with the suite that pins it (``suites/challenge``).
+PINNED: dict[str, dict[str, int]] = {
+    "challenge": {"lights": 5, "trading": 6, "energy": 6, "repo": 6},
+}
 #: Preset names that build another suite at fixed versions. ``challenge-moderate`` is the
-#: Challenge released on 2026-12-07 (moderate horizons, harder induction than Lite): it builds
-#: the suite ``challenge`` at the versions recorded in that release's manifest, so its bytes are
-#: the released folder's, which keeps verifying and rebuilding whatever ``challenge`` pins.
+#: Challenge first released on 2026-12-07 (moderate horizons, harder induction than Lite;
+#: ``suites/challenge-moderate``): it builds the suite ``challenge`` at the versions recorded in
+#: that release's manifest, so its bytes are that folder's (``verify --rebuild`` reads the
+#: versions from the manifest and needs no alias).
 ALIASES: dict[str, tuple[str, dict[str, int]]] = {
     "challenge-moderate": ("challenge", {"energy": 5, "lights": 4, "repo": 5, "trading": 5}),
 }

@@ -14,7 +14,7 @@ from arena_gen.core.suite_io import read_manifest, resolve_suite
 from arena_gen.core.task import Task
 
 #: The released suites a stream never overlaps (shipped in ``suites/``).
-RELEASED = ("lite", "challenge", "odyssey-lite")
+RELEASED = ("lite", "challenge", "challenge-moderate", "odyssey-lite")
 
 
 def task_fingerprint(task: Task) -> str | None:
