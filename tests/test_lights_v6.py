@@ -24,14 +24,19 @@ from arena_gen.envs.lights.sampler_v5 import part_conditions
 from arena_gen.envs.lights.sampler_v6 import CHALLENGE
 from arena_gen.proofs.check import check_suite
 from arena_gen.proofs.produce import prove_suite
-from arena_gen.suite.build import build_suite
+from arena_gen.suite.build import BuildResult, build_suite
 from arena_gen.suite.catalog import preset
 
 
 @pytest.fixture(scope="module")
-def seed7() -> list[Task]:
+def built() -> BuildResult:
     """The lights v6 Challenge of seed 7 (about 1-2 s a task)."""
-    return build_suite("challenge", 7, ["lights"], versions={"lights": 6}).tasks["lights"]
+    return build_suite("challenge", 7, ["lights"], versions={"lights": 6})
+
+
+@pytest.fixture(scope="module")
+def seed7(built: BuildResult) -> list[Task]:
+    return built.tasks["lights"]
 
 
 def _successes(task: Task, rung: str) -> int:
@@ -52,7 +57,9 @@ def test_v6_is_a_preview_of_v5_s_game_with_v4_s_lite() -> None:
     assert LightsParallelLearnerAgent().largest == CHALLENGE.part_size[1]
 
 
-def test_seed_7_meets_its_targets(seed7: list[Task]) -> None:
+def test_seed_7_meets_its_targets(built: BuildResult, seed7: list[Task]) -> None:
+    calibration = built.manifest["calibration"]["lights"]
+    assert calibration["missed"] == [] and calibration["noted"] == []
     assert len(seed7) == 10
     assert sorted(t.certificate.min_steps or 0 for t in seed7)[::9] == [289, 462]
     assert all(t.world["n"] >= 36 and len(t.certificate.facts["parts"]) == 4 for t in seed7)
