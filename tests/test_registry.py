@@ -89,5 +89,5 @@ def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
         registry.unregister("repo", 99)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
-    assert registry.newest_with("lights", "planner").version == 5  # v5, a preview, has one
+    assert registry.newest_with("lights", "planner").version == 6  # v6, a preview, has one
     assert registry.released_with("lights", "planner").version == 4

@@ -25,7 +25,7 @@ from arena_gen.proofs.dimacs import dimacs, dimacs_sha256
 #: Names this encoding (and the game semantics it encodes) in proof headers and manifests.
 ENCODER = "lights-cnf/1"
 #: Lights env versions whose game this encoder follows (every one so far plays ``game_v1``).
-GAME_VERSIONS = frozenset({1, 2, 3, 4, 5})
+GAME_VERSIONS = frozenset({1, 2, 3, 4, 5, 6})
 MAX_BULBS = 128  # a validation bound: v5 worlds of parts reach 45 bulbs, the frontier bench 81
 MAX_NODES = 256  # per condition: released worlds use at most a dozen
 MAX_STEPS = 10_000

@@ -15,6 +15,10 @@ that introduced it):
 - v5 (preview, issue 42): the same game; Lite is v4's, Challenge is paper-scale
   (:mod:`.sampler_v5`): 32-36 bulbs in hidden independent parts with ring-puzzle conditions,
   exact minimum >= 200 (the sum of the parts', :mod:`.parts`) in 1,000 turns.
+- v6 (preview, issue 42's attack on v5): v5's game, sampler, verifier and proofs; the parallel
+  chain learner (:mod:`.agents.parallel`) joins the ladder as the inductive rung ``parallel``
+  beside the chain learner, and Challenge is re-tuned against it (:mod:`.sampler_v6`: 4 parts
+  of 9-10 bulbs, exact minimum >= 270 in 1,000 turns).
 """
 
 from __future__ import annotations
@@ -100,4 +104,12 @@ V5 = replace(
     preview=True,
 )
 
-SPECS = (V1, V2, V3, V4, V5)
+V6 = replace(
+    V5, version=6,
+    presets=part("sampler_v6:PRESETS"),
+    calibration=part("sampler_v6:CALIBRATION"),
+    baselines={"parallel": part("agents.parallel:LightsParallelLearnerAgent")},
+    build_seconds={"lite": 0.14, "challenge": 2.0},
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6)
