@@ -145,7 +145,8 @@ class SiteRules:
         demand_violated, budget_violated = supply < demand, cost > budget
         ramp = sum(abs(rated[k] - state.prev[k]) for k in self.sources)
         stability = 1.0 - 0.5 * min(1.0, ramp / self.max_ramp)
-        stability = min(max(stability - 0.5 * budget_violated - 0.5 * demand_violated, 0.0), 1.0)
+        stability -= 0.5 * budget_violated + 0.5 * demand_violated  # v1's order of operations
+        stability = min(max(stability, 0.0), 1.0)
         state.prev = dict(rated)
         state.stability_sum += stability
         state.cum_thermal += actual["thermal"]
