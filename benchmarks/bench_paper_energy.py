@@ -48,11 +48,11 @@ def add_curve(acc: list[list[int]], results: list[dict[str, Any]]) -> None:
             acc[m][1] += point["asked"]
 
 
-def _shifts(days: Any) -> int:
-    """A task's shifts: v6 lists its days, v7 lists them per site (summed)."""
-    if isinstance(days, dict):
-        return sum(len(d) for d in days.values())
-    return len(days or [])
+def _shifts(params: dict[str, Any]) -> int:
+    """A task's shifts: v6 lists its days, v7 lists them per site too (summed over sites)."""
+    if "site_shifts" in params:
+        return sum(len(d) for d in params["site_shifts"].values())
+    return len(params.get("shift_days") or [])
 
 
 def show(acc: list[list[int]]) -> str:
@@ -82,7 +82,7 @@ def main() -> None:
               f"{cpu:.0f} s CPU ({cpu / args.jobs:.0f} s on {args.jobs} idle cores), "
               f"{facts['attempts']} attempts, rejections {facts['rejections']}, "
               f"missed targets {cal.get('missed')}")
-        shifts = sorted(_shifts(t.params.get("shift_days")) for t in tasks)
+        shifts = sorted(_shifts(t.params) for t in tasks)
         print(f"  shifts per task {shifts}")
         for rung in tasks[0].certificate.facts["ladder"]:
             rows = [t.certificate.facts["ladder"][rung] for t in tasks]

@@ -169,10 +169,11 @@ def test_sampler_invariants(seed: int, lo: int, extra: int, min_regime: int,
     assert 2 <= kinds.count("wind") <= 3 and 2 <= kinds.count("solar") <= 3
     for kind in ("wind", "solar"):
         total = sum(world["capacity"][s] for s in sites if kind_of(s) == kind)
-        assert total == pytest.approx(CAPACITY[kind], abs=1e-5)
+        assert total == pytest.approx(CAPACITY[kind] * preset.capacity_scale, abs=1e-5)
     for site, starts in site_starts(world).items():
         assert starts[0] == 0 and lo <= len(starts) - 1 <= hi
-        assert starts[1:] == draft.params["shift_days"][site]
+        assert starts[1:] == draft.params["site_shifts"][site]
+        assert set(starts[1:]) <= set(draft.params["shift_days"])
         assert np.diff([*starts, horizon]).min() >= min_regime
         lo_e, hi_e = world["eff_ranges"][kind_of(site)]
         series = np.array(world["eff"][site])
@@ -187,8 +188,9 @@ def test_sampler_invariants(seed: int, lo: int, extra: int, min_regime: int,
 def test_challenge_is_paper_scale_with_more_sources() -> None:
     preset = PRESETS["challenge"]
     assert (preset.horizon, preset.count, preset.shift_counts, preset.min_regime) == (
-        1000, 10, (4, 7), 120)
-    assert (preset.wind_sites, preset.solar_sites) == ((2, 3), (2, 3))
+        1000, 10, (5, 9), 90)
+    assert (preset.wind_sites, preset.solar_sites, preset.capacity_scale) == ((2, 3), (2, 3),
+                                                                               0.4)
     draft, _ = challenge(0)
     assert draft.budget == 1100 and len(draft.world["sites"]) >= 4
 

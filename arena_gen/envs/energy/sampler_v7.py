@@ -1,14 +1,21 @@
 """Energy Dispatch v7 sampler (a preview): more sources, each site with its own hidden regimes.
 
-A v7 world has 2-3 wind and 2-3 solar sites (drawn per world), splitting v1's wind (350) and
-solar (250) capacity evenly, so the grid's totals, prices and budgets stay v6's. Each site
+A v7 world has 2-3 wind and 2-3 solar sites (drawn per world), splitting ``capacity_scale``
+of v1's wind (350) and solar (250) capacity evenly; prices and budgets stay v6's. Each site
 draws, from its own child stream, its own number of shifts, shift days (every regime at least
 ``min_regime`` days), periods and base patterns (v3's regime draw at the preset's swing), so
 the sites' patterns and regime changes are unrelated: a learner must model and watch every
 site. Thermal, demand, budget, targets and the initial rated values are v3's shared draw; the
-initial wind and solar values are split over their sites. Challenge keeps v6's 1,000 days
-(1,100 turns), periods 35-60 days, swing 1.6 and 1-3 day segments; every site shifts 4-7
-times, regimes at least 120 days. The with-rules text discloses every site's regimes.
+initial wind and solar values are split over their sites (capped at their capacity).
+
+Challenge keeps v6's 1,000 days (1,100 turns), periods 35-60 days, swing 1.6 and 1-3 day
+segments. Independent sites alone made it easy: an LP dispatcher leans on the sites whose
+patterns it knows while it learns the one that shifted (on 10 worlds of a tuning stream, not
+a build seed, the change-point learner solved 9 with v6's capacity and 4-7 shifts per site,
+6 with half the capacity, 5 with 40 % of it). So the sites share 40 % of v1's renewable
+capacity (every site is needed most days) and each shifts 5-9 times, regimes of at least 90
+days (2 of 10 there; the planner 10 of 10, persistence 0). The with-rules text discloses
+every site's regimes.
 """
 
 from __future__ import annotations
@@ -56,6 +63,8 @@ class EnergyPresetV7(EnergyPresetV6):
 
     wind_sites: tuple[int, int] = knob(1, 4, kind=tuple)
     solar_sites: tuple[int, int] = knob(1, 4, kind=tuple)
+    #: The sites' total capacity per kind as a share of v1's (wind 350, solar 250).
+    capacity_scale: float = knob(0.1, 1.0)
 
     def validate(self) -> None:
         super().validate()
@@ -63,19 +72,21 @@ class EnergyPresetV7(EnergyPresetV6):
             raise PresetError("EnergyPresetV7: shift_counts above 0 need shift true")
 
 
-#: Challenge: v6's (1,000 days, periods 35-60, swing 1.6), 2-3 wind and 2-3 solar sites, each
-#: shifting 4-7 times (regimes of at least 120 days). Lite: v3's Lite knobs on 2 + 2 sites
-#: without shifts (for playing and the registry-wide tests; no ladder targets).
+#: Challenge: v6's horizon, periods and swing (1,000 days, 35-60, 1.6) on 2-3 wind and 2-3
+#: solar sites sharing 40 % of v1's renewable capacity, each site shifting 5-9 times (regimes
+#: of at least 90 days). Lite: v3's Lite knobs on 2 + 2 sites with v1's capacity, without
+#: shifts (for playing and the registry-wide tests; no ladder targets).
 PRESETS: dict[str, EnergyPresetV7] = {
     "lite": EnergyPresetV7(count=30, horizon=120, t_min=30, t_max=60, shift=False,
                            min_stability_slack=0.01, min_carbon_slack=0.01, max_attempts=50,
                            segment=(1, 3), swing=1.5, shifts=0, min_regime=1,
-                           shift_counts=(0, 0), wind_sites=(2, 2), solar_sites=(2, 2)),
+                           shift_counts=(0, 0), wind_sites=(2, 2), solar_sites=(2, 2),
+                           capacity_scale=1.0),
     "challenge": EnergyPresetV7(count=10, horizon=1000, t_min=35, t_max=60, shift=True,
                                 min_stability_slack=0.01, min_carbon_slack=0.01,
-                                max_attempts=50, segment=(1, 3), swing=1.6, shifts=4,
-                                min_regime=120, shift_counts=(4, 7), wind_sites=(2, 3),
-                                solar_sites=(2, 3)),
+                                max_attempts=50, segment=(1, 3), swing=1.6, shifts=5,
+                                min_regime=90, shift_counts=(5, 9), wind_sites=(2, 3),
+                                solar_sites=(2, 3), capacity_scale=0.4),
 }
 
 
@@ -181,20 +192,25 @@ def sample(config: EnergyPresetV7 | Mapping[str, Any], seq: np.random.SeedSequen
         **{k: v for k, v in shared.items() if k not in ("capacity", "prices", "initial_rated")},
         "sites": sites,
         "capacity": {"thermal": CAPACITY["thermal"],
-                     **{s: round(CAPACITY[kind_of(s)] / counts[kind_of(s)], DECIMALS)
+                     **{s: round(CAPACITY[kind_of(s)] * float(preset.capacity_scale)
+                                 / counts[kind_of(s)], DECIMALS)
                         for s in sites}, "battery": CAPACITY["battery"]},
         "prices": {"thermal": PRICES["thermal"], **{s: PRICES[kind_of(s)] for s in sites},
                    "battery": PRICES["battery"]},
         "initial_rated": {"thermal": init["thermal"],
-                          **{s: round(init[kind_of(s)] / counts[kind_of(s)], DECIMALS)
+                          **{s: round(min(init[kind_of(s)], CAPACITY[kind_of(s)]
+                                          * float(preset.capacity_scale)) / counts[kind_of(s)],
+                                      DECIMALS)
                              for s in sites}},
         "eff": eff, "regimes": site_regimes,
         "eff_ranges": {k: list(v) for k, v in limits.items()},
     }
     params = {"horizon": h, "t_min": t_min, "t_max": t_max, "segment": list(segment),
               "swing": float(preset.swing), "min_regime": int(preset.min_regime),
+              "capacity_scale": float(preset.capacity_scale),
               "shift_counts": list(preset.shift_counts), "sites": sites,
-              "shift_days": {s: [r["day"] for r in site_regimes[s][1:]] for s in sites},
+              "shift_days": sorted({r["day"] for s in sites for r in site_regimes[s][1:]}),
+              "site_shifts": {s: [r["day"] for r in site_regimes[s][1:]] for s in sites},
               "min_stability_slack": float(preset.min_stability_slack),
               "min_carbon_slack": float(preset.min_carbon_slack)}
     budget = turn_budget(h)
