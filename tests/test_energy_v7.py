@@ -358,11 +358,10 @@ def test_the_window_lp_is_linprogs(seed: int, days: int, ramp: bool) -> None:
 @pytest.mark.full  # seed 7's ten 1,000-day tasks, ladder and resistance: minutes of CPU
 def test_seed_7_challenge_meets_its_targets() -> None:
     """Seed 7's v7 Challenge as benchmarks/README.md reports it: no target missed, the
-    planner solves all, random and persistence none."""
+    change-point heuristic solves 5 of 10, the planner all, random and persistence none."""
     built = build_suite("challenge", 7, ["energy"], jobs=2, versions={"energy": 7})
     tasks = built.tasks["energy"]
     assert built.manifest["calibration"]["energy"]["missed"] == []
     ladders = [t.certificate.facts["ladder"] for t in tasks]
     solved = {rung: sum(lad[rung]["successes"] > 0 for lad in ladders) for rung in ladders[0]}
-    assert solved["planner"] == 10 and solved["random"] == 0 and solved["persistence"] == 0
-    assert 0 < solved["heuristic"] < 10
+    assert solved == {"random": 0, "persistence": 0, "heuristic": 5, "planner": 10}
