@@ -258,17 +258,22 @@ def test_question_days_are_the_regime_in_force_per_site() -> None:
         assert game.question_days(state) == range(*joint)
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), wind=st.integers(1, 2), solar=st.integers(1, 2))
-def test_four_corners_settle_the_whole_box(seed: int, wind: int, solar: int) -> None:
-    """The pair's answer read at four corners is the one every corner of the box gives (each
-    efficiency moved alone by +/- 0.03), on drawn dispatches near the limits."""
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), wind=st.integers(1, 2), solar=st.integers(1, 2),
+       scale=st.floats(0.9, 1.1), thermal=st.floats(0.9, 1.1))
+def test_four_corners_settle_the_whole_box(seed: int, wind: int, solar: int, scale: float,
+                                           thermal: float) -> None:
+    """The answer read at four corners is the one every corner of the box gives (each
+    efficiency moved alone by +/- 0.03), on a question's dispatch near the limits scaled
+    (supply by ``scale``, thermal again by ``thermal``): yes, no and unsettled all occur."""
     rng = np.random.default_rng(seed)
     world = tiny_world(wind, solar, 6, rng)
+    world["budget"] = [4.2 * d for d in world["demand"]]
     game = EnergyGameV7(WorldView(world))
     rules = game.rules
     day = int(rng.integers(6))
     unit = game._unit(day, day, rng)
+    unit = {k: v * scale * (thermal if k == "thermal" else 1.0) for k, v in unit.items()}
     member = game._member(day, 0.0, unit, rng)
     if member is None:
         return
