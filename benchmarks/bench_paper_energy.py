@@ -1,10 +1,12 @@
 """Paper-scale Challenge (preview), energy: the build time, the ladder and the knowledge curves
-of energy v6's Challenge (1,000 days, 4-7 hidden pattern shifts), per seed.
+of energy v6's Challenge (1,000 days, 4-7 hidden pattern shifts) or v7's (the same on 2-3 wind
+and 2-3 solar sites, each with its own shifts), per seed.
 
     python benchmarks/bench_paper_energy.py [--seeds 7 8 9] [--jobs 2] [--v5-curves]
+    python benchmarks/bench_paper_energy.py --version 7 [--seeds 7 8 9] [--jobs 2]
 
-For each seed, builds the energy half of ``build --suite challenge`` at version 6 (the
-preview: ``versions={"energy": 6}``, no build cache, so every task is sampled, verified,
+For each seed, builds the energy half of ``build --suite challenge`` at ``--version`` (a
+preview: ``versions={"energy": 6}`` by default, no build cache, so every task is sampled, verified,
 witness-replayed, resistance-checked and laddered) and prints the wall and CPU time, the
 attempts and rejections, each rung's tasks solved, the ladder targets the manifest records as
 missed, and each rung's knowledge curve (probe accuracy at 25 / 50 / 75 / 100 % of the budget,
@@ -31,24 +33,32 @@ from arena_gen.suite import ladder
 from arena_gen.suite.build import build_suite
 
 
+def _shifts(params: dict[str, Any]) -> int:
+    """A task's shifts: v6 lists its days, v7 lists them per site too (summed over sites)."""
+    if "site_shifts" in params:
+        return sum(len(d) for d in params["site_shifts"].values())
+    return len(params.get("shift_days") or [])
+
+
 def show(acc: list[tuple[int, int]]) -> str:
     """A curve as percentages."""
     return " ".join(f"{100 * c / n:5.1f}" for c, n in acc)
 
 
 def main() -> None:
-    """Build each seed's v6 Challenge and print its figures."""
+    """Build each seed's Challenge at the version asked and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[7])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--v5-curves", action="store_true")
+    parser.add_argument("--version", type=int, default=6)
     args = parser.parse_args()
     pooled: dict[str, list[int]] = {}
     ladders: list[dict[str, Any]] = []  # the certificates' (and the v5 replays') ladders
     for seed in args.seeds:
         start, cpu = time.perf_counter(), cpu_seconds()
         result = build_suite("challenge", seed, ["energy"], jobs=args.jobs,
-                             versions={"energy": 6})
+                             versions={"energy": args.version})
         wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         tasks = result.tasks["energy"]
         facts = result.manifest["build"]["energy"]
@@ -57,7 +67,7 @@ def main() -> None:
               f"{cpu:.0f} s CPU ({cpu / args.jobs:.0f} s on {args.jobs} idle cores), "
               f"{facts['attempts']} attempts, rejections {facts['rejections']}, "
               f"missed targets {cal.get('missed')}")
-        shifts = sorted(len(t.params.get("shift_days") or []) for t in tasks)
+        shifts = sorted(_shifts(t.params) for t in tasks)
         print(f"  shifts per task {shifts}")
         ladders += [t.certificate.facts["ladder"] for t in tasks]
         for rung in tasks[0].certificate.facts["ladder"]:

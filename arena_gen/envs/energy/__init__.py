@@ -22,6 +22,10 @@ that introduced it):
 - v6 (preview): :mod:`.game_v6` (v5's game asking about the regime in force only),
   :mod:`.sampler_v6` (Lite = v5's worlds; a paper-scale Challenge of 1,000 days with 4-7
   pattern shifts, regimes of at least 120 days).
+- v7 (preview): :mod:`.game_v7` over :mod:`.rules_v7` (more sources: 2-3 wind and 2-3 solar
+  sites, each with its own hidden pattern and shifts, every site named in the action),
+  :mod:`.sampler_v7`, :mod:`.verify_v7` (v2's windows over sites, :mod:`.window_lp_v7`) and
+  the site dispatchers of :mod:`.agents.sites_v7`.
 """
 
 from __future__ import annotations
@@ -115,4 +119,25 @@ V6 = replace(
     preview=True,  # the paper-scale Challenge; the lead flips defaults for every env at once
 )
 
-SPECS = (V1, V2, V3, V4, V5, V6)
+V7 = replace(
+    V6, version=7,
+    # More sources: several wind and solar sites, each with its own hidden regimes (issue 42).
+    game=part("game_v7:EnergyGameV7"),
+    sampler=part("sampler_v7:sample"),
+    public_again=part("sampler_v7:public_again"),
+    presets=part("sampler_v7:PRESETS"),
+    accept=part("sampler_v7:accept"),
+    verifier=part("verify_v7:verify"),
+    heuristic=part("agents.sites_v7:SiteChangePoint"),
+    planner=part("agents.sites_v7:SitePlanner"),
+    baselines={},
+    model_free={"persistence": part("agents.sites_v7:SitePersistence")},
+    calibration=part("sampler_v7:CALIBRATION"),
+    levels=None,
+    grammar=part("prompts_v7:GRAMMAR"),
+    odyssey=None,  # the reference harness names wind and solar; v7 has sites
+    # Challenge: 105-109 s CPU per 10-task seed (seeds 7-9), ladder and resistance included.
+    build_seconds={"lite": 0.2, "challenge": 10.7},
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6, V7)
