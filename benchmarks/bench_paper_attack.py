@@ -4,7 +4,7 @@
 
 The ladder's inductive rung on lights v5 (``LightsChainLearnerAgent``) already knows the
 generator's law; it grows one hidden order at a time, trying about half the unknown bulbs per
-position. This baseline (``ParallelChainLearner``, here only, on no ladder) uses the law
+position. This baseline (``ParallelChainLearner``, now lights v6's ``parallel`` rung) uses the law
 further: it holds every unfinished order at its frontier at once (its last bulb on, the three
 before it off), so one pass over the unknown bulbs finds the next bulb of every order (each
 undone as found and turned on again after the pass, so a pass finds only next bulbs), and
@@ -31,108 +31,17 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import Generator
 from statistics import median
 from typing import Any
 
 from bench_paper_ladder import seed_list
 
 from arena_gen.core.calibration import wilson
-from arena_gen.envs.lights.agents.chains import _LOOKBACK, LightsChainLearnerAgent, options_at
+from arena_gen.envs.lights.agents.chains import LightsChainLearnerAgent
+from arena_gen.envs.lights.agents.parallel import ParallelChainLearner
 from arena_gen.suite.build import generate_task
 from arena_gen.suite.catalog import preset
 from arena_gen.suite.ladder import _attempt
-
-
-class ParallelChainLearner(LightsChainLearnerAgent):
-    """Grows every hidden order at once and tells the found bulbs apart by their refusals."""
-
-    def __init__(self, sizes: tuple[int, int]) -> None:
-        super().__init__()
-        #: The part sizes the generator draws: shorter orders go on, the longest are complete.
-        self.smallest, self.largest = sizes
-
-    def _frontier(self, chain: list[int]) -> dict[int, bool]:
-        """The state every condition the law allows the next bulb holds in."""
-        return {b: b == chain[-1] for b in chain[-_LOOKBACK:]}
-
-    def _apart(self, chain: list[int]) -> dict[int, bool]:
-        """A state in which the order's next bulb (found, on) refuses, on the way to where
-        the order goes next: an order surely unfinished walks to its next frontier (its last
-        bulb off); one that may be complete turns the two bulbs before its last on, which
-        both its next frontier and its all-on state pass through."""
-        if len(chain) < max(self.smallest, _LOOKBACK):
-            return {b: False for b in chain[-_LOOKBACK + 1:]}
-        return {b: True for b in chain[-3:]}
-
-    def _at(self, target: dict[int, bool]) -> bool:
-        """Whether the bulbs ``target`` names are as it says now (a walk may fall short)."""
-        return all(bool(self.state >> b & 1) == on for b, on in target.items())
-
-    def _policy(self) -> Generator[int, int, None]:
-        """First bulbs as the chain learner finds them, then every order grown at once."""
-        assert self.rng is not None
-        yield -1  # primed by reset
-        firsts = []
-        for b in (int(x) for x in self.rng.permutation(self.n)):
-            if (yield from self._toggle(b)):
-                firsts.append(b)
-                yield from self._toggle(b)
-        chains = [[f] for f in firsts]
-        self.chains = chains
-        for f in firsts:
-            self.options[f] = [()]
-        unknown = [b for b in (int(x) for x in self.rng.permutation(self.n)) if b not in firsts]
-        done: set[int] = set()
-        while unknown:
-            active = [i for i, c in enumerate(chains)
-                      if i not in done and len(c) < self.largest]
-            if not active:
-                break
-            for i in active:
-                yield from self._move(chains[i], self._frontier(chains[i]))
-            active = [i for i in active if self._at(self._frontier(chains[i]))]
-            found: list[int] = []
-            for u in list(unknown):
-                if len(found) == len(active):
-                    break
-                if (yield from self._toggle(u)):
-                    found.append(u)
-                    unknown.remove(u)
-                    yield from self._toggle(u)  # undone: the pass finds next bulbs only
-            for u in found:
-                yield from self._toggle(u)  # on again: each order's frontier moves past it
-            left = list(found)
-            order = sorted(active, key=lambda j: len(chains[j]))  # surely unfinished first
-            for k, i in enumerate(order):
-                if not left:
-                    done.update(order[k:])  # every found bulb placed: these are complete
-                    break
-                chain = chains[i]
-                if len(left) == 1 and k == len(order) - 1:
-                    owner: int | None = left[0]  # the one order left owns the one bulb left
-                else:
-                    yield from self._move(chain, self._apart(chain))
-                    owner = None
-                    for u in list(left):
-                        if (yield from self._toggle(u)):
-                            yield from self._toggle(u)  # not this order's: back on
-                        else:
-                            owner = u
-                            break
-                if owner is None:
-                    done.add(i)
-                    continue
-                left.remove(owner)
-                chain.append(owner)
-                self.options[owner] = options_at(chain, len(chain) - 1)
-            done.update(i for i in active if i not in done and len(chains[i]) >= self.largest)
-            if not found:
-                break
-        for chain in chains:
-            yield from self._move(chain, {b: True for b in chain})
-        while True:
-            yield int(self.rng.integers(self.n))
 
 
 class _Counting:
