@@ -626,14 +626,19 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def efficiency(self, day: int, source: str) -> float:
         """``source``'s efficiency on ``day``: what one unit rated delivers, read by stepping a
-        fresh day with one unit of it rated and nothing else (kept per day and source: the
-        probes read each many times)."""
+        fresh day with one unit of it rated (kept per day and source: the probes read each
+        many times). A generator's output reads its own rated value alone, so one day with one
+        unit of each generator rated gives all three, as three days of one unit each would."""
         known = self._efficiencies.get((day, source))
         if known is None:
             cmd = {k: 0.0 for k in SOURCES}
-            cmd[source] = 1.0
-            known = self._efficiencies[day, source] = self.rules.step(
-                GridState(day=day, stored=0.0, prev=dict(cmd)), cmd).actual[source]
+            read = GENERATORS if source in GENERATORS else (source,)
+            for k in read:
+                cmd[k] = 1.0
+            actual = self.rules.step(GridState(day=day, stored=0.0, prev=dict(cmd)), cmd).actual
+            for k in read:
+                self._efficiencies[day, k] = actual[k]
+            known = actual[source]
         return known
 
     def day_record(self, day: int, stored: float, prev: Mapping[str, float],
