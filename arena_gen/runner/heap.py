@@ -2,9 +2,9 @@
 
 A run reads its suite and compiles its games once, then plays for seconds to hours. Those
 objects (and the modules) live for the whole run, yet every full pass of the cyclic collector
-scanned them all again: on Lite about 0.1-0.2 s a pass, and a run with ``--probes`` makes one
-or two more passes than one without (its records and the games' probe tables are bigger). Frozen
-(:func:`gc.freeze`), they are left out of every pass until the run ends; nothing else changes.
+scanned them all again, and a run with ``--probes`` makes one or two more passes than one
+without (its records and the games' probe tables are bigger). Frozen (:func:`gc.freeze`), they
+are left out of every pass until the run ends; nothing else changes.
 """
 
 from __future__ import annotations
