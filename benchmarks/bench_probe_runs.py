@@ -13,11 +13,12 @@ over the pairs; the rest of the difference is the records. The split times each 
 the episode module's names, so it adds a little to the probe runs.
 
 With ``--whole`` a last row ``all`` times one run over every listed env together (a whole
-suite's scripted run, as ``arena-gen run --suite lite --agent heuristic`` plays it).
+suite's scripted run, as ``arena-gen run --suite lite --agent heuristic`` plays it);
+``--whole-only`` times that row alone.
 
 Reproduce: ``python benchmarks/bench_probe_runs.py [--suite lite] [--envs lights,trading]
-[--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts] [--whole]`` from the repository
-root.
+[--agent heuristic] [--pairs 5] [--per-milestone 8] [--parts] [--whole]
+[--whole-only]`` from the repository root.
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def main() -> None:
                         help="split the probe runs' CPU seconds into draw, key and replies")
     parser.add_argument("--whole", action="store_true",
                         help="also time one run over every listed env together (row 'all')")
+    parser.add_argument("--whole-only", action="store_true",
+                        help="time only the row 'all' (no row per env)")
     args = parser.parse_args()
     suite = read_suite(args.suite)
     envs = args.envs.split(",") if args.envs else [
@@ -96,8 +99,9 @@ def main() -> None:
     print(f"command: python benchmarks/bench_probe_runs.py --suite {args.suite} --envs "
           f"{','.join(envs)} --agent {args.agent} --mode {args.mode} --pairs {args.pairs} "
           f"--per-milestone {args.per_milestone}" + (" --parts" if args.parts else "")
-          + (" --whole" if args.whole else ""))
-    groups = [(env, [env]) for env in envs] + ([("all", envs)] if args.whole else [])
+          + (" --whole" if args.whole else "") + (" --whole-only" if args.whole_only else ""))
+    groups = ([] if args.whole_only else [(env, [env]) for env in envs]) + (
+        [("all", envs)] if args.whole or args.whole_only else [])
     print(f"{'env':<9}{'tasks':>6}{'off s':>8}{'on s':>8}{'wall x':>8}{'cpu off':>9}"
           f"{'cpu on':>8}{'cpu x':>7}  wall ratios per pair | cpu ratios per pair")
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import time
+import types
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,7 +78,23 @@ def schedule(budget: int, steps: int) -> list[tuple[int, str]]:
 
 
 def _takes_observation(method: Any) -> bool:
-    """Whether an ``answer_probes`` accepts the ``observation`` keyword."""
+    """Whether an ``answer_probes`` accepts the ``observation`` keyword (a bound method's
+    answer is its function's, worked out once: a run asks every agent at every milestone)."""
+    func = method.__func__ if isinstance(method, types.MethodType) else None
+    if func is None:
+        return _accepts_observation(method)
+    known = _TAKES_OBSERVATION.get(func)
+    if known is None:
+        known = _TAKES_OBSERVATION[func] = _accepts_observation(method)
+    return known
+
+
+#: :func:`_takes_observation` per bound method's function (dropped with the function).
+_TAKES_OBSERVATION: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _accepts_observation(method: Any) -> bool:
+    """:func:`_takes_observation` read from the signature."""
     try:
         params = inspect.signature(method).parameters
     except (TypeError, ValueError):

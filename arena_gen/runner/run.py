@@ -16,6 +16,7 @@ from arena_gen.core.registry import make_env
 from arena_gen.core.run_signature import RUN_SIGNATURE, RunSigner, verify_run_signature
 from arena_gen.core.suite_io import Suite, read_suite
 from arena_gen.core.task import Task
+from arena_gen.runner.heap import long_lived_frozen
 from arena_gen.runner.meta import now, run_meta
 from arena_gen.runner.rundir import OPERATIONAL_KEYS, RunDir, check_run_folder, plan_digest
 from arena_gen.runner.spend import Spend, SpendStop
@@ -175,29 +176,31 @@ def _run_locked(cfg: RunConfig, rundir: RunDir,
     # run.json is written when the first episode is recorded, not before: a run that fails
     # before playing (an agent that cannot be built, an endpoint refused) leaves nothing, so
     # the retry needs no --resume.
-    episodes = _execute(pending, cfg, spend) if spend.capped else _execute(pending, cfg)
-    try:
-        written = _record(episodes, cfg, rundir, meta, on_episode)
-    except SpendStop as exc:
-        episodes.close()  # cancels the episodes in flight; the finished ones are kept
-        saved = len(rundir.finished()) if rundir.exists() else 0
-        if rundir.exists():  # what the cancelled episodes spent counts on --resume
-            recorded = Spend()
-            recorded.add_records(rundir.records())
-            meta["tokens_unrecorded"] = {
-                "prompt_tokens": max(0, spend.prompt - recorded.prompt),
-                "completion_tokens": max(0, spend.completion - recorded.completion)}
+    # What the run read and compiled lives until it ends: out of the collector's passes.
+    with long_lived_frozen():
+        episodes = _execute(pending, cfg, spend) if spend.capped else _execute(pending, cfg)
+        try:
+            written = _record(episodes, cfg, rundir, meta, on_episode)
+        except SpendStop as exc:
+            episodes.close()  # cancels the episodes in flight; the finished ones are kept
+            saved = len(rundir.finished()) if rundir.exists() else 0
+            if rundir.exists():  # what the cancelled episodes spent counts on --resume
+                recorded = Spend()
+                recorded.add_records(rundir.records())
+                meta["tokens_unrecorded"] = {
+                    "prompt_tokens": max(0, spend.prompt - recorded.prompt),
+                    "completion_tokens": max(0, spend.completion - recorded.completion)}
+                rundir.write_meta(meta)
+            where = (f"{saved} of {len(order)} episodes are saved in {rundir.path}; continue "
+                     f"with --resume and a higher cap" if rundir.exists() else
+                     f"no episode had finished, nothing was written to {rundir.path}")
+            raise SpendStop(f"stopped: {exc}; {where}") from None
+        if not written:  # nothing was pending (a finished run resumed): refresh its record
             rundir.write_meta(meta)
-        where = (f"{saved} of {len(order)} episodes are saved in {rundir.path}; continue "
-                 f"with --resume and a higher cap" if rundir.exists() else
-                 f"no episode had finished, nothing was written to {rundir.path}")
-        raise SpendStop(f"stopped: {exc}; {where}") from None
-    if not written:  # nothing was pending (a finished run resumed): refresh its record
+        rundir.finalize(order)
+        meta["ended"] = now()
         rundir.write_meta(meta)
-    rundir.finalize(order)
-    meta["ended"] = now()
-    rundir.write_meta(meta)
-    return rundir
+        return rundir
 
 
 def _record(episodes: Any, cfg: RunConfig, rundir: RunDir, meta: dict[str, Any],

@@ -25,7 +25,6 @@ supply costs more than the 4.2 budget factor allows) or fails on the true world.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import math
@@ -231,6 +230,17 @@ class Rules:
                              *((f"eff_{k}", v) for k, v in self.eff.items())):
             if len(values) < self.horizon:
                 raise ValueError(f"world {name} has {len(values)} days, horizon {self.horizon}")
+
+    def shifted(self, day: int, shift: Mapping[str, float]) -> Rules:
+        """These rules with ``day``'s efficiencies moved by ``shift`` (the probes' robustness
+        check): a copy sharing everything but its list of days."""
+        view = object.__new__(Rules)
+        view.__dict__.update(self.__dict__)
+        view._days = days = list(self._days)
+        th, wi, so, demand, budget = days[day]
+        days[day] = (th + shift.get("thermal", 0.0), wi + shift.get("wind", 0.0),
+                     so + shift.get("solar", 0.0), demand, budget)
+        return view
 
     def start(self) -> GridState:
         """The state before day 0."""
@@ -466,6 +476,7 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
         self._first_ahead = "\n".join((status, _FIRST, _TODAY))
         self._first_over = "\n".join((status, _FIRST, _OVER))
         self._shown: tuple[tuple[Any, ...], str] | None = None
+        self._efficiencies: dict[tuple[int, str], float] = {}
 
     def parse(self, text: str) -> dict[str, float]:
         try:
@@ -615,28 +626,30 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def efficiency(self, day: int, source: str) -> float:
         """``source``'s efficiency on ``day``: what one unit rated delivers, read by stepping a
-        fresh day with one unit of it rated and nothing else."""
-        cmd = {k: 0.0 for k in SOURCES}
-        cmd[source] = 1.0
-        return self.rules.step(GridState(day=day, stored=0.0, prev=dict(cmd)), cmd).actual[source]
+        fresh day with one unit of it rated (kept per day and source: the probes read each
+        many times). A generator's output reads its own rated value alone, so one day with one
+        unit of each generator rated gives all three, as three days of one unit each would."""
+        known = self._efficiencies.get((day, source))
+        if known is None:
+            cmd = {k: 0.0 for k in SOURCES}
+            read = GENERATORS if source in GENERATORS else (source,)
+            for k in read:
+                cmd[k] = 1.0
+            actual = self.rules.step(GridState(day=day, stored=0.0, prev=dict(cmd)), cmd).actual
+            for k in read:
+                self._efficiencies[day, k] = actual[k]
+            known = actual[source]
+        return known
 
     def day_record(self, day: int, stored: float, prev: Mapping[str, float],
                    cmd: Mapping[str, float], shift: Mapping[str, float] | None = None
                    ) -> DayRecord:
         """The record of dispatching ``cmd`` on ``day`` from ``stored`` and yesterday's
-        ``prev`` (the game's own step on a fresh state; ``shift`` moves that day's efficiencies
-        by the amounts given, for the robustness check only)."""
-        rules = self.rules
-        if shift:
-            rules = copy.copy(rules)
-            rules._days = list(rules._days)
-            th, wi, so, demand, budget = rules._days[day]
-            rules._days[day] = (th + shift.get("thermal", 0.0), wi + shift.get("wind", 0.0),
-                                so + shift.get("solar", 0.0), demand, budget)
+        ``prev`` (the rules' own step, which the game's step plays, on a fresh state; ``shift``
+        moves that day's efficiencies by the amounts given, for the robustness check only)."""
+        rules = self.rules.shifted(day, shift) if shift else self.rules
         before = GridState(day=day, stored=float(stored), prev={k: float(prev[k]) for k in SOURCES})
-        after, _ = type(self).step(_with_rules(self, rules), before, dict(cmd))
-        assert after.last is not None
-        return after.last
+        return rules.step(before, dict(cmd))
 
     def dispatch_meets(self, rec: DayRecord) -> bool:
         """Demand met, the day's stability above its target, its thermal share below."""
@@ -772,12 +785,3 @@ class EnergyGame(Game[GridState, dict[str, float], EnergyFacts]):
 
     def probe_correct(self, probe: Probe, answer: str, reply: str) -> bool:
         return choice_correct(probe, answer, reply)
-
-
-def _with_rules(game: EnergyGame, rules: Rules) -> EnergyGame:
-    """``game`` itself, or a shallow copy stepping ``rules`` (the robustness check's variant)."""
-    if rules is game.rules:
-        return game
-    other = copy.copy(game)
-    other.rules = rules
-    return other

@@ -180,7 +180,12 @@ class EnergyGameV5(EnergyGame):
             members = [m for m in drawn if m is not None]
             if len(members) < 2:
                 continue
-            settled = [self._settled(day, stored, prev, cmd) for day, cmd, prev in members]
+            # the second is settled only when the first is (it draws nothing)
+            first_settled = self._settled(members[0][0], stored, members[0][2], members[0][1])
+            if first_settled is None:
+                continue
+            settled = [first_settled, self._settled(members[1][0], stored, members[1][2],
+                                                    members[1][1])]
             if sorted(map(str, settled)) == ["no", "yes"]:
                 yes = settled.index("yes")
                 return [members[yes], members[1 - yes]]
@@ -227,15 +232,20 @@ class EnergyGameV5(EnergyGame):
         every corner is at or over the carbon target (each a half-space of efficiencies, so
         the whole box then misses); else None."""
         d = DISPATCH_ROBUST
-        corners = [self.day_record(day, stored, prev, cmd, dict(zip(GENERATORS, move,
-                                                                    strict=True)))
-                   for move in itertools.product((-d, d), repeat=len(GENERATORS))]
-        if all(self.dispatch_meets(rec) for rec in corners):
+        # The corners in turn, until none of the three "every corner" verdicts can hold (a
+        # corner that meets the limits rules out both "no"s): the verdict of all eight.
+        meets = misses = over = True
+        for move in itertools.product((-d, d), repeat=len(GENERATORS)):
+            rec = self.day_record(day, stored, prev, cmd, dict(zip(GENERATORS, move,
+                                                                   strict=True)))
+            meets = meets and self.dispatch_meets(rec)
+            misses = misses and rec.demand_violated
+            over = over and not self._low_carbon(rec)
+            if not (meets or misses or over):
+                return None
+        if meets:
             return "yes"
-        if all(rec.demand_violated for rec in corners) or all(
-                not self._low_carbon(rec) for rec in corners):
-            return "no"
-        return None
+        return "no"
 
     def _low_carbon(self, rec: DayRecord) -> bool:
         """The day's thermal share of supply below the carbon target (as ``dispatch_meets``)."""

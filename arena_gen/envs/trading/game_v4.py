@@ -210,10 +210,18 @@ class TradingGameV4(TradingGameV3):
     def expected_moves(self, news: Sequence[float]) -> np.ndarray:
         """Tomorrow's price moves under factor changes ``news``, noise and floor ignored: the
         game's own price rule on a one-day world with zero noise."""
-        world = self.task.world
-        one_day = {"matrix": world["matrix"], "changes": [[float(x) for x in news]],
+        one_day = {"matrix": self._factor_map(), "changes": [[float(x) for x in news]],
                    "noise": [[0.0] * len(self.stocks)]}
         return price_deltas(one_day)[0]
+
+    def _factor_map(self) -> np.ndarray:
+        """The world's factor matrix as the array the price rule reads, converted once per game
+        (a draw asks for moves hundreds of times; the rule takes an array as it is)."""
+        kept: np.ndarray | None = self.__dict__.get("_matrix")
+        if kept is None:
+            kept = self._matrix = np.asarray(self.task.world["matrix"], dtype=float)
+            kept.flags.writeable = False
+        return kept
 
     def _draw_news(self, rng: np.random.Generator) -> list[float]:
         """A news vector: each factor's change of a random day of this world, at 2 decimals."""
@@ -249,11 +257,12 @@ class TradingGameV4(TradingGameV3):
         for _ in range(_TRIES):
             news = self._draw_news(rng)
             picked = [int(x) for x in rng.choice(len(self.stocks), size=k, replace=False)]
-            moves = sorted(float(self.expected_moves(news)[s]) for s in picked)
+            expected = self.expected_moves(news)  # once per try, not once per stock
+            moves = sorted(float(expected[s]) for s in picked)
             if all(b - a >= _MIN_GAP for a, b in zip(moves, moves[1:], strict=False)):
                 break
         names = [self.stocks[s] for s in picked]
-        right = self._order(news, names)
+        right = self._order(news, names, expected)
         others = [list(p) for p in permutations(names) if list(p) != right]
         labels = letters(min(OPTIONS, len(others) + 1))
         chosen = [others[int(j)] for j in rng.permutation(len(others))[:len(labels) - 1]]
@@ -268,9 +277,12 @@ class TradingGameV4(TradingGameV3):
             f"{', '.join(labels[:-1])} or {labels[-1]}."),
             subject={"news": news, "stocks": names, "options": options})
 
-    def _order(self, news: Sequence[float], names: Sequence[str]) -> list[str]:
-        """``names`` from the largest expected move to the smallest."""
-        moves = self.expected_moves(news)
+    def _order(self, news: Sequence[float], names: Sequence[str],
+               moves: np.ndarray | None = None) -> list[str]:
+        """``names`` from the largest expected move to the smallest (``moves``: the expected
+        moves under ``news``, when the caller has them)."""
+        if moves is None:
+            moves = self.expected_moves(news)
         index = {s: j for j, s in enumerate(self.stocks)}
         return sorted(names, key=lambda s: -float(moves[index[s]]))
 

@@ -126,11 +126,18 @@ class EnergyPlanner:
         """From its own prediction of the probe day's efficiencies (patterns read in the rules
         text, or learnt), through a game compiled from those beliefs; a copy predicts, since
         predicting fills caches (a period estimate) the episode must not see early."""
-        mind = copy.deepcopy(self)
+        mind = self.side_copy()
 
         def believe(source: str, day: int) -> float:
             return float(mind.predict(source, np.array([day]), day)[0][0])
         return belief_replies(probes, self.public, believe)
+
+    def side_copy(self) -> EnergyPlanner:
+        """A copy that predicts as this agent would, and whose predictions leave this agent
+        as it was: it shares what predicting only reads (the efficiencies seen, the regimes,
+        the public facts) and owns what predicting writes (see the learner's override);
+        what a deep copy gives, without copying everything seen at every milestone."""
+        return copy.copy(self)
 
     # -- prediction ---------------------------------------------------------------------------
     def _regime(self, day: int) -> Regime | None:
@@ -252,6 +259,13 @@ class EnergyInductivePlanner(EnergyPlanner):
             else:
                 self.misses[source] = 0
         self.eff[source][day] = value
+
+    def side_copy(self) -> EnergyPlanner:
+        """As the planner's, owning a copy of the period estimates (what predicting fills)."""
+        mind = super().side_copy()
+        assert isinstance(mind, EnergyInductivePlanner)
+        mind._periods = dict(self._periods)
+        return mind
 
     def _period(self, source: str, today: int) -> int | None:
         """The period estimated from the current regime's last :data:`MEMORY` days (estimated
