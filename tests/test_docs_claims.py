@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_gen.core import registry
 from arena_gen.core.calibration import inductive_rungs, model_free_rungs
 from arena_gen.core.suite_io import Suite, resolve_suite
 from arena_gen.core.suite_io import read_suite as _read
@@ -131,8 +132,10 @@ def test_readme_challenge_sizes_are_the_released_tasks() -> None:
     bulbs = [t.world["n"] for t in tasks["lights"]]
     lights = [t.certificate.min_steps for t in tasks["lights"]]
     assert {t.budget for t in tasks["lights"]} == {1000}
-    assert row["lights"] == (f"{span(bulbs)} bulbs in 5 hidden independent parts, budget 1,000, "
-                             f"minimum {span(lights)}")
+    (version,) = {t.env_version for t in tasks["lights"]}
+    parts = registry.get("lights", version).load("presets")["challenge"].parts
+    assert row["lights"] == (f"{span(bulbs)} bulbs in {parts} hidden independent parts, "
+                             f"budget 1,000, minimum {span(lights)}")
     packages = [len(t.world["packages"]) for t in tasks["repo"]]
     repo = [t.certificate.min_steps for t in tasks["repo"]]
     assert {t.budget for t in tasks["repo"]} == {1000}
