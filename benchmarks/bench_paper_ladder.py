@@ -3,9 +3,9 @@
     python benchmarks/bench_paper_ladder.py [--seeds 41..50] [--jobs 2] [--json FILE]
     python benchmarks/bench_paper_ladder.py --report FILE
 
-For each seed, builds ``build --suite challenge --seed S --versions
-lights=5,trading=6,energy=6,repo=6`` (no build cache: every task is sampled, verified,
-witness-replayed, resistance-checked and laddered; no proofs) and reads each task's certified
+For each seed, builds ``build --suite challenge --seed S`` at the versions the suite pins
+(``--versions`` to choose others, e.g. ``lights=5``; no build cache: every task is sampled,
+verified, witness-replayed, resistance-checked and laddered; no proofs) and reads each task's certified
 ladder from its certificate. Pooled over the seeds it prints, per env x rung, the success over
 attempts (random: its 4 attempts per task) with a 95 % Wilson interval, the tasks solved, the
 successes per seed, the price of discovery (mean steps beyond the task's reference over the
@@ -52,10 +52,12 @@ from arena_gen.scoring.induction_efficiency import (
     rung_prices,
 )
 from arena_gen.suite.build import Generated, build_suite
+from arena_gen.suite.catalog import PINNED
 
 README = Path(__file__).resolve().parent / "README.md"
 LITE_SECTION = "## Out-of-sample calibration"
-PAPER_VERSIONS = "lights=5,trading=6,energy=6,repo=6"
+#: The released Challenge's versions (the suite's pins).
+PAPER_VERSIONS = ",".join(f"{env}={v}" for env, v in sorted(PINNED["challenge"].items()))
 
 
 def seed_list(items: list[str]) -> list[int]:
