@@ -5,8 +5,8 @@
 
 For each seed, builds ``build --suite challenge --seed S`` at the versions the suite pins
 (``--versions`` to choose others, e.g. ``lights=5``; no build cache: every task is sampled,
-verified, witness-replayed, resistance-checked and laddered; no proofs) and reads each task's certified
-ladder from its certificate. Pooled over the seeds it prints, per env x rung, the success over
+verified, witness-replayed, resistance-checked and laddered; no proofs) and reads each task's
+certified ladder from its certificate. Pooled over the seeds it prints, per env x rung, the success over
 attempts (random: its 4 attempts per task) with a 95 % Wilson interval, the tasks solved, the
 successes per seed, the price of discovery (mean steps beyond the task's reference over the
 rung's successes; trading and energy have fixed horizons and no reference), the candidates
