@@ -6,16 +6,17 @@
 For each seed, builds ``build --suite challenge --seed S`` at the versions the suite pins
 (``--versions`` to choose others, e.g. ``lights=5``; no build cache: every task is sampled,
 verified, witness-replayed, resistance-checked and laddered; no proofs) and reads each task's
-certified ladder from its certificate. Pooled over the seeds it prints, per env x rung, the success over
-attempts (random: its 4 attempts per task) with a 95 % Wilson interval, the tasks solved, the
-successes per seed, the price of discovery (mean steps beyond the task's reference over the
-rung's successes; trading and energy have fixed horizons and no reference), the candidates
-rejected by kind, build wall and CPU seconds per seed, the knowledge curves (probe accuracy at
-25 / 50 / 75 / 100 % of the budget) and whether issue 42's targets hold: random 0, every
-model-free rung 0 (by construction: a candidate a model-free rung solves is rejected; those
-rejections are counted), the planner 100 %, the best inductive rung strictly between 0 and 100 %
-and below Lite's pooled out-of-sample rate (read from this folder's README.md, section
-"Out-of-sample calibration"). Seeds 7-9 and 11-20 were used in tuning; 41-50 never were.
+certified ladder from its certificate. Pooled over the seeds it prints, per env x rung, the
+success over attempts (random: its 4 attempts per task) with a 95 % Wilson interval, the tasks
+solved, the successes per seed, the price of discovery (mean steps beyond the task's reference
+over the rung's successes; trading and energy have fixed horizons and no reference), the
+candidates rejected by kind, build wall and CPU seconds per seed, the knowledge curves (probe
+accuracy at 25 / 50 / 75 / 100 % of the budget) and whether issue 42's targets hold: random 0,
+every model-free rung 0 (by construction: a candidate a model-free rung solves is rejected;
+those rejections are counted), the planner 100 %, the best inductive rung strictly between 0
+and 100 % and below Lite's pooled out-of-sample rate (read from this folder's README.md,
+section "Out-of-sample calibration"). Seeds 7-9 and 11-20 were used in tuning; 41-50 never
+were.
 
 ``--json FILE`` keeps every seed's figures (rewritten after each seed; seeds already in the file
 are not built again, so an interrupted run resumes); ``--report FILE`` prints the figures of
