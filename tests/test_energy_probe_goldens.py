@@ -44,9 +44,9 @@ V6_GOLDEN = {
 
 
 def released_tasks() -> list[dict[str, Any]]:
-    """The first four Lite and first two Challenge energy tasks (released v4 worlds)."""
+    """The first four Lite and first two moderate Challenge energy tasks (released v4 worlds)."""
     out = []
-    for suite, n in (("lite", 4), ("challenge", 2)):
+    for suite, n in (("lite", 4), ("challenge-moderate", 2)):
         lines = (ROOT / "suites" / suite / "energy.jsonl").read_text().splitlines()
         out += [json.loads(line) for line in lines[:n]]
     return out

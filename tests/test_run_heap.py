@@ -33,10 +33,10 @@ def test_a_failing_block_unfreezes_and_a_held_freeze_is_left_alone() -> None:
     assert gc.get_freeze_count() == 0
     gc.freeze()
     try:
-        held = gc.get_freeze_count()
         with long_lived_frozen():
             pass
-        assert gc.get_freeze_count() == held  # not unfrozen under its holder
+        # not unfrozen under its holder (the count itself can drop: a frozen object may die)
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
 

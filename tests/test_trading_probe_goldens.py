@@ -50,9 +50,9 @@ GOLDEN = {"TradingGameV4": V5_GOLDEN, "TradingGameV5": V5_GOLDEN, "TradingGameV6
 
 
 def released_tasks() -> list[dict[str, Any]]:
-    """The first four Lite and first two Challenge trading tasks (released v5 worlds)."""
+    """The first four Lite and first two moderate Challenge trading tasks (released v5 worlds)."""
     out = []
-    for suite, n in (("lite", 4), ("challenge", 2)):
+    for suite, n in (("lite", 4), ("challenge-moderate", 2)):
         lines = (ROOT / "suites" / suite / "trading.jsonl").read_text().splitlines()
         out += [json.loads(line) for line in lines[:n]]
     return out

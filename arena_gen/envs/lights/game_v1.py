@@ -161,6 +161,9 @@ class LightsGame(Game[int, int, LightsFacts]):
         v5: (preview) same dynamics; Lite is v4's; Challenge at the paper's scale: hidden
         independent parts with ring-puzzle conditions (N 35-45, exact minimum >= 230 as the
         sum of the parts', 1,000 turns), decomposed proofs, the chain learner as inductive rung.
+        v6: (preview, the released Challenge's) v5's game and generation with the parallel
+        chain learner on the ladder and Challenge re-tuned against it (4 parts of 9-10 bulbs,
+        exact minimum >= 270, 1,000 turns).
     """
 
     #: Per probe kind, what a uniform guess or a constant reply scores (answers are balanced).
