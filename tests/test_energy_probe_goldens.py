@@ -7,20 +7,14 @@ the game's kept efficiencies carry over from draw to draw, as in a run)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from arena_gen.core.canon import canonical_json
-from arena_gen.core.game import WorldView
-from arena_gen.core.probes import draw
 from arena_gen.envs.energy.game_v5 import EnergyGameV5
 from arena_gen.envs.energy.game_v6 import EnergyGameV6
+from tests.probe_goldens import drawn_hash, released_tasks
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The first four Lite and first two moderate Challenge energy tasks (released v4 worlds).
+TASKS = released_tasks("energy", (("lite", 4), ("challenge-moderate", 2)))
 
 #: Per task id, the sha256 of its questions and answers drawn by 1321140's ``EnergyGameV5``.
 V5_GOLDEN = {
@@ -43,39 +37,9 @@ V6_GOLDEN = {
 }
 
 
-def released_tasks() -> list[dict[str, Any]]:
-    """The first four Lite and first two moderate Challenge energy tasks (released v4 worlds)."""
-    out = []
-    for suite, n in (("lite", 4), ("challenge-moderate", 2)):
-        lines = (ROOT / "suites" / suite / "energy.jsonl").read_text().splitlines()
-        out += [json.loads(line) for line in lines[:n]]
-    return out
-
-
-def drawn_hash(cls: type[EnergyGameV5], task: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of the questions and answers ``cls`` draws on ``task``'s
-    witness (start, middle, end; attempts 0 and 1), each visited state kept."""
-    game = cls(WorldView(task["world"], task["public"], task["budget"]))
-    witness = task["certificate"]["witness"]
-    at = {0, len(witness) // 2, len(witness)}
-    state = game.initial()
-    visited = [state]
-    out = []
-    for step, action in enumerate([None, *witness]):
-        if action is not None:
-            state = game.act(state, action)[0]
-            visited.append(state)
-        if step in at:
-            for attempt in (0, 1):
-                probes = draw(game, state, visited, task["sha256"], attempt, step)
-                out.append([{**p.to_dict(), "answer": game.probe_answer(state, p)}
-                            for p in probes])
-    return hashlib.sha256(canonical_json(out).encode()).hexdigest()
-
-
 @pytest.mark.parametrize(("cls", "golden"), [(EnergyGameV5, V5_GOLDEN),
                                              (EnergyGameV6, V6_GOLDEN)], ids=["v5", "v6"])
 def test_probe_drawing_is_the_recorded_one(cls: type[EnergyGameV5],
                                            golden: dict[str, str]) -> None:
-    got = {task["id"]: drawn_hash(cls, task) for task in released_tasks()}
+    got = {task["id"]: drawn_hash(cls, task) for task in TASKS}
     assert got == golden

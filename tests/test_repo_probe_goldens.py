@@ -5,20 +5,15 @@ and the end of a released task's witness, attempts 0 and 1, recorded once from t
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from arena_gen.core.canon import canonical_json
-from arena_gen.core.game import WorldView
-from arena_gen.core.probes import draw
 from arena_gen.envs.repo.game_v4 import RepoGameV4
 from arena_gen.envs.repo.game_v5 import RepoGameV5
+from tests.probe_goldens import drawn_hash, released_tasks
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The first five Lite and two moderate Challenge repo tasks (``suites/challenge-moderate``
+#: was ``suites/challenge`` when the goldens were drawn).
+TASKS = released_tasks("repo", (("lite", 5), ("challenge-moderate", 2)))
 
 #: Per task id, the sha256 of its questions and answers, drawn by 2574cb8's ``RepoGameV4``.
 V4_GOLDEN = {
@@ -42,42 +37,11 @@ V5_GOLDEN = {
 }
 
 
-def released_tasks() -> list[dict[str, Any]]:
-    """The first five Lite and first two moderate Challenge repo tasks (released-format v4
-    worlds; ``suites/challenge-moderate`` was ``suites/challenge`` when the goldens were drawn)."""
-    out = []
-    for suite, n in (("lite", 5), ("challenge-moderate", 2)):
-        lines = (ROOT / "suites" / suite / "repo.jsonl").read_text().splitlines()
-        out += [json.loads(line) for line in lines[:n]]
-    return out
-
-
-def drawn_hash(cls: type[RepoGameV4], task: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of the questions and answers ``cls`` draws on ``task``'s
-    witness (start, middle, end; attempts 0 and 1), each visited state kept."""
-    game = cls(WorldView(task["world"], task["public"], task["budget"]))
-    witness = task["certificate"]["witness"]
-    at = {0, len(witness) // 2, len(witness)}
-    state = game.initial()
-    visited = [state]
-    out = []
-    for step, action in enumerate([None, *witness]):
-        if action is not None:
-            state = game.act(state, action)[0]
-            visited.append(state)
-        if step in at:
-            for attempt in (0, 1):
-                probes = draw(game, state, visited, task["sha256"], attempt, step)
-                out.append([{**p.to_dict(), "answer": game.probe_answer(state, p)}
-                            for p in probes])
-    return hashlib.sha256(canonical_json(out).encode()).hexdigest()
-
-
 @pytest.mark.parametrize(("cls", "golden"), [(RepoGameV4, V4_GOLDEN), (RepoGameV5, V5_GOLDEN)],
                          ids=["v4", "v5"])
 def test_probe_drawing_is_the_released_one(cls: type[RepoGameV4],
                                            golden: dict[str, str]) -> None:
-    got = {task["id"]: drawn_hash(cls, task) for task in released_tasks()}
+    got = {task["id"]: drawn_hash(cls, task) for task in TASKS}
     assert got == golden
 
 

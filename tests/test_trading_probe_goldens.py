@@ -7,25 +7,20 @@ moves once."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import WorldView
-from arena_gen.core.probes import draw
 from arena_gen.envs.trading.game_v1 import price_deltas
 from arena_gen.envs.trading.game_v4 import TradingGameV4
 from arena_gen.envs.trading.game_v5 import TradingGameV5
 from arena_gen.envs.trading.game_v6 import TradingGameV6
+from tests.probe_goldens import drawn_hash, released_tasks
 
-ROOT = Path(__file__).resolve().parents[1]
+#: The first four Lite and first two moderate Challenge trading tasks.
+TASKS = released_tasks("trading", (("lite", 4), ("challenge-moderate", 2)))
 
 #: Per task id, the sha256 of its questions and answers drawn by 1321140's ``TradingGameV5``
 #: (``TradingGameV4`` draws alike).
@@ -49,47 +44,18 @@ V6_GOLDEN = {
 GOLDEN = {"TradingGameV4": V5_GOLDEN, "TradingGameV5": V5_GOLDEN, "TradingGameV6": V6_GOLDEN}
 
 
-def released_tasks() -> list[dict[str, Any]]:
-    """The first four Lite and first two moderate Challenge trading tasks (released v5 worlds)."""
-    out = []
-    for suite, n in (("lite", 4), ("challenge-moderate", 2)):
-        lines = (ROOT / "suites" / suite / "trading.jsonl").read_text().splitlines()
-        out += [json.loads(line) for line in lines[:n]]
-    return out
-
-
-def drawn_hash(cls: type[TradingGameV4], task: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of the questions and answers ``cls`` draws on ``task``
-    (v6, whose questions follow the day: along the witness; the others at the start)."""
-    game = cls(WorldView(task["world"], task["public"], task["budget"]))
-    witness = task["certificate"]["witness"] if cls is TradingGameV6 else []
-    at = {0, len(witness) // 2, len(witness)}
-    state = game.initial()
-    visited = [state]
-    out = []
-    for step, action in enumerate([None, *witness]):
-        if action is not None:
-            state = game.act(state, action)[0]
-            visited.append(state)
-        if step in at:
-            for attempt in (0, 1):
-                probes = draw(game, state, visited, task["sha256"], attempt, step)
-                out.append([{**p.to_dict(), "answer": game.probe_answer(state, p)}
-                            for p in probes])
-    return hashlib.sha256(canonical_json(out).encode()).hexdigest()
-
-
 @pytest.mark.parametrize("cls", [TradingGameV4, TradingGameV5, TradingGameV6],
                          ids=["v4", "v5", "v6"])
 def test_probe_drawing_is_the_recorded_one(cls: type[TradingGameV4]) -> None:
-    got = {task["id"]: drawn_hash(cls, task) for task in released_tasks()}
+    got = {task["id"]: drawn_hash(cls, task, along_witness=cls is TradingGameV6)
+           for task in TASKS}
     assert got == GOLDEN[cls.__name__]
 
 
 @given(st.integers(0, 5), st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=1,
                                    max_size=12))
 def test_moves_from_the_kept_matrix_are_the_worlds(which: int, news: list[float]) -> None:
-    task = released_tasks()[which]
+    task = TASKS[which]
     game = TradingGameV5(WorldView(task["world"], task["public"], task["budget"]))
     news = (news * len(game.factors))[:len(game.factors)]
     plain = price_deltas({"matrix": task["world"]["matrix"], "changes": [news],
