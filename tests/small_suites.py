@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest import mock
 
+from arena_gen.core.suite_io import read_manifest, resolve_suite
 from arena_gen.suite import catalog
+from arena_gen.train.released import RELEASED
 
 
 @contextmanager
@@ -20,3 +22,10 @@ def preset_counts(counts: dict[str, int]) -> Iterator[None]:
 
     with mock.patch.object(catalog, "preset_count", count):
         yield
+
+
+def released_count(env: str) -> int:
+    """How many tasks of ``env`` the released folders hold, by their manifests' counts (the one
+    owner of that number; tests compare streams' exclusions and fingerprints against it)."""
+    return sum(int(read_manifest(resolve_suite(name))[1]["counts"].get(env, 0))
+               for name in RELEASED)
