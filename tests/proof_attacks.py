@@ -1,19 +1,23 @@
 """Attacks on stored proofs shared by the decomposed-proof tests (lights v5 parts, repo v6
-groups): edit a suite's proof files and manifest the way a forger could, then read the
-checker's refusal."""
+groups), and the proved suites they attack: edit a suite's proof files and manifest the way
+a forger could, then read the checker's refusal."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena_gen.core.canon import sha256_hex
+from arena_gen.core.suite_io import write_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.check import check_task
 from arena_gen.proofs.drup import ProofError
+from arena_gen.proofs.produce import prove_suite
+from arena_gen.suite.build import build_suite
 
 
 def refusal(suite: Path, task: Task, entry: dict[str, Any] | None = None) -> str:
@@ -64,3 +68,32 @@ def another_tasks_refusals(suite: Path, mine: Task, other: Task) -> tuple[str, s
                                    "proof_sha256": store.read_manifest(suite)[mine.id][
                                        "proof_sha256"]})
     return listed, refusal(suite, mine)
+
+
+def proved_suite(tmp: Path, env: str, version: int) -> Path:
+    """Two Challenge tasks of ``env`` at ``version`` (seed 7), built into ``tmp`` and proved."""
+    result = build_suite("challenge", 7, [env], counts={env: 2}, versions={env: version})
+    out = tmp / "challenge"
+    write_suite(out, result.manifest, result.tasks)
+    assert len(prove_suite(out)) == 2
+    return out
+
+
+def copied(proved: Path, tmp: Path) -> Path:
+    """A copy of a proved suite that one test may forge in."""
+    shutil.copytree(proved, tmp / "challenge")
+    return tmp / "challenge"
+
+
+def forged_parts(suite: Path, task: Task, claimed: Task, claims: list[dict[str, Any]],
+                 key: str, **entry: Any) -> None:
+    """Store ``task``'s proof re-headed to claim the parts ``claims`` of ``claimed`` (their
+    ``key`` lists the bulbs or packages): a forger's header and part sections that say so,
+    over the old lemmas (only the checker can refuse)."""
+    lines = lines_of(suite, task.id)
+    encs = [store.part_claim(claimed, p[key], p["min_steps"]) for p in claims]
+    lines[:len(store.HEADER_KEYS) + 1] = store.header(claimed, encs, "forged")
+    for i, (p, enc) in enumerate(zip(claims, encs, strict=True)):
+        at = next(j for j, line in enumerate(lines) if line.startswith(f"c part {i} "))
+        lines[at] = store.part_line(i, p[key], p["min_steps"], enc, key)
+    rewrite(suite, task.id, lines, **entry)

@@ -6,55 +6,42 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arena_gen.core.suite_io import read_suite, write_suite
+from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.check import check_suite
 from arena_gen.proofs.drup import ProofError
 from arena_gen.proofs.parts import check_closed, read_parts, sub_world
-from arena_gen.proofs.produce import prove_suite
-from arena_gen.suite.build import build_suite
 from tests.proof_attacks import (
     another_tasks_refusals,
+    copied,
     corrupted_refusals,
-    lines_of,
+    forged_parts,
+    proved_suite,
     refusal,
-    rewrite,
 )
 
 
 @pytest.fixture(scope="module")
 def proved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two v5 Challenge tasks (seed 7), proved."""
-    result = build_suite("challenge", 7, ["lights"], counts={"lights": 2},
-                         versions={"lights": 5})
-    out = tmp_path_factory.mktemp("v5") / "challenge"
-    write_suite(out, result.manifest, result.tasks)
-    done = prove_suite(out)
-    assert len(done) == 2 and all(len(p.entry["parts"]) == 5 for p in done)
+    """Two lights v5 Challenge tasks (seed 7), proved."""
+    out = proved_suite(tmp_path_factory.mktemp("v5"), "lights", 5)
+    assert all(len(e["parts"]) == 5 for e in store.read_manifest(out).values())
     return out
 
 
 @pytest.fixture
 def suite(proved: Path, tmp_path: Path) -> Path:
-    shutil.copytree(proved, tmp_path / "challenge")
-    return tmp_path / "challenge"
+    return copied(proved, tmp_path)
 
 
 def tasks(suite: Path) -> list[Task]:
     return read_suite(suite, envs={"lights"}).tasks["lights"]
-
-
-
-
-
-
 
 
 def test_decomposed_proofs_check_and_sum_to_the_minimum(proved: Path) -> None:
@@ -97,13 +84,7 @@ def test_a_changed_condition_is_refused(suite: Path) -> None:
     for b in first:
         world["conditions"][b] = {"const": True}
     shorter = dataclasses.replace(task, world=world)
-    lines = lines_of(suite, task.id)
-    encs = [store.part_claim(shorter, p["bulbs"], p["min_steps"]) for p in entry["parts"]]
-    lines[:len(store.HEADER_KEYS) + 1] = store.header(shorter, encs, "x")
-    for i, (p, enc) in enumerate(zip(entry["parts"], encs, strict=True)):
-        at = next(j for j, line in enumerate(lines) if line.startswith(f"c part {i} "))
-        lines[at] = store.part_line(i, p["bulbs"], p["min_steps"], enc)
-    rewrite(suite, task.id, lines, task_sha256=shorter.sha256)
+    forged_parts(suite, task, shorter, entry["parts"], "bulbs", task_sha256=shorter.sha256)
     problem = refusal(suite, shorter)  # the old lemmas, or their variables, do not fit it
     assert "part 0: " in problem and ("does not follow by unit propagation" in problem
                                       or "names no variable of the formula" in problem)
@@ -128,13 +109,8 @@ def test_a_wrong_partition_is_refused(suite: Path) -> None:
     parts[0]["min_steps"] += 1
     parts[1]["min_steps"] -= 1  # the same sum, one part claimed longer than it is
     assert "header says cnf-sha256" in refusal(suite, task, {**entry, "parts": parts})
-    lines = lines_of(suite, task.id)  # ... even with a header and sections that say so
-    encs = [store.part_claim(task, p["bulbs"], p["min_steps"]) for p in parts]
-    lines[:len(store.HEADER_KEYS) + 1] = store.header(task, encs, "forged")
-    for i, (p, enc) in enumerate(zip(parts, encs, strict=True)):
-        at = next(j for j, line in enumerate(lines) if line.startswith(f"c part {i} "))
-        lines[at] = store.part_line(i, p["bulbs"], p["min_steps"], enc)
-    rewrite(suite, task.id, lines, parts=parts)
+    # ... even with a header and sections that say so
+    forged_parts(suite, task, task, parts, "bulbs", parts=parts)
     assert "part 0: " in refusal(suite, task)
 
 

@@ -6,51 +6,39 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import shutil
 from pathlib import Path
 
 import pytest
 
-from arena_gen.core.suite_io import read_suite, write_suite
+from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.proofs import store
 from arena_gen.proofs.check import check_suite
-from arena_gen.proofs.produce import prove_suite
-from arena_gen.suite.build import build_suite
 from tests.proof_attacks import (
     another_tasks_refusals,
+    copied,
     corrupted_refusals,
-    lines_of,
+    forged_parts,
+    proved_suite,
     refusal,
-    rewrite,
 )
 
 
 @pytest.fixture(scope="module")
 def proved(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two v6 Challenge tasks (seed 7), proved."""
-    result = build_suite("challenge", 7, ["repo"], counts={"repo": 2}, versions={"repo": 6})
-    out = tmp_path_factory.mktemp("v6") / "challenge"
-    write_suite(out, result.manifest, result.tasks)
-    done = prove_suite(out)
-    assert len(done) == 2 and all(len(p.entry["parts"]) >= 19 for p in done)
+    """Two repo v6 Challenge tasks (seed 7), proved."""
+    out = proved_suite(tmp_path_factory.mktemp("v6"), "repo", 6)
+    assert all(len(e["parts"]) >= 19 for e in store.read_manifest(out).values())
     return out
 
 
 @pytest.fixture
 def suite(proved: Path, tmp_path: Path) -> Path:
-    shutil.copytree(proved, tmp_path / "challenge")
-    return tmp_path / "challenge"
+    return copied(proved, tmp_path)
 
 
 def tasks(suite: Path) -> list[Task]:
     return read_suite(suite, envs={"repo"}).tasks["repo"]
-
-
-
-
-
-
 
 
 def test_decomposed_proofs_check_and_give_the_minimum(proved: Path) -> None:
@@ -92,13 +80,8 @@ def test_a_changed_rule_is_refused(suite: Path) -> None:
     assert "binds this proof to another task" in refusal(suite, changed)
     assert "header says task-sha256" in refusal(suite, changed, {**entry,
                                                                  "task_sha256": changed.sha256})
-    lines = lines_of(suite, task.id)  # ... even with a header and sections for the new rules
-    encs = [store.part_claim(changed, p["packages"], p["min_steps"]) for p in entry["parts"]]
-    lines[:len(store.HEADER_KEYS) + 1] = store.header(changed, encs, "x")
-    for i, (p, enc) in enumerate(zip(entry["parts"], encs, strict=True)):
-        at = next(j for j, line in enumerate(lines) if line.startswith(f"c part {i} "))
-        lines[at] = store.part_line(i, p["packages"], p["min_steps"], enc, "packages")
-    rewrite(suite, task.id, lines, task_sha256=changed.sha256)
+    # ... even with a header and sections for the new rules
+    forged_parts(suite, task, changed, entry["parts"], "packages", task_sha256=changed.sha256)
     problem = refusal(suite, changed)
     assert "part 0: " in problem and ("does not follow by unit propagation" in problem
                                       or "names no variable of the formula" in problem)
