@@ -60,7 +60,7 @@ def test_history_window(window: int | None) -> None:
     history = [Turn(f"obs {i}", str(i) if i != 2 else None) for i in range(5)]
     msgs = build_messages(env="lights", public={"intro": "Goal: all on.", "n": 4},
                           rules_text=None, history=history, observation="obs now",
-                          window=window, budget=20)
+                          window=window, budget=20, version=None)
     shown = 5 if window is None else window
     # system, the opening user message, then (action played, next observation) per turn shown
     assert [m["role"] for m in msgs] == ["system", "user"] + ["assistant", "user"] * shown
@@ -85,7 +85,7 @@ def test_prompt_only_appends() -> None:
     last: list[dict[str, str]] | None = None
     for i in range(6):
         msgs = build_messages(env="lights", public=public, rules_text="R", history=history,
-                              observation=f"obs {i}", window=None, budget=20)
+                              observation=f"obs {i}", window=None, budget=20, version=None)
         if last is not None:
             assert msgs[:len(last)] == last and len(msgs) == len(last) + 2
         last = msgs

@@ -92,8 +92,8 @@ def run_tools(suite: Path, out: Path, server: FakeOpenAI, **over: Any) -> RunDir
 @pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
 def test_schemas_come_from_the_env_grammar_and_replay_its_witness(env: str) -> None:
     task = first(env)
-    grammar = registry.newest_with(env, "grammar").load("grammar")
-    schemas = tool_schemas(env, task.public)
+    grammar = registry.part_for(env, task.env_version, "grammar").load("grammar")
+    schemas = tool_schemas(env, task.public, version=task.env_version)
     assert [s["function"]["name"] for s in schemas] == [t.name for t in grammar.tools]
     assert all(s["type"] == "function" and s["function"]["parameters"]["type"] == "object"
                for s in schemas)
@@ -103,7 +103,8 @@ def test_schemas_come_from_the_env_grammar_and_replay_its_witness(env: str) -> N
     game.reset()
     for action in task.certificate.witness:
         name, args = as_call(env, action)
-        text, why = call_action(env, task.public, name, json.dumps(args))
+        text, why = call_action(env, task.public, name, json.dumps(args),
+                                version=task.env_version)
         assert why is None
         game.step(text)
     assert game.success
@@ -111,21 +112,25 @@ def test_schemas_come_from_the_env_grammar_and_replay_its_witness(env: str) -> N
 
 def test_lights_schema_and_rendering() -> None:
     task = first("lights")
-    [schema] = tool_schemas("lights", task.public)
+    [schema] = tool_schemas("lights", task.public, version=task.env_version)
     n = task.public["n"]
     assert schema["function"]["parameters"]["properties"]["bulb"] == {
         "type": "integer", "minimum": 0, "maximum": n - 1,
         "description": f"the bulb index, 0 to {n - 1}"}
-    assert call_action("lights", task.public, "toggle", '{"bulb": 3}') == ("3", None)
-    assert call_action("lights", task.public, "toggle", '{"bulb": 3.0}') == ("3", None)
+    v = task.env_version
+    assert call_action("lights", task.public, "toggle", '{"bulb": 3}', version=v) == ("3", None)
+    assert call_action("lights", task.public, "toggle", '{"bulb": 3.0}', version=v) == (
+        "3", None)
     # out of range is the game's to judge, as the text "99" is
-    assert call_action("lights", task.public, "toggle", '{"bulb": 99}') == ("99", None)
+    assert call_action("lights", task.public, "toggle", '{"bulb": 99}', version=v) == (
+        "99", None)
 
 
 def test_an_env_without_tools_gets_the_generic_act_tool() -> None:
-    [tool] = action_tools("no-such-env", {"action_format": "a word"})
+    [tool] = action_tools("no-such-env", {"action_format": "a word"}, version=None)
     assert tool.name == "act"
-    assert call_action("no-such-env", {}, "act", '{"action": "go"}') == ("go", None)
+    assert call_action("no-such-env", {}, "act", '{"action": "go"}', version=None) == (
+        "go", None)
 
 
 @pytest.mark.parametrize(("name", "arguments", "why"), [
@@ -138,20 +143,25 @@ def test_an_env_without_tools_gets_the_generic_act_tool() -> None:
     ("toggle", "[1]", "the arguments are a JSON array, not an object"),
 ])
 def test_malformed_calls_say_why(name: str, arguments: str, why: str) -> None:
-    assert call_action("lights", first("lights").public, name, arguments) == (None, why)
+    task = first("lights")
+    assert call_action("lights", task.public, name, arguments,
+                       version=task.env_version) == (None, why)
 
 
 def test_trading_and_energy_type_checks() -> None:
-    trading, energy = first("trading").public, first("energy").public
-    assert call_action("trading", trading, "trade", "{}") == ("{}", None)
-    assert call_action("trading", trading, "trade", '{"sell": {"S0": 2}, "buy": {"S1": 1}}') == (
+    trading, energy = first("trading"), first("energy")
+
+    def call(task: Task, name: str, arguments: str) -> tuple[str | None, str | None]:
+        return call_action(task.env, task.public, name, arguments, version=task.env_version)
+
+    assert call(trading, "trade", "{}") == ("{}", None)
+    assert call(trading, "trade", '{"sell": {"S0": 2}, "buy": {"S1": 1}}') == (
         '{"buy": {"S1": 1}, "sell": {"S0": 2}}', None)
-    assert call_action("trading", trading, "trade", '{"buy": {"S0": "x"}}') == (
+    assert call(trading, "trade", '{"buy": {"S0": "x"}}') == (
         None, "arguments.buy.S0 must be integer, got string")
-    assert call_action("energy", energy, "dispatch", '{"thermal": 1, "wind": 2, "solar": 3}') == (
+    assert call(energy, "dispatch", '{"thermal": 1, "wind": 2, "solar": 3}') == (
         None, "arguments misses the required field 'battery'")
-    assert call_action("energy", energy, "dispatch",
-                       '{"thermal": NaN, "wind": 2, "solar": 3, "battery": 0}') == (
+    assert call(energy, "dispatch", '{"thermal": NaN, "wind": 2, "solar": 3, "battery": 0}') == (
         None, "arguments.thermal must be a finite number")
 
 
@@ -159,12 +169,13 @@ def test_parallel_calls_play_the_first_and_record_the_rest() -> None:
     calls = [{"name": "toggle", "arguments": '{"bulb": 2}'},
              {"name": "toggle", "arguments": '{"bulb": 5}'},
              {"name": "flip", "arguments": "{}"}]
-    action, record = read_calls("lights", first("lights").public, calls)
+    task = first("lights")
+    action, record = read_calls("lights", task.public, calls, version=task.env_version)
     assert action == "2"
     assert record == {"tool_call": {"name": "toggle", "arguments": '{"bulb": 2}'},
                       "tool_calls_ignored": [{"name": "toggle", "arguments": '{"bulb": 5}'},
                                              {"name": "flip", "arguments": "{}"}]}
-    assert read_calls("lights", first("lights").public, []) == (
+    assert read_calls("lights", task.public, [], version=task.env_version) == (
         None, {"tool_error": "the reply made no tool call"})
 
 
@@ -189,7 +200,7 @@ def test_prompt_and_payload_in_the_tools_format() -> None:
         agent.reset(view, "inductive", None)  # type: ignore[arg-type]
     assert "tools" not in text.payload("obs")  # the default format sends none
     body = tools.payload("obs")
-    assert body["tools"] == tool_schemas("lights", task.public)
+    assert body["tools"] == tool_schemas("lights", task.public, version=task.env_version)
     prompt = "\n".join(m["content"] for m in body["messages"])
     assert "<action>" not in prompt
     assert "call exactly one of the provided tools" in prompt
@@ -215,7 +226,8 @@ def test_whole_lights_episode_in_tools_format_is_run_and_scored(one: list[str],
                 "--display", "plain"])
             assert result.exit_code == 0, result.output
             if fmt == "tools":
-                assert all(s.body["tools"] == tool_schemas("lights", task.public)
+                assert all(s.body["tools"] == tool_schemas("lights", task.public,
+                                                           version=task.env_version)
                            for s in server.seen)
                 assert all("<action>" not in s.prompt for s in server.seen)
             else:
@@ -423,7 +435,7 @@ def test_inspect_solver_plays_tool_calls_through_inspects_tool_api() -> None:
     assert turns[0]["tool_error"] == "unknown tool 'flip' (tools: toggle)"
     assert turns[1]["tool_calls_ignored"] == [{"name": "toggle", "arguments": '{"bulb": 0}'}]
     # the same schemas as the built-in agent sends, from the public view alone
-    [schema] = tool_schemas("lights", task.public)
+    [schema] = tool_schemas("lights", task.public, version=task.env_version)
     assert offered[0] == [{"name": "toggle", **{k: schema["function"][k]
                                                 for k in ("description", "parameters")}}]
     assert "world" not in json.dumps(offered) and "witness" not in json.dumps(offered)

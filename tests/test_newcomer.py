@@ -62,7 +62,8 @@ def test_with_rules_prompts_do_not_call_the_rules_hidden(task_id: str) -> None:
 
     def task_part(rules: str | None) -> str:
         text = build_messages(env=task.env, public=task.public, rules_text=rules, history=[],
-                              observation=obs, window=None, budget=task.budget)[1]["content"]
+                              observation=obs, window=None, budget=task.budget,
+                              version=task.env_version)[1]["content"]
         return text.split("## Actions")[0] + text.split("## Current observation")[1]
 
     told = task_part(task.rules_text)

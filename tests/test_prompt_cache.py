@@ -27,7 +27,8 @@ def test_cached_prompts_equal_uncached(steps: list[tuple[str, Any, Any]], restar
             turns = []
         observation = f"{obs} {n}"
         args = {"env": TASK.env, "public": TASK.public, "rules_text": None, "history": turns,
-                "observation": observation, "window": window, "budget": TASK.budget}
+                "observation": observation, "window": window, "budget": TASK.budget,
+                "version": TASK.env_version}
         assert build_messages(**args, cache=cache) == build_messages(**args)
         assert build_messages(**args, cache=cache) == build_messages(**args)  # a retry
         turns.append(Turn(observation, action))

@@ -87,6 +87,15 @@ def test_a_preview_version_is_not_the_build_default_but_is_importable() -> None:
         assert registry.released_with("repo", "grammar").version == 5
     finally:
         registry.unregister("repo", 99)
+    # a task is prompted in its own version's grammar; one that declares none, in the released
+    assert registry.part_for("energy", 7, "grammar").version == 7  # a preview's own
+    assert registry.part_for("trading", 1, "grammar").version == 1  # not v5's "expect"
+    assert registry.part_for("trading", None, "grammar").version == 5
+    registry.register(dataclasses.replace(registry.get("repo", 5), version=98, grammar=None))
+    try:
+        assert registry.part_for("repo", 98, "grammar").version == 5
+    finally:
+        registry.unregister("repo", 98)
     with pytest.raises(RegistryError, match="no version of env 'lights' has a 'nothing'"):
         registry.newest_with("lights", "nothing")
     assert registry.newest_with("lights", "planner").version == 6  # v6, a preview, has one

@@ -20,7 +20,9 @@ from arena_gen.core.schema import validate_task
 from arena_gen.core.seeds import attempt_seed, stream_seed, task_seed
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
+from arena_gen.suite.catalog import resolve
 from arena_gen.train import stream
+from arena_gen.train.levels import level_version
 from arena_gen.train.released import released_fingerprints, released_tasks, task_fingerprint
 from arena_gen.train.stream import StreamJob, draw, stream_task_id
 from tests.small_suites import released_count
@@ -65,6 +67,22 @@ def test_workers_and_an_endless_stream_give_the_same_bytes() -> None:
     endless = [t.to_dict() for t in itertools.islice(stream("lights", "challenge", 4), 4)]
     assert canonical_bytes(one) == canonical_bytes(two) == canonical_bytes(endless)
     assert {t["suite"] for t in one} == {"stream_challenge"}
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_challenge_level_draws_at_the_challenge_suites_versions(env: str) -> None:
+    """``stream --level challenge`` is the built Challenge's worlds (its pinned versions, read
+    from the catalog); an explicit version wins; ``lite`` keeps the env's default."""
+    pinned = resolve("challenge")[1][env]
+    assert stream(env, "challenge", 0, count=0).version == pinned
+    assert level_version("challenge", env) == pinned != registry.get(env).version
+    assert stream(env, "challenge", 0, version=registry.get(env).version,
+                  count=0).version == registry.get(env).version
+    assert stream(env, "lite", 0, count=0).version == registry.get(env).version
+    if env == "lights":  # one task, as a build at the pinned version would accept it
+        task = next(stream(env, "challenge", 3, count=1))
+        assert task.env_version == pinned and task.suite == "stream_challenge"
+        assert check_witness(task).success
 
 
 def test_a_streams_seed_tree_is_not_a_builds() -> None:

@@ -168,17 +168,18 @@ def test_hostile_arguments_cost_one_turn_as_a_tool_error(suite: Path, tmp_path: 
 @pytest.mark.parametrize("env", ["lights", "trading", "energy", "repo"])
 def test_hostile_arguments_of_every_env_are_malformed_calls(env: str) -> None:
     task = LITE.tasks[env][0]
-    [tool, *_] = tool_schemas(env, task.public)
+    v = task.env_version
+    [tool, *_] = tool_schemas(env, task.public, version=v)
     name = tool["function"]["name"]
     field = next(iter(tool["function"]["parameters"].get("properties") or {"x": {}}))
     for value in ("7" * 5000, "[" * 30000 + "]" * 30000, '"' + "x" * 100_000 + '"'):
-        action, why = call_action(env, task.public, name, f'{{"{field}": {value}}}')
+        action, why = call_action(env, task.public, name, f'{{"{field}": {value}}}', version=v)
         assert action is None and why and why.startswith("the arguments are"), (env, why)
     # a dict nested deeper than the stack (inspect hands arguments over parsed)
     deep: dict[str, Any] = {}
     for _ in range(5000):
         deep = {"a": deep}
-    assert call_action(env, task.public, name, {field: deep})[0] is None
+    assert call_action(env, task.public, name, {field: deep}, version=v)[0] is None
 
 
 # -- the inspect path: same schemas, same token counts --------------------------------------------
@@ -211,7 +212,8 @@ def test_inspect_sends_the_same_schemas_and_records_the_same_tokens(suite: Path,
         assert record["end_reason"] == "success"
         assert [t["action"] for t in record["turns"]] == WITNESS
         tools = [s.body["tools"] for s in seen[path]]
-        assert all(t == tool_schemas("lights", TASK.public) for t in tools), (path, tools[0])
+        schemas = tool_schemas("lights", TASK.public, version=TASK.env_version)
+        assert all(t == schemas for t in tools), (path, tools[0])
         usage = [(len(s.prompt) // 4, len(s.prompt) // 4 * 3 // 4) for s in seen[path]]
         assert [(t["tokens"]["prompt_tokens"], t["tokens"]["cached_tokens"])
                 for t in record["turns"]] == usage, path

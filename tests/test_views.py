@@ -90,7 +90,7 @@ class Secrets:
         # example commands)
         messages = build_messages(env=task.env, public=task.public, rules_text=rules,
                                   history=[], observation=observation, window=None,
-                                  budget=task.budget) if prompt else []
+                                  budget=task.budget, version=task.env_version) if prompt else []
         allowed = "\n".join([json.dumps(task.public, sort_keys=True), text_of(task.public),
                              observation, task.id, rules or "",
                              *(m["content"] for m in messages)])

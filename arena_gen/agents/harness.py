@@ -72,7 +72,8 @@ class ArenaGenHarness:
         """This turn's chat messages."""
         return build_messages(env=view.env, public=view.public, rules_text=rules_text,
                               history=turns, observation=observation, window=window,
-                              budget=view.budget, cache=self._cache)
+                              budget=view.budget, version=view.env_version,
+                              cache=self._cache)
 
     def extract(self, answer: str) -> str | None:
         """The action text of a reply: its last tag."""

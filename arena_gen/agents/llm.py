@@ -148,8 +148,8 @@ class LLMAgent:
         self.probe_tokens = None
         self._turns = []
         self._context.reset()
-        self._tools = (tool_schemas(view.env, view.public) if self.action_format == "tools"
-                       else None)
+        self._tools = (tool_schemas(view.env, view.public, version=view.env_version)
+                       if self.action_format == "tools" else None)
 
     def _wanted(self) -> int:
         """History entries the harness's window shows (all of them for None)."""
@@ -220,7 +220,8 @@ class LLMAgent:
         assert self._view is not None
         if self._tools is not None:
             action, called = read_calls(self._view.env, self._view.public,
-                                        done.tool_calls or [], self.max_action_chars)
+                                        done.tool_calls or [], self.max_action_chars,
+                                        version=self._view.env_version)
             if not done.tool_calls and self.tool_choice == "required":
                 called["tool_choice_ignored"] = True
                 note_required_ignored(f"{self._view.task_id} turn {len(self._turns) + 1}")

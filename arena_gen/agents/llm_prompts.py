@@ -21,10 +21,11 @@ from typing import Any
 from arena_gen.agents.llm_parse import extract_action, split_reasoning
 from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
+from arena_gen.core.registry import Grammar
 
 __all__ = ["CLOSE", "NO_ACTION", "SYSTEM", "Turn", "build_messages", "extract_action",
            "grammar_text", "observation_text", "played_text", "split_reasoning",
-           "strip_intro"]
+           "strip_intro", "task_grammar"]
 
 SYSTEM = (
     "You are an agent acting in a text environment whose rules are partly hidden. Learn them "
@@ -50,15 +51,23 @@ class Turn:
     call: dict[str, Any] | None = None
 
 
-def grammar_text(env: str, public: dict[str, Any]) -> str:
-    """The action grammar section: format, per-env note, examples in tags."""
+def task_grammar(env: str, version: int | None) -> Grammar | None:
+    """The grammar a task of ``env`` v``version`` is prompted in: its own version's, else the
+    newest released one's (None: an env without one is described by ``action_format`` alone)."""
+    try:
+        grammar: Grammar = registry.part_for(env, version, "grammar").load("grammar")
+    except RegistryError:
+        return None
+    return grammar
+
+
+def grammar_text(env: str, public: dict[str, Any], *, version: int | None) -> str:
+    """The action grammar section: format, per-env note, examples in tags (``version``: the
+    task's env version, whose game reads the actions)."""
     lines = []
     if public.get("action_format"):
         lines.append(f"Action format: {public['action_format']}.")
-    try:  # the env's own grammar (an env without one is described by action_format alone)
-        grammar = registry.released_with(env, "grammar").load("grammar")
-    except RegistryError:
-        grammar = None
+    grammar = task_grammar(env, version)
     if grammar is not None and grammar.note:
         lines.append(grammar.note)
     shown = grammar.examples(public) if grammar is not None else []
@@ -111,8 +120,10 @@ def played_text(action: str | None) -> str:
 
 def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
                    history: Sequence[Turn], observation: str, window: int | None,
-                   budget: int, cache: dict[int, Any] | None = None) -> list[dict[str, str]]:
-    """The chat messages for one turn (history cut to the last ``window`` turns). ``cache``
+                   budget: int, version: int | None,
+                   cache: dict[int, Any] | None = None) -> list[dict[str, str]]:
+    """The chat messages for one turn (history cut to the last ``window`` turns; ``version``:
+    the task's env version, whose grammar the actions section states). ``cache``
     (one per episode's agent) keeps each past turn's two messages, so a turn costs what it
     appends, not the whole history again (the texts are the same; a turn is found by its
     number and reused only for the same turn and observation objects)."""
@@ -122,7 +133,7 @@ def build_messages(*, env: str, public: dict[str, Any], rules_text: str | None,
     first = done - len(shown) + 1
     told = disclosed_intro(intro) if rules_text else intro
     parts = [f"## Task\n{told}" if told else "## Task\n(no description)",
-             f"## Actions\n{grammar_text(env, public)}"]
+             f"## Actions\n{grammar_text(env, public, version=version)}"]
     if rules_text:
         parts.append(f"## Rules (disclosed)\n{rules_text}")
     if first > 1:

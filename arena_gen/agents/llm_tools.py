@@ -1,7 +1,9 @@
 """Tool calls as the LLM agent's action format (``--action-format tools``).
 
-The env's actions are offered as OpenAI tool (function) schemas generated from its one action
-grammar, the ``GRAMMAR`` of its ``prompts.py`` (:class:`~arena_gen.core.registry.Grammar`): each
+The env's actions are offered as OpenAI tool (function) schemas generated from the action
+grammar of the task's own env version (its spec's ``grammar``, e.g. the ``GRAMMAR`` of its
+``prompts.py``; the newest released version's when it declares none), whose game reads the
+actions (:class:`~arena_gen.core.registry.Grammar`): each
 :class:`~arena_gen.core.registry.ActionTool` gives a name, a description, the JSON schema of its
 arguments and how a call's arguments are written as the action text the game reads; an env
 whose grammar declares no tools gets one generic ``act`` tool taking that text. Nothing here
@@ -41,10 +43,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from arena_gen.agents.harness import ArenaGenHarness
-from arena_gen.agents.llm_prompts import CLOSE, SYSTEM, Turn, grammar_text
-from arena_gen.core import registry
+from arena_gen.agents.llm_prompts import CLOSE, SYSTEM, Turn, grammar_text, task_grammar
 from arena_gen.core.agent import InfraError, TaskView
-from arena_gen.core.errors import RegistryError
 from arena_gen.core.registry import ActionTool
 
 #: The action formats of the LLM agent: ``<action>`` tags in the reply text, or tool calls.
@@ -133,36 +133,32 @@ def _generic_tool(public: dict[str, Any]) -> ActionTool:
                       render=lambda args: str(args["action"]))
 
 
-def action_tools(env: str, public: dict[str, Any]) -> list[ActionTool]:
-    """The env's actions as tools, from its grammar (the generic ``act`` tool without one)."""
-    try:
-        grammar = registry.released_with(env, "grammar").load("grammar")
-    except RegistryError:
-        grammar = None
+def action_tools(env: str, public: dict[str, Any], *, version: int | None) -> list[ActionTool]:
+    """The actions of a task of ``env`` v``version`` as tools, from that version's grammar
+    (:func:`~arena_gen.agents.llm_prompts.task_grammar`; the generic ``act`` tool without one)."""
+    grammar = task_grammar(env, version)
     tools = list(grammar.tools or []) if grammar is not None else []
     return tools or [_generic_tool(public)]
 
 
-def tool_schemas(env: str, public: dict[str, Any]) -> list[dict[str, Any]]:
+def tool_schemas(env: str, public: dict[str, Any], *,
+                 version: int | None) -> list[dict[str, Any]]:
     """The ``tools`` field of a chat request: one OpenAI function schema per action tool."""
     return [{"type": "function",
              "function": {"name": t.name, "description": t.description,
                           "parameters": t.parameters(public)}}
-            for t in action_tools(env, public)]
+            for t in action_tools(env, public, version=version)]
 
 
-def tools_grammar_text(env: str, public: dict[str, Any]) -> str:
+def tools_grammar_text(env: str, public: dict[str, Any], *, version: int | None) -> str:
     """The prompt's action section in the tools format: the format, the note, the tool names."""
     lines = []
     if public.get("action_format"):
         lines.append(f"Action format: {public['action_format']}.")
-    try:
-        grammar = registry.released_with(env, "grammar").load("grammar")
-    except RegistryError:
-        grammar = None
+    grammar = task_grammar(env, version)
     if grammar is not None and grammar.note:
         lines.append(grammar.note)
-    names = ", ".join(t.name for t in action_tools(env, public))
+    names = ", ".join(t.name for t in action_tools(env, public, version=version))
     lines.append(f"Play it by calling one tool ({names}); its arguments are the action.")
     return "\n".join(lines)
 
@@ -188,13 +184,14 @@ def history_call(record: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def tools_messages(messages: list[dict[str, Any]], env: str, public: dict[str, Any],
-                   shown: Sequence[Turn] = (), first: int = 1) -> list[dict[str, Any]]:
+                   shown: Sequence[Turn] = (), first: int = 1, *,
+                   version: int | None) -> list[dict[str, Any]]:
     """A text-format prompt rewritten for tool calls: the system prompt, the action section and
     the closing instruction of the first user message, and each past turn (``shown``, the
     first of them turn ``first``) as an assistant tool call and the tool message answering
     it with the next observation (see the module docstring); nothing else changes."""
-    text_actions = f"## Actions\n{grammar_text(env, public)}"
-    tool_actions = f"## Actions\n{tools_grammar_text(env, public)}"
+    text_actions = f"## Actions\n{grammar_text(env, public, version=version)}"
+    tool_actions = f"## Actions\n{tools_grammar_text(env, public, version=version)}"
     out: list[dict[str, Any]] = []
     for m in messages[:2]:
         content = m.get("content") or ""
@@ -284,9 +281,11 @@ def _integral(value: Any, schema: dict[str, Any]) -> Any:
 
 
 def call_action(env: str, public: dict[str, Any], name: str,
-                arguments: str | dict[str, Any] | None) -> tuple[str | None, str | None]:
-    """The action text one tool call plays, or None and why the call is malformed."""
-    tools = {t.name: t for t in action_tools(env, public)}
+                arguments: str | dict[str, Any] | None, *,
+                version: int | None) -> tuple[str | None, str | None]:
+    """The action text one tool call plays (a task of ``env`` v``version``), or None and why
+    the call is malformed."""
+    tools = {t.name: t for t in action_tools(env, public, version=version)}
     tool = tools.get(name)
     if tool is None:
         return None, f"unknown tool {str(name)[:60]!r} (tools: {', '.join(tools)})"
@@ -338,7 +337,7 @@ def _shown(call: dict[str, Any], limit: int) -> dict[str, Any]:
 
 
 def read_calls(env: str, public: dict[str, Any], calls: Sequence[dict[str, Any]],
-               limit: int = 4096) -> tuple[str | None, dict[str, Any]]:
+               limit: int = 4096, *, version: int | None) -> tuple[str | None, dict[str, Any]]:
     """The action of a reply's tool calls (the first one; None when malformed) and what the
     turn records: ``tool_call``, ``tool_calls_ignored`` and ``tool_error``."""
     record: dict[str, Any] = {}
@@ -352,7 +351,8 @@ def read_calls(env: str, public: dict[str, Any], calls: Sequence[dict[str, Any]]
                                         for c in calls[1:1 + MAX_IGNORED_RECORDED]]
         if len(calls) - 1 > MAX_IGNORED_RECORDED:
             record["tool_calls_ignored_count"] = len(calls) - 1
-    action, why = call_action(env, public, str(first.get("name")), first.get("arguments"))
+    action, why = call_action(env, public, str(first.get("name")), first.get("arguments"),
+                              version=version)
     if why is not None:
         record["tool_error"] = why
     return action, record
@@ -375,7 +375,8 @@ class ToolsHarness(ArenaGenHarness):
         """The text-format messages rewritten for tools (see :func:`tools_messages`)."""
         shown = list(turns) if window is None else (list(turns[-window:]) if window > 0 else [])
         return tools_messages(super().messages(view, rules_text, turns, observation, window),
-                              view.env, view.public, shown, len(turns) - len(shown) + 1)
+                              view.env, view.public, shown, len(turns) - len(shown) + 1,
+                              version=view.env_version)
 
 
 __all__ = ["ACTION_FORMATS", "DEFAULT_ACTION_FORMAT", "MAX_ARGUMENT_CHARS", "NO_CALL",

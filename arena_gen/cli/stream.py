@@ -20,7 +20,8 @@ from arena_gen.cli.options import display_option, user_errors
 @click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
               help="The index of the first task (tasks are numbered from 0).")
 @click.option("--env-version", type=click.IntRange(min=1), default=None,
-              help="The env version (default: the newest).")
+              help="The env version (default: the one the level's suite builds at: the "
+                   "pinned paper-scale versions for challenge, else the newest released).")
 @click.option("--ladder", is_flag=True, default=False,
               help="Also climb the level's baseline ladder and reject what its calibration "
                    "rejects, as a build does (slower; other tasks).")

@@ -200,8 +200,9 @@ class EnvSpec:
     schedule_first: bool = False
     #: A preview version is registered, playable, verifiable and importable, but is neither the
     #: default for a build that names no version (``get(name)``) nor the one whose grammar
-    #: ``run``'s prompts state; a suite may still pin it (``arena_gen.suite.catalog.PINNED``),
-    #: and it is then released with that suite (the paper-scale Challenge's versions are).
+    #: speaks for a version without its own (:func:`part_for`); a suite may still pin it
+    #: (``arena_gen.suite.catalog.PINNED``), and it is then released with that suite (the
+    #: paper-scale Challenge's versions are).
     preview: bool = False
     #: What certified induction bounds of a task need from the env (issue 39): an object with
     #: ``relabelled_draft(task, world)``, ``relabellings(world, count, seq)``, ``build(worlds,
@@ -368,14 +369,24 @@ def newest_with(name: str, part: str) -> EnvSpec:
 
 
 def released_with(name: str, part: str) -> EnvSpec:
-    """The newest version of an env that is not a preview and has ``part`` (the one that speaks
-    for the released suites: a preview's grammar must not reach their prompts), else
-    :func:`newest_with`'s."""
+    """The newest version of an env that is not a preview and has ``part`` (what speaks for a
+    version without its own, :func:`part_for`), else :func:`newest_with`'s."""
     for version in reversed(versions(name)):
         spec = _REGISTRY[(name, version)]
         if spec.has(part) and not spec.preview:
             return spec
     return newest_with(name, part)
+
+
+def part_for(name: str, version: int | None, part: str) -> EnvSpec:
+    """The spec whose ``part`` a task of env version ``version`` uses: that version's when it
+    declares one (a task is prompted in its own game's grammar), else :func:`released_with`'s
+    (also for ``version`` None, when no task is known)."""
+    if version is not None:
+        spec = get(name, version)
+        if spec.has(part):
+            return spec
+    return released_with(name, part)
 
 
 def for_task(task: Any) -> EnvSpec:

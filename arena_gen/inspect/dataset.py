@@ -31,7 +31,7 @@ def first_prompt(task: Task, mode: str) -> str:
     messages = build_messages(env=task.env, public=task.public,
                               rules_text=task.rules_text if mode == "with-rules" else None,
                               history=[], observation=observation, window=None,
-                              budget=task.budget)
+                              budget=task.budget, version=task.env_version)
     return messages[-1]["content"]
 
 

@@ -247,7 +247,7 @@ class ModelAgent:
         if self._tools:
             calls = _calls_of(output)
             action, called = read_calls(self._view.env, self._view.public, calls,
-                                        self.max_action_chars)
+                                        self.max_action_chars, version=self._view.env_version)
             if not calls and self.tool_choice == "required":
                 called["tool_choice_ignored"] = True
                 note_required_ignored(f"{self._view.task_id} turn {len(self._turns) + 1}")
@@ -313,7 +313,8 @@ def same_schemas(model: Model) -> Model:
 
 def tool_infos(view: TaskView) -> list[ToolInfo]:
     """The task's action tools in inspect's form (from the public view: no world, no witness)."""
-    return [ToolInfo.model_validate(s["function"]) for s in tool_schemas(view.env, view.public)]
+    return [ToolInfo.model_validate(s["function"])
+            for s in tool_schemas(view.env, view.public, version=view.env_version)]
 
 
 def _calls_of(output: Any) -> list[dict[str, Any]]:

@@ -2,7 +2,9 @@
 
 A curriculum level (``L1``, ``L2``, ...) is a sampler preset its env's package declares in the
 spec's ``levels`` part, easiest first, derived from that version's suite presets; this module
-only looks them up, so the knobs of a level have one owner (the env).
+only looks them up, so the knobs of a level have one owner (the env). A suite level draws, by
+default, at the env version its suite builds at (``challenge``: the versions the suite catalog
+pins, the paper-scale ones), so a stream's ``challenge`` is the built Challenge's worlds.
 """
 
 from __future__ import annotations
@@ -12,11 +14,20 @@ from typing import Any
 
 from arena_gen.core import registry
 from arena_gen.core.errors import ArenaGenError
-from arena_gen.suite.catalog import SUITES, preset
+from arena_gen.suite.catalog import SUITES, preset, resolve
 
 
 def _table(spec: registry.EnvSpec) -> Mapping[str, Any]:
     return spec.load("levels") if spec.levels is not None else {}
+
+
+def level_version(level: str, env: str, version: int | None = None) -> int:
+    """The env version a stream of ``level`` draws at: ``version`` when given, else for a suite
+    level the version ``build --suite LEVEL`` uses (:func:`arena_gen.suite.catalog.resolve`),
+    else the env's default."""
+    if version is None and level in SUITES:
+        version = resolve(level)[1].get(env)
+    return registry.get(env, version).version
 
 
 def curriculum_levels(env: str, version: int | None = None) -> list[str]:

@@ -29,7 +29,7 @@ from arena_gen.core.seeds import attempt_seed, level_code, stream_seed
 from arena_gen.core.task import Draft, Task
 from arena_gen.suite.attempts import Origin, decide, reason_kind
 from arena_gen.suite.catalog import STREAM_PREFIX, SUITES
-from arena_gen.train.levels import level_preset
+from arena_gen.train.levels import level_preset, level_version
 from arena_gen.train.released import released_fingerprints
 
 #: The suite presets every env has as stream levels (its curriculum levels come on top).
@@ -175,7 +175,8 @@ class Stream(Iterator[Task]):
 def stream(env: str, level: str, seed: int, *, version: int | None = None, start: int = 0,
            count: int | None = None, jobs: int = 1, ladder: bool = False,
            executor: str = "local", ray_address: str | None = None) -> Stream:
-    """The certified task stream of ``env`` (at ``version``, default the newest) at ``level``
+    """The certified task stream of ``env`` (at ``version``; default the version ``level``'s
+    suite builds at, :func:`~arena_gen.train.levels.level_version`) at ``level``
     from ``seed``: tasks ``start``, ``start + 1``, ... (``count`` of them, default no end),
     drawn by ``jobs`` workers, never a world of a released suite; ``ladder`` also climbs the
     level's baseline ladder and rejects what its calibration rejects, as a build does."""
@@ -185,7 +186,7 @@ def stream(env: str, level: str, seed: int, *, version: int | None = None, start
     if count is not None and (isinstance(count, bool) or not isinstance(count, int)
                               or count < 0):
         raise ArenaGenError(f"count must be a non-negative integer, got {count!r}")
-    spec = registry.get(env, version)
+    spec = registry.get(env, level_version(level, env, version))
     level_preset(level, env, spec.version)  # an unknown level fails here, not in a worker
     if ladder and level not in LEVELS:
         raise ArenaGenError(f"level {level!r} has no ladder calibration (only "

@@ -157,7 +157,8 @@ class ArenaGenEnv(vf.Env[ArenaGenEnvConfig]):  # type: ignore[misc]
         intro = str(job.public.get("intro", ""))
         rules = job.rules_text if info.get("mode") == "with-rules" else None
         first = build_messages(env=job.env, public=job.public, rules_text=rules, history=[],
-                               observation=observation, window=None, budget=base.budget)
+                               observation=observation, window=None, budget=base.budget,
+                               version=job.env_version)
         turns: list[dict[str, Any]] = []
         rewards: list[float] = []
         async with agents.player.interaction(task) as interaction:

@@ -16,6 +16,14 @@ carries to another. They differ in how they use that memory:
 
 They are the v4 ladder's model-free rungs beside the sweep (issue 38: optimism over the
 visited graph reached 30 % of seed 7's v3 Lite, the sweep rung 17 %).
+
+The optimist's exact plan draws one tie-breaking number per state (2^n of them) and its A*
+expands every state with fewer guesses than the plan, up to 2^n: it is kept as it was through
+:data:`TABLE_BULBS` bulbs (the same choices), and above that it plans without a table
+(:meth:`LightsOptimistAgent._plan_greedy`), so it plays the paper-scale Challenge's 36-40
+bulbs. The ladders of v4-v6 play :class:`LightsOptimistV4Agent`, the rung as they recorded it
+(above 30 bulbs it failed at its first turn, which the released Challenge's certificates record
+as an agent error), so those certificates replay byte for byte.
 """
 
 from __future__ import annotations
@@ -71,6 +79,14 @@ class _Memory:
         return [b for b in range(self.n) if b not in tried]
 
 
+#: The most bulbs the optimist plans for with its exact A* and a tie-break table of 2^n numbers
+#: (its plans at these sizes are the ones it made before it could play larger worlds).
+TABLE_BULBS = 30
+#: Most states the table-free plan pops before it gives up (the agent then toggles a bulb at
+#: random, as when no plan exists): a bound on one turn's time whatever the memory holds.
+GREEDY_POPS = 200_000
+
+
 class LightsOptimistAgent(_Memory):
     """A* to all-on over the remembered graph, untried toggles assumed to work."""
 
@@ -90,7 +106,8 @@ class LightsOptimistAgent(_Memory):
         # a plan stays shortest while the world does what it assumed (a guess that works
         # changes nothing the plan relied on); a surprise adds an edge, so plan again
         if not self._path or self.state != self._expect:
-            self._path = self._plan((1 << self.n) - 1)
+            goal = (1 << self.n) - 1
+            self._path = self._plan(goal) if self.n <= TABLE_BULBS else self._plan_greedy(goal)
         if not self._path:
             self._expect = -1
             return self.pick(list(range(self.n)))
@@ -137,6 +154,70 @@ class LightsOptimistAgent(_Memory):
                 parent[nxt] = (s, bulb)
                 push(heap, (new + ((n - nxt.bit_count()) << 8), ties[nxt], new, nxt))
         return []
+
+    def _plan_greedy(self, goal: int) -> list[tuple[int, int]]:
+        """An optimistic path from the current state to ``goal`` without a table of states:
+        best-first on (cost + 257 per bulb off, bulbs off, a tie drawn per state when first
+        reached). Along guesses the priority stays level, so the search runs down a path of
+        guesses instead of through every subset of them (:meth:`_plan`'s exact A*); a known
+        toggle costs a step less than a guess, so remembered routes are preferred. Not exact:
+        its cost is at most 257/256 of the cheapest. After :data:`GREEDY_POPS` states: none."""
+        assert self._rng is not None, "reset() first"
+        rng, n, start, edges = self._rng, self.n, self.state, self.edges
+        flips = [1 << bulb for bulb in range(n)]
+        ties: dict[int, float] = {start: 0.0}
+        best: dict[int, int] = {start: 0}
+        parent: dict[int, tuple[int, int]] = {}
+        off = n - start.bit_count()
+        heap: list[tuple[int, int, float, int, int]] = [(257 * off, off, 0.0, 0, start)]
+        pop, push = heapq.heappop, heapq.heappush
+        for _ in range(GREEDY_POPS):
+            if not heap:
+                break
+            _, _, _, cost, s = pop(heap)
+            if s == goal:
+                path: list[tuple[int, int]] = []
+                while s != start:
+                    prev, bulb = parent[s]
+                    path.append((bulb, s))
+                    s = prev
+                return path[::-1]
+            if best[s] < cost:
+                continue
+            known = edges.get(s, {})
+            for bulb in range(n):
+                if bulb in known:
+                    nxt, step = known[bulb], 256
+                    if nxt == s:
+                        continue
+                else:
+                    nxt, step = s ^ flips[bulb], 257
+                new = cost + step
+                if best.get(nxt, new + 1) <= new:
+                    continue
+                best[nxt] = new
+                parent[nxt] = (s, bulb)
+                tie = ties.get(nxt)
+                if tie is None:
+                    tie = ties[nxt] = float(rng.random())
+                left = n - nxt.bit_count()
+                push(heap, (new + 257 * left, left, tie, new, nxt))
+        return []
+
+
+class LightsOptimistV4Agent(LightsOptimistAgent):
+    """The optimist rung of the v4-v6 ladders as their certificates recorded it: above
+    :data:`TABLE_BULBS` bulbs its table of 2^n tie-breaking numbers could not be allocated and
+    it failed at its first turn (an agent error: the released Challenge's 36-40-bulb tasks
+    record it so); that failure is now said, on every machine, instead of exhausting memory."""
+
+    name = "optimist"
+
+    def choose(self) -> int:
+        if self.n > TABLE_BULBS:
+            raise MemoryError(f"the v4-v6 optimist rung plans with a table of 2^{self.n} "
+                              f"states; it plays at most {TABLE_BULBS} bulbs")
+        return super().choose()
 
 
 class LightsClimberAgent(_Memory):
