@@ -1,0 +1,192 @@
+"""Certified detectability of energy's pattern shifts (issue 39): brute force, exact values, the
+released learner never declares a shift before its certified minimum."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from arena_gen.core import registry
+from arena_gen.core.game import WorldView
+from arena_gen.core.task import Task
+from arena_gen.envs.energy.detectability import (
+    DetectabilityLimit,
+    certify,
+    declarations,
+    no_shift_refuted,
+    own_deviation,
+    placement_day,
+)
+from arena_gen.envs.energy.game_v1 import EnergyGame, format_action
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The tiny class: efficiencies on a grid of 0.1 in [0.6, 0.9], deviations of at most 0.1,
+#: periods 2-3, 6 days, one shift, regimes of at least 1 day.
+LO, HI, BOUND, DAYS, PERIODS, MIN_REGIME = 0.6, 0.9, 0.1, 6, (2, 3), 1
+GRID = (0.6, 0.7, 0.8, 0.9)
+PARAMS = {"t_min": PERIODS[0], "t_max": PERIODS[-1], "min_regime": MIN_REGIME, "shifts": 1}
+#: Wind alone at capacity, or solar alone: each shows one source's actual output each day.
+ALONE = {"wind": {"thermal": 100.0, "wind": 350.0}, "solar": {"thermal": 100.0, "solar": 250.0}}
+
+
+def world(wind: list[float], solar: list[float], shift: int | None,
+          ranges: tuple[float, float] = (LO, HI)) -> dict[str, Any]:
+    """A hand-made energy world over the given efficiency series (flat demand, thermal 1)."""
+    days = len(wind)
+    base = {"wind_period": 2, "solar_period": 2, "wind_base": [0.7, 0.7],
+            "solar_base": [0.7, 0.7]}
+    return {"horizon": days, "demand": [300.0] * days, "budget": [3000.0] * days,
+            "eff_thermal": [1.0] * days, "eff_wind": wind, "eff_solar": solar,
+            "capacity": {"thermal": 600.0, "wind": 350.0, "solar": 250.0, "battery": 80.0},
+            "prices": {"thermal": 3.0, "wind": 5.0, "solar": 6.0, "battery": 0.1},
+            "initial_rated": {"thermal": 200.0, "wind": 100.0, "solar": 50.0},
+            "target_stability": 0.9, "target_carbon": 0.7, **base,
+            "eff_ranges": {"wind": list(ranges), "solar": list(ranges), "thermal": [0.95, 1.05]},
+            "shift": None if shift is None else {"day": shift, **base}}
+
+
+def renders(w: dict[str, Any], source: str) -> list[str]:
+    """What an agent rating ``source`` alone at capacity sees each day (the game's own text)."""
+    game = EnergyGame(WorldView(world=w))
+    state = game.initial()
+    action = game.parse(format_action(ALONE[source]))
+    shown = []
+    for _ in range(w["horizon"]):
+        state, _ = game.step(state, action)
+        shown.append(game.render(state))
+    return shown
+
+
+@functools.cache
+def unshifted_series() -> tuple[tuple[float, ...], ...]:
+    """Every series of one unshifted regime of the tiny class: a period, a base pattern and a
+    deviation per day, all on the grid, clipped to the range."""
+    out = set()
+    devs = (-BOUND, 0.0, BOUND)
+    for period in PERIODS:
+        for base in itertools.product(GRID, repeat=period):
+            for noise in itertools.product(devs, repeat=DAYS):
+                out.add(tuple(round(min(HI, max(LO, base[t % period] + noise[t])), 6)
+                              for t in range(DAYS)))
+    return tuple(sorted(out))
+
+
+@functools.cache
+def unshifted_renders(source: str) -> tuple[tuple[str, ...], ...]:
+    """Every unshifted series of the class played through the game, ``source`` alone rated."""
+    flat = [0.7] * DAYS
+    return tuple(tuple(renders(world(list(s), flat, None) if source == "wind" else
+                               world(flat, list(s), None), source)) for s in unshifted_series())
+
+
+def brute_minimum(wind: list[float], solar: list[float], shift: int) -> int:
+    """The earliest day ``d`` at which no unshifted world of the tiny class (its shift, if any,
+    on day ``d`` or later and placed as the sampler places it) shows what the shifted world
+    showed on days ``0 .. d-1``: every world enumerated and played through the game."""
+    true = world(wind, solar, shift)
+    # Wind and solar are drawn independently, and an agent rating both sees each one's actual
+    # output: an unshifted world matches when its wind does and its solar does.
+    for d in range(shift + 1, DAYS + 1):
+        placed = d <= DAYS - MIN_REGIME  # a shift on day d or later, a day before the end
+        if not placed:
+            return d
+        for source in ("wind", "solar"):
+            seen = tuple(renders(true, source)[:d])
+            if not any(r[:d] == seen for r in unshifted_renders(source)):
+                return d
+    return DAYS + 1
+
+
+def test_brute_force_over_the_tiny_class_agrees() -> None:
+    # Shifted worlds: an unshifted regime of the class, then from the shift any grid values.
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([39, 1])))
+    series = unshifted_series()
+    minima, methods = set(), set()
+    for _ in range(16):
+        shift = int(rng.integers(2, 5))
+        old = [list(series[int(rng.integers(len(series)))]) for _ in range(2)]
+        new = [[float(GRID[int(rng.integers(len(GRID)))]) for _ in range(DAYS - shift)]
+               for _ in range(2)]
+        wind, solar = old[0][:shift] + new[0], old[1][:shift] + new[1]
+        (cert,) = certify(world(wind, solar, shift), PARAMS, bound=BOUND)
+        assert cert.minimum == brute_minimum(wind, solar, shift), (wind, solar, shift)
+        minima.add(cert.minimum - shift)
+        methods.add(cert.method)
+    assert methods == {"noise", "placement"} and len(minima) >= 2
+
+
+def test_exact_values_on_a_hand_made_world() -> None:
+    # Wind alternates 0.70 / 0.80 for 6 days, then shifts on day 6: 0.72 still fits the old
+    # pattern (period 2 base 0.70 within 0.05, or period 3 with every base 0.75), 0.95 on day 7
+    # fits neither, so a learner dispatching day 8 is the first to know: d* = 8, delay 2.
+    # Solar never changes; the placement (one shift, regimes >= 3 days, 12 days) alone would
+    # decide on day 10.
+    wind = [0.70, 0.80] * 3 + [0.72, 0.95, 0.90, 0.95, 0.90, 0.95]
+    solar = [0.80] * 12
+    w = world(wind, solar, 6, ranges=(0.6, 1.0))
+    params = {"t_min": 2, "t_max": 3, "min_regime": 3, "shifts": 1}
+    assert no_shift_refuted(wind, 0, 12, 2, 0.6, 1.0, 0.05) == 7
+    assert no_shift_refuted(wind, 0, 12, 3, 0.6, 1.0, 0.05) == 7
+    assert no_shift_refuted(solar, 0, 12, 2, 0.6, 1.0, 0.05) is None
+    assert placement_day(12, 1, 3) == 10
+    (cert,) = certify(w, params, bound=0.05)
+    assert (cert.day, cert.start, cert.minimum, cert.delay, cert.method) == (6, 0, 8, 2, "noise")
+    assert cert.periods_alive == {"wind": 2, "solar": 2}
+    # With a bound of 0.13 period 2 explains every day (phase bases 0.77-0.83 and 0.82-0.93),
+    # so only the placement refutes the unshifted world.
+    (wide,) = certify(w, params, bound=0.13)
+    assert (wide.minimum, wide.method) == (10, "placement")
+    # The world's own deviation: its base 0.70 explains 0.80 within 0.1.
+    assert own_deviation(wind, [0.7, 0.7], 0, 6, 0.6, 1.0) == pytest.approx(0.1)
+    # A clipped day needs only the base within the bound of the range's end.
+    assert own_deviation([0.6], [0.65], 0, 1, 0.6, 1.0) == pytest.approx(0.05)
+    assert no_shift_refuted([0.6, 0.6], 0, 2, 1, 0.6, 1.0, 0.05) is None
+
+
+def test_a_world_without_shifts_has_nothing_to_certify_and_the_clock_is_bounded() -> None:
+    w = world([0.7] * 7, [0.7] * 7, None)
+    assert certify(w, PARAMS) == []
+    shifted = world([0.7] * 4 + [0.8] * 3, [0.7] * 7, 4)
+    with pytest.raises(DetectabilityLimit, match="stopped after 0 s at shift 1"):
+        certify(shifted, PARAMS, seconds=0.0)
+
+
+def released(suite: str) -> list[Task]:
+    """The released energy tasks of a suite, read from ``suites/`` as they are."""
+    path = ROOT / "suites" / suite / "energy.jsonl"
+    return [Task.from_dict(json.loads(line)) for line in path.read_text().splitlines()]
+
+
+def test_released_lite_has_no_shift_and_every_challenge_shift_is_certified() -> None:
+    assert all(certify(t.world, t.params) == [] for t in released("lite"))
+    for suite in ("challenge-moderate", "challenge"):
+        for task in released(suite):
+            days = task.params["shift_days"]
+            cert = certify(task.world, task.params)
+            assert [c.day for c in cert] == days
+            assert all(c.day < c.minimum <= task.world["horizon"] for c in cert)
+            assert all(c.method == "noise" for c in cert)
+
+
+def test_the_heuristic_never_declares_a_shift_before_its_certified_minimum() -> None:
+    # Released Challenge-moderate (v5, two shifts a task): the CUSUM learner's first
+    # declaration after each shift (up to the next shift's day) comes on or after d*.
+    detected = 0
+    for task in released("challenge-moderate"):
+        agent = registry.get("energy", task.env_version).load("heuristic")()
+        said = declarations(task, agent)
+        cert = certify(task.world, task.params)
+        ends = [c.day for c in cert[1:]] + [task.world["horizon"]]
+        for c, end in zip(cert, ends, strict=True):
+            first = next((d for d in said if c.day < d <= end), None)
+            if first is not None:
+                assert first >= c.minimum, (task.id, c.day, first, c.minimum)
+                detected += 1
+    assert detected == 20
