@@ -3,6 +3,7 @@ released learner never declares a shift before its certified minimum."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import json
@@ -181,7 +182,7 @@ def test_the_heuristic_never_declares_a_shift_before_its_certified_minimum() -> 
     detected = 0
     for task in released("challenge-moderate"):
         agent = registry.get("energy", task.env_version).load("heuristic")()
-        said = declarations(task, agent)
+        said, _ = declarations(task, agent)
         cert = certify(task.world, task.params)
         ends = [c.day for c in cert[1:]] + [task.world["horizon"]]
         for c, end in zip(cert, ends, strict=True):
@@ -190,3 +191,35 @@ def test_the_heuristic_never_declares_a_shift_before_its_certified_minimum() -> 
                 assert first >= c.minimum, (task.id, c.day, first, c.minimum)
                 detected += 1
     assert detected == 20
+
+
+def test_the_witness_is_an_unshifted_world_the_planner_solves() -> None:
+    # Challenge-moderate 0003's second shift (day 225) is certain only on day 228: the witness
+    # moves it to day 227 with the task's series on every day, the regime begun on day 127
+    # explaining days 127-226 within the certified bound, and the with-rules planner (the one
+    # acceptance check reading the rules text) still solves it.
+    from arena_gen.core.episode import Episode
+    from arena_gen.envs.energy.detectability import witness
+    from arena_gen.envs.energy.sampler_v3 import rules_text_v3
+
+    task = released("challenge-moderate")[3]
+    first, second = certify(task.world, task.params)
+    assert first.minimum == first.day + 1 and (second.day, second.minimum) == (225, 228)
+    same = witness(task.world, task.params, first)
+    assert same is not None and [s["day"] for s in same["shifts"]] == [127, 225]
+    w = witness(task.world, task.params, second)
+    assert w is not None and [s["day"] for s in w["shifts"]] == [127, 227]
+    for source in ("wind", "solar"):
+        assert w[f"eff_{source}"] == task.world[f"eff_{source}"]
+        lo, hi = task.world["eff_ranges"][source]
+        base = w["shifts"][0][f"{source}_base"]
+        assert own_deviation(w[f"eff_{source}"], base, 127, 227, lo, hi) <= second.bound[source]
+        moved = w["shifts"][1][f"{source}_base"]
+        true = task.world["shifts"][1][f"{source}_base"]
+        assert moved == true[2:] + true[:2]  # re-tiled from two days later
+    other = dataclasses.replace(task, world=w, rules_text=rules_text_v3(w))
+    agent = registry.get("energy", task.env_version).load("planner")()
+    episode = Episode(other, agent, mode="with-rules", attempt=0, run_seed=0)
+    while not episode.over:
+        episode.step(agent.act(episode.obs), 0.0)
+    assert episode.env.success

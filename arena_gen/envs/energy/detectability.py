@@ -35,8 +35,8 @@ from typing import Any
 
 from arena_gen.envs.energy.game_v1 import RENEWABLES
 
-__all__ = ["DetectabilityLimit", "ShiftBound", "certify", "no_shift_refuted", "own_deviation",
-           "placement_day", "regimes"]
+__all__ = ["DetectabilityLimit", "ShiftBound", "certify", "declarations", "no_shift_base",
+           "no_shift_refuted", "own_deviation", "placement_day", "regimes", "witness"]
 
 #: Efficiencies are compared in millionths (the series' 6 decimals), so every test is exact.
 SCALE = 1_000_000
@@ -103,11 +103,10 @@ def own_deviation(series: Sequence[float], base: Sequence[float], start: int, en
     return worst / SCALE
 
 
-def no_shift_refuted(series: Sequence[float], start: int, end: int, period: int, lo: float,
-                     hi: float, bound: float) -> int | None:
-    """The first day ``t`` in ``start .. end-1`` whose efficiency no regime of ``period`` begun
-    on ``start`` (base in ``[lo, hi]``, deviations within ``bound``) explains together with the
-    days before it; None if every day up to ``end - 1`` is explained."""
+def _phases(series: Sequence[float], start: int, end: int, period: int, lo: float, hi: float,
+            bound: float) -> tuple[list[int], list[int], int | None]:
+    """Per phase, the interval (in millionths) of base values explaining days ``start ..
+    end-1`` within ``bound``, stopped at the first day that empties one (returned, else None)."""
     lo_u, hi_u, dev = _micro(lo), _micro(hi), _micro(bound)
     low = [lo_u] * period
     high = [hi_u] * period
@@ -123,8 +122,26 @@ def no_shift_refuted(series: Sequence[float], start: int, end: int, period: int,
         if v >= hi_u:
             low[j] = max(low[j], hi_u - dev)
         if low[j] > high[j]:
-            return t
-    return None
+            return low, high, t
+    return low, high, None
+
+
+def no_shift_refuted(series: Sequence[float], start: int, end: int, period: int, lo: float,
+                     hi: float, bound: float) -> int | None:
+    """The first day ``t`` in ``start .. end-1`` whose efficiency no regime of ``period`` begun
+    on ``start`` (base in ``[lo, hi]``, deviations within ``bound``) explains together with the
+    days before it; None if every day up to ``end - 1`` is explained."""
+    return _phases(series, start, end, period, lo, hi, bound)[2]
+
+
+def no_shift_base(series: Sequence[float], start: int, end: int, period: int, lo: float,
+                  hi: float, bound: float, prefer: Sequence[float]) -> list[float] | None:
+    """A base pattern of ``period`` explaining days ``start .. end-1`` within ``bound``: each
+    phase's ``prefer`` value moved into its interval (None when no base does)."""
+    low, high, refuted = _phases(series, start, end, period, lo, hi, bound)
+    if refuted is not None:
+        return None
+    return [min(max(_micro(p), a), b) / SCALE for p, a, b in zip(prefer, low, high, strict=True)]
 
 
 def placement_day(horizon: int, remaining: int, min_regime: int) -> int | None:
@@ -197,10 +214,49 @@ def certify(world: Mapping[str, Any], params: Mapping[str, Any], *,
     return out
 
 
-def declarations(task: Any, agent: Any) -> list[int]:
+def witness(world: Mapping[str, Any], params: Mapping[str, Any],
+            cert: ShiftBound) -> dict[str, Any] | None:
+    """An unshifted world for the day before ``cert.minimum`` (the world itself when that is
+    the shift's day): this world's series, the shift moved to ``minimum - 1`` (later shifts as
+    far as ``min_regime`` needs, each base re-tiled from its new day) and the regime before it
+    given a base explaining its days within ``cert.bound``; None if none is found."""
+    moved = cert.minimum - 1
+    out = {**world, "shifts": [dict(x) for x in world.get("shifts") or []]}
+    if moved <= cert.day:
+        return out
+    if not out["shifts"]:
+        return None
+    t_min, t_max = int(params["t_min"]), int(params["t_max"])
+    min_regime, horizon = int(params.get("min_regime") or 1), int(world["horizon"])
+    shifts = out["shifts"]
+    prev = out if cert.index == 1 else shifts[cert.index - 2]
+    for source in RENEWABLES:
+        lo, hi = (float(x) for x in world["eff_ranges"][source])
+        true = prev[f"{source}_base"]
+        for period in sorted(range(t_min, t_max + 1), key=lambda p: p != len(true)):
+            base = no_shift_base(world[f"eff_{source}"], cert.start, moved, period, lo, hi,
+                                 cert.bound[source], [true[j % len(true)] for j in range(period)])
+            if base is not None:
+                prev[f"{source}_base"], prev[f"{source}_period"] = base, period
+                break
+        else:
+            return None
+    day = moved
+    for shift in shifts[cert.index - 1:]:
+        day = max(int(shift["day"]), day)
+        turn = day - int(shift["day"])
+        for source in RENEWABLES:
+            base = shift[f"{source}_base"]
+            shift[f"{source}_base"] = [base[(i + turn) % len(base)] for i in range(len(base))]
+        shift["day"] = day
+        day += min_regime
+    return out if day <= horizon else None
+
+
+def declarations(task: Any, agent: Any) -> tuple[list[int], int]:
     """The days on which a change-point learner (an agent with a ``shifts`` list, as the v3-v6
-    ``heuristic``) declared a shift, playing ``task`` as the ladder does: the day it was
-    dispatching when its list grew (it had seen the days before)."""
+    ``heuristic``) declared a shift, playing ``task`` as the ladder does (the day it was
+    dispatching when its list grew: it had seen the days before), and the days it played."""
     from arena_gen.core.episode import Episode
 
     episode = Episode(task, agent, mode="inductive", attempt=0, run_seed=0)
@@ -210,4 +266,4 @@ def declarations(task: Any, agent: Any) -> list[int]:
         day = int(episode.env.state.day)
         episode.step(agent.act(episode.obs), 0.0)
         days.extend([day] * (len(agent.shifts) - seen))
-    return days
+    return days, int(episode.env.state.day)
