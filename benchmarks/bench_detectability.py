@@ -82,7 +82,7 @@ def main() -> None:
         lags: Counter[int] = Counter()
         methods: Counter[str] = Counter()
         over: list[int] = []
-        missed = unplayed = alarms = early = shifts = 0
+        missed = unplayed = alarms = early = shifts = never = 0
         certify_s: list[float] = []
         play_s: list[float] = []
         witnesses: list[bool] = []
@@ -98,7 +98,10 @@ def main() -> None:
             alarms += false
             shifts += len(cert)
             for c, day in zip(cert, found, strict=True):
-                lags[c.delay] += 1
+                if c.method == "never":
+                    never += 1
+                else:
+                    lags[c.delay] += 1
                 methods[c.method] += 1
                 if day is None and played < c.minimum:
                     unplayed += 1
@@ -118,10 +121,12 @@ def main() -> None:
             print("  certified minimum delay (d* - shift day): "
                   + ", ".join(f"{k} day{'s' if k > 1 else ''}: {n}"
                               for k, n in sorted(lags.items()))
+                  + (f", never within the horizon: {never}" if never else "")
                   + f"; decided by {dict(sorted(methods.items()))}")
             print(f"  heuristic: detected {len(over)}, missed {missed}, episode over before the "
                   f"minimum {unplayed}; delay over the minimum "
-                  f"median [quartiles] {quartiles(over)} days, max {max(over, default=0)}; "
+                  f"median [quartiles] {quartiles(over)} days, max {max(over, default=0)}, on it "
+                  f"{sum(x == 0 for x in over)}; "
                   f"declared before the minimum {early}")
         print(f"  heuristic false alarms {alarms}")
         if witnesses:
@@ -129,7 +134,8 @@ def main() -> None:
                   f"{len(witnesses)} solved by the with-rules planner")
         print(f"  CPU seconds: certify median {statistics.median(certify_s):.4f}, max "
               f"{max(certify_s):.4f} per task; heuristic episode median "
-              f"{statistics.median(play_s):.2f}, total {sum(play_s):.1f}")
+              f"{statistics.median(play_s):.2f}, total {sum(play_s):.1f}; certify / episode "
+              f"{sum(certify_s) / sum(play_s):.4f}")
 
 
 if __name__ == "__main__":
