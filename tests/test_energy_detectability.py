@@ -223,3 +223,28 @@ def test_the_witness_is_an_unshifted_world_the_planner_solves() -> None:
     while not episode.over:
         episode.step(agent.act(episode.obs), 0.0)
     assert episode.env.success
+
+
+def test_show_reveal_prints_each_shift_and_the_agent_view_does_not() -> None:
+    from click.testing import CliRunner
+
+    from arena_gen.cli import main
+
+    def show(task_id: str, suite: str, *flags: str) -> str:
+        result = CliRunner().invoke(main, ["show", task_id, "--suite",
+                                           str(ROOT / "suites" / suite), *flags])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    heading = "-- hidden change: certified minimum detection day --"
+    text = show("energy-challenge-7-0003", "challenge-moderate", "--reveal")
+    assert text.count(heading) == 1
+    tail = text.split(heading)[1].strip().splitlines()
+    assert tail == [
+        "shift 1 on day 127 (regime from day 0): a learner can know of it on day 128 at the "
+        "earliest (least delay 1 day, by noise; deviations within wind 0.026, solar 0.040)",
+        "shift 2 on day 225 (regime from day 127): a learner can know of it on day 228 at the "
+        "earliest (least delay 3 days, by noise; deviations within wind 0.031, solar 0.048)"]
+    assert heading not in show("energy-challenge-7-0003", "challenge-moderate")
+    assert heading not in show("energy-lite-7-0003", "lite", "--reveal")
+    assert heading not in show("lights-lite-7-0003", "lite", "--reveal")

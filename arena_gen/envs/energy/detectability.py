@@ -33,10 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena_gen.core.episode import Episode
 from arena_gen.envs.energy.game_v1 import RENEWABLES
 
 __all__ = ["DetectabilityLimit", "ShiftBound", "certify", "declarations", "no_shift_base",
-           "no_shift_refuted", "own_deviation", "placement_day", "regimes", "witness"]
+           "no_shift_refuted", "own_deviation", "placement_day", "regimes", "reveal_lines",
+           "witness"]
 
 #: Efficiencies are compared in millionths (the series' 6 decimals), so every test is exact.
 SCALE = 1_000_000
@@ -257,8 +259,6 @@ def declarations(task: Any, agent: Any) -> tuple[list[int], int]:
     """The days on which a change-point learner (an agent with a ``shifts`` list, as the v3-v6
     ``heuristic``) declared a shift, playing ``task`` as the ladder does (the day it was
     dispatching when its list grew: it had seen the days before), and the days it played."""
-    from arena_gen.core.episode import Episode
-
     episode = Episode(task, agent, mode="inductive", attempt=0, run_seed=0)
     days: list[int] = []
     while not episode.over:
@@ -267,3 +267,16 @@ def declarations(task: Any, agent: Any) -> tuple[list[int], int]:
         episode.step(agent.act(episode.obs), 0.0)
         days.extend([day] * (len(agent.shifts) - seen))
     return days, int(episode.env.state.day)
+
+
+def reveal_lines(task: Any) -> list[str]:
+    """``show --reveal``'s lines: every shift of the task's world with its certified minimum
+    detection day (none for a world without shifts; the stop message if certifying stops)."""
+    try:
+        cert = certify(task.world, task.params)
+    except DetectabilityLimit as exc:
+        return [str(exc)]
+    return [f"shift {c.index} on day {c.day} (regime from day {c.start}): a learner can know "
+            f"of it on day {c.minimum} at the earliest (least delay {c.delay} day"
+            f"{'s' if c.delay > 1 else ''}, by {c.method}; deviations within "
+            + ", ".join(f"{k} {v:.3f}" for k, v in c.bound.items()) + ")" for c in cert]
