@@ -12,8 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.episode import Episode
 from arena_gen.core.game import WorldView
 from arena_gen.core.task import Task
 from arena_gen.envs.energy.detectability import (
@@ -23,8 +28,10 @@ from arena_gen.envs.energy.detectability import (
     no_shift_refuted,
     own_deviation,
     placement_day,
+    witness,
 )
 from arena_gen.envs.energy.game_v1 import EnergyGame, format_action
+from arena_gen.envs.energy.sampler_v3 import rules_text_v3
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -176,6 +183,13 @@ def test_released_lite_has_no_shift_and_every_challenge_shift_is_certified() -> 
             assert all(c.method == "noise" for c in cert)
 
 
+def test_the_heuristic_raises_no_alarm_on_released_lite() -> None:
+    # Lite's patterns never shift, so any declaration would be a false alarm.
+    for task in released("lite"):
+        agent = registry.get("energy", task.env_version).load("heuristic")()
+        assert declarations(task, agent)[0] == [], task.id
+
+
 def test_the_heuristic_never_declares_a_shift_before_its_certified_minimum() -> None:
     # Released Challenge-moderate (v5, two shifts a task): the CUSUM learner's first
     # declaration after each shift (up to the next shift's day) comes on or after d*.
@@ -198,10 +212,6 @@ def test_the_witness_is_an_unshifted_world_the_planner_solves() -> None:
     # moves it to day 227 with the task's series on every day, the regime begun on day 127
     # explaining days 127-226 within the certified bound, and the with-rules planner (the one
     # acceptance check reading the rules text) still solves it.
-    from arena_gen.core.episode import Episode
-    from arena_gen.envs.energy.detectability import witness
-    from arena_gen.envs.energy.sampler_v3 import rules_text_v3
-
     task = released("challenge-moderate")[3]
     first, second = certify(task.world, task.params)
     assert first.minimum == first.day + 1 and (second.day, second.minimum) == (225, 228)
@@ -226,10 +236,6 @@ def test_the_witness_is_an_unshifted_world_the_planner_solves() -> None:
 
 
 def test_show_reveal_prints_each_shift_and_the_agent_view_does_not() -> None:
-    from click.testing import CliRunner
-
-    from arena_gen.cli import main
-
     def show(task_id: str, suite: str, *flags: str) -> str:
         result = CliRunner().invoke(main, ["show", task_id, "--suite",
                                            str(ROOT / "suites" / suite), *flags])
@@ -248,3 +254,31 @@ def test_show_reveal_prints_each_shift_and_the_agent_view_does_not() -> None:
     assert heading not in show("energy-challenge-7-0003", "challenge-moderate")
     assert heading not in show("energy-lite-7-0003", "lite", "--reveal")
     assert heading not in show("lights-lite-7-0003", "lite", "--reveal")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_the_witness_shows_the_same_days_and_explains_them_within_the_bound(
+        data: st.DataObject) -> None:
+    # Any shifted world of the tiny class: the witness of the day before d* keeps the series,
+    # moves the shift to d* - 1 and explains every day before it by one regime within D.
+    shift = data.draw(st.integers(2, 4))
+    series = unshifted_series()
+    old = [list(series[data.draw(st.integers(0, len(series) - 1))]) for _ in range(2)]
+    new = [data.draw(st.lists(st.sampled_from(GRID), min_size=DAYS - shift,
+                              max_size=DAYS - shift)) for _ in range(2)]
+    base = {"wind_period": 2, "solar_period": 2, "wind_base": [0.7, 0.7],
+            "solar_base": [0.7, 0.7]}
+    w = {**world(old[0][:shift] + new[0], old[1][:shift] + new[1], None),
+         "shifts": [{"day": shift, **base}]}
+    (cert,) = certify(w, PARAMS, bound=BOUND)
+    wit = witness(w, PARAMS, cert)
+    if cert.minimum == shift + 1:
+        assert wit is not None and wit["shifts"][0]["day"] == shift
+        return
+    assert wit is not None and wit["shifts"][0]["day"] == cert.minimum - 1
+    for source in ("wind", "solar"):
+        assert wit[f"eff_{source}"] == w[f"eff_{source}"]
+        assert PERIODS[0] <= wit[f"{source}_period"] <= PERIODS[-1]
+        assert own_deviation(wit[f"eff_{source}"], wit[f"{source}_base"], 0,
+                             cert.minimum - 1, LO, HI) <= BOUND + 1e-9
