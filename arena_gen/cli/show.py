@@ -74,6 +74,17 @@ def command(task_id: str, suite: str | None, mode: str, reveal: bool, as_json: b
         if reference is not None:
             click.echo(f"price: price of discovery, mean steps of the rung's successes - "
                        f"{reference.steps:g} ({reference.kind})")
+    for i, line in enumerate(hidden_change_lines(task)):
+        click.echo(("\n-- hidden change: certified minimum detection day --\n" if i == 0
+                    else "") + line)
+
+
+def hidden_change_lines(task: Task) -> list[str]:
+    """The env's certified detectability of the task's hidden change points, if it has any."""
+    from arena_gen.core import registry
+
+    spec = registry.get(task.env, task.env_version)
+    return list(spec.load("hidden_change")(task)) if spec.has("hidden_change") else []
 
 
 def agent_view_of(task: Task, mode: str) -> dict[str, Any]:

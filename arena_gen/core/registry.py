@@ -208,6 +208,10 @@ class EnvSpec:
     #: ``relabelled_draft(task, world)``, ``relabellings(world, count, seq)``, ``build(worlds,
     #: horizon, seconds=...)`` (the adversary over a pool) and ``min_steps(world)``.
     adversary: Part[Any] | None = None
+    #: ``hidden_change(task) -> lines``: each hidden change point of the task's world (energy's
+    #: pattern shifts) with its certified minimum detection day, for ``show --reveal`` (issue
+    #: 39); no lines for a world without one.
+    hidden_change: Part[Callable[[Any], list[str]]] | None = None
 
     @property
     def gym_id(self) -> str:
@@ -263,7 +267,7 @@ class EnvSpec:
 PARTS = ("game", "sampler", "presets", "verifier", "accept", "heuristic", "planner",
          "calibration", "oracle", "importer", "imported_draft", "replay_check", "env",
          "odyssey", "grammar", "fingerprint", "potential", "levels", "public_again",
-         "random_bound", "adversary")
+         "random_bound", "adversary", "hidden_change")
 
 
 @dataclass(frozen=True)

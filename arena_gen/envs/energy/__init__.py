@@ -88,6 +88,8 @@ V3 = replace(
     calibration=part("sampler_v3:CALIBRATION"),
     ladder_version=2,
     levels=part("levels_v3:LEVELS"),
+    # Each pattern shift's certified minimum detection day (issue 39), for show --reveal.
+    hidden_change=part("detectability:reveal_lines"),
 )
 
 V4 = replace(
@@ -134,6 +136,7 @@ V7 = replace(
     model_free={"persistence": part("agents.sites_v7:SitePersistence")},
     calibration=part("sampler_v7:CALIBRATION"),
     levels=None,
+    hidden_change=None,  # per-site regimes: not certified yet
     grammar=part("prompts_v7:GRAMMAR"),
     odyssey=None,  # the reference harness names wind and solar; v7 has sites
     # Challenge: 105-109 s CPU per 10-task seed (seeds 7-9), ladder and resistance included.
