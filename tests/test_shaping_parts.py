@@ -1,0 +1,115 @@
+"""Certified dense rewards at the paper-scale Challenge's sizes: exact distances part by part.
+
+Lights: on small worlds of 2-3 closed parts (random conditions, dead states included) the
+summed part-wise distance equals the whole 2^N table on every state; on every released
+Challenge v6 task (36-40 bulbs, beyond the whole table) the potential starts at minus the
+certificate's minimum and rises by exactly 1 per witness step; a part above the table's bound
+is refused by name."""
+
+from __future__ import annotations
+
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena_gen.core import registry
+from arena_gen.core.task import Task
+from arena_gen.envs.lights import potential as lights_potential
+from arena_gen.envs.lights.parts import parts
+from arena_gen.suite import catalog
+from arena_gen.train.released import released_tasks
+from arena_gen.train.shaping import shaped
+
+
+def formula(draw: st.DrawFn, reads: list[int], depth: int = 2) -> dict[str, Any]:
+    """A random condition over ``reads`` (a constant when there is nothing to read)."""
+    if not reads:
+        return {"const": draw(st.booleans())}
+    kind = draw(st.sampled_from(["var", "not", "and", "or"] if depth else ["var", "not"]))
+    if kind == "var":
+        return {"var": draw(st.sampled_from(reads))}
+    if kind == "not":
+        return {"not": {"var": draw(st.sampled_from(reads))}}
+    return {kind: [formula(draw, reads, depth - 1), formula(draw, reads, depth - 1)]}
+
+
+@st.composite
+def parted_world(draw: st.DrawFn) -> dict[str, Any]:
+    """A world of 2-3 parts of 1-5 bulbs each, the bulbs of each part scattered over the
+    indices; each condition reads bulbs of its own part only."""
+    sizes = draw(st.lists(st.integers(1, 5), min_size=2, max_size=3))
+    n = sum(sizes)
+    order = draw(st.permutations(list(range(n))))
+    conditions: list[dict[str, Any]] = [{"const": True}] * n
+    at = 0
+    for size in sizes:
+        members = order[at:at + size]
+        at += size
+        for bulb in members:
+            conditions[bulb] = formula(draw, [b for b in members if b != bulb])
+    return {"n": n, "conditions": conditions}
+
+
+@settings(max_examples=80, deadline=None)
+@given(world=parted_world())
+def test_summed_part_distances_equal_the_whole_table_on_every_state(
+        world: dict[str, Any]) -> None:
+    whole = lights_potential.potential_table(world)
+    split = lights_potential.PartDistances(world)
+    assert len(split.parts) >= 2
+    assert [-float(split(s)) for s in range(1 << world["n"])] == list(whole)
+
+
+def test_a_dead_part_makes_the_state_dead_as_the_whole_table_says() -> None:
+    """B0 never toggles and B1 only while B0 is off: all-on is reachable only from states
+    with B0 and B1 on; B2 is a part of its own."""
+    world = {"n": 3, "conditions": [{"const": False}, {"not": {"var": 0}}, {"const": True}]}
+    whole = lights_potential.potential_table(world)
+    split = lights_potential.PartDistances(world)
+    assert split.parts == [[0, 1], [2]]
+    assert [-float(split(s)) for s in range(8)] == list(whole)
+    assert -whole[0] == split.dead == 2  # the largest finite sum (part {2}: 1) plus one
+
+
+@cache
+def paper_scale() -> list[Task]:
+    """The released paper-scale Challenge's lights tasks (above the whole table's bound)."""
+    version = catalog.PINNED["challenge"]["lights"]
+    return [t for t in released_tasks("lights")
+            if t.suite == "challenge" and t.env_version == version]
+
+
+def test_every_paper_scale_lights_task_is_beyond_the_whole_table() -> None:
+    chosen = paper_scale()
+    assert len(chosen) == 10
+    assert all(t.world["n"] > lights_potential.MAX_N for t in chosen)
+    assert all(len(parts(t.world["conditions"])) >= 2 for t in chosen)
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_paper_scale_lights_potential_rises_by_one_per_witness_step(index: int) -> None:
+    task = paper_scale()[index]
+    env = shaped(registry.make_env(task))
+    _, info = env.reset()
+    witness = task.certificate.witness
+    assert len(witness) == task.certificate.min_steps
+    assert info["potential"] == -task.certificate.min_steps
+    shaping = []
+    for action in witness:
+        _, reward, terminated, _, info = env.step(action)
+        shaping.append(info["shaping"])
+    assert shaping == [1.0] * len(witness)
+    assert terminated and info["potential"] == 0.0 and info["success"]
+
+
+def test_a_part_above_the_table_bound_is_refused_by_name() -> None:
+    """22 bulbs in one chain (each reads the one before): one part of 22, no table."""
+    n = 22
+    world = {"n": n, "conditions": [{"const": True}] + [{"var": i} for i in range(n - 1)]}
+    game = SimpleNamespace(task=SimpleNamespace(world=world))
+    with pytest.raises(ValueError, match="N = 22 bulbs has a part of 22 bulbs, above 20"):
+        lights_potential.potential(game)  # type: ignore[arg-type]
