@@ -23,7 +23,6 @@ from arena_gen.core.errors import RegistryError
 from arena_gen.core.task import Task
 from arena_gen.envs.lights.bfs import bfs
 from arena_gen.envs.lights.parts import solve_parts
-from arena_gen.suite import catalog
 from arena_gen.train.released import released_tasks
 from arena_gen.train.shaping import ShapedEnv, shaped
 
@@ -38,18 +37,11 @@ REGRET_ENVS = ["trading", "energy"]
 SLOW: set[tuple[str, str]] = {("repo", "challenge")}
 
 
-#: The paper-scale Challenge's versions (``suites/challenge``) whose potential does not finish
-#: yet: repo (a BMC per state over 105-120 packages), so there "challenge" is the moderate
-#: Challenge (``challenge-moderate``). Lights' 36-40 bulbs are shaped part by part
-#: (``tests/test_shaping_parts.py``); trading and energy keep both Challenges.
-PAPER_SCALE = {env: v for env, v in catalog.PINNED["challenge"].items() if env == "repo"}
-
-
 @cache
 def tasks(env: str) -> list[Task]:
-    """Every released task of ``env`` with a potential that finishes (see PAPER_SCALE)."""
-    return [t for t in released_tasks(env)
-            if not (t.suite == "challenge" and t.env_version == PAPER_SCALE.get(env))]
+    """Every released task of ``env`` (the paper-scale Challenge's lights and repo worlds are
+    shaped part by part: ``tests/test_shaping_parts.py``)."""
+    return released_tasks(env)
 
 
 def play(task: Task, actions: list[str]) -> tuple[ShapedEnv, list[dict[str, Any]], list[float],

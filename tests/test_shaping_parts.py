@@ -4,7 +4,10 @@ Lights: on small worlds of 2-3 closed parts (random conditions, dead states incl
 summed part-wise distance equals the whole 2^N table on every state; on every released
 Challenge v6 task (36-40 bulbs, beyond the whole table) the potential starts at minus the
 certificate's minimum and rises by exactly 1 per witness step; a part above the table's bound
-is refused by name."""
+is refused by name. Repo: on small v6 worlds of 2-3 groups the group-wise distance equals the
+BMC potential's on sampled states; every released Challenge v6 task (95-125 packages, where the
+BMC search does not finish) is shaped group by group, from minus its minimum, +1 per witness
+step."""
 
 from __future__ import annotations
 
@@ -12,17 +15,26 @@ from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena_gen.core import registry
+from arena_gen.core.game import WorldView
 from arena_gen.core.task import Task
 from arena_gen.envs.lights import potential as lights_potential
 from arena_gen.envs.lights.parts import parts
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoV2
+from arena_gen.envs.repo.game_v6 import RepoGameV6
+from arena_gen.envs.repo.groups import explore, groups
+from arena_gen.envs.repo.potential import RepoDistance, distance_of
+from arena_gen.envs.repo.potential_groups import GroupDistance
 from arena_gen.suite import catalog
 from arena_gen.train.released import released_tasks
 from arena_gen.train.shaping import shaped
+from tests.test_repo_v6 import SMALL, world_of
 
 
 def formula(draw: st.DrawFn, reads: list[int], depth: int = 2) -> dict[str, Any]:
@@ -113,3 +125,58 @@ def test_a_part_above_the_table_bound_is_refused_by_name() -> None:
     game = SimpleNamespace(task=SimpleNamespace(world=world))
     with pytest.raises(ValueError, match="N = 22 bulbs has a part of 22 bulbs, above 20"):
         lights_potential.potential(game)  # type: ignore[arg-type]
+
+
+@cache
+def repo_paper_scale() -> list[Task]:
+    """The released paper-scale Challenge's repo tasks (95-125 packages in groups)."""
+    version = catalog.PINNED["challenge"]["repo"]
+    return [t for t in released_tasks("repo")
+            if t.suite == "challenge" and t.env_version == version]
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_repo_group_distances_equal_the_bmc_search_on_small_worlds(seed: int) -> None:
+    """Small v6 worlds of 2-3 groups: on sampled reachable configurations, with no Python,
+    the newest and the oldest, the group-wise distance is the BMC potential's."""
+    world = world_of(SMALL, seed)
+    found = groups(world)
+    assert len(found) >= 2
+    game = RepoGameV6(WorldView(world))
+    split, search = GroupDistance(world, found), RepoDistance(game)
+    configs = explore(world).states
+    rng = np.random.default_rng(seed)
+    chosen = [configs[i] for i in rng.choice(len(configs), min(25, len(configs)),
+                                               replace=False)]
+    pythons = sorted({ABSENT, 0, len(game.rules.pythons) - 1})
+    for installed in chosen:
+        for python in pythons:
+            state = RepoV2(python, installed)
+            assert split(state) == search(state), (seed, state)
+    assert split(RepoV2(0, configs[0], True)) == 0
+
+
+def test_every_paper_scale_repo_task_is_shaped_group_by_group() -> None:
+    chosen = repo_paper_scale()
+    assert len(chosen) == 10
+    for task in chosen:
+        distance = distance_of(registry.make_env(task).unwrapped.game)
+        assert isinstance(distance, GroupDistance), task.id
+        assert len(distance.groups) >= 2 and len(task.world["package_order"]) >= 95, task.id
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_paper_scale_repo_potential_rises_by_one_per_witness_step(index: int) -> None:
+    task = repo_paper_scale()[index]
+    env = shaped(registry.make_env(task))
+    _, info = env.reset()
+    witness = task.certificate.witness
+    assert len(witness) == task.certificate.min_steps
+    assert info["potential"] == -task.certificate.min_steps
+    shaping = []
+    for action in witness:
+        _, reward, terminated, _, info = env.step(action)
+        shaping.append(info["shaping"])
+    assert shaping == [1.0] * len(witness)
+    assert terminated and info["potential"] == 0.0 and info["success"]
