@@ -37,7 +37,7 @@ from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import Game
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoGameV2, RepoV2
-from arena_gen.envs.repo.groups import groups
+from arena_gen.envs.repo.groups import MAX_GROUP_STATES, groups
 from arena_gen.envs.repo.potential_groups import GroupDistance
 from arena_gen.envs.repo.verify_v2 import Bmc, newest_python
 
@@ -100,14 +100,25 @@ _KEPT: OrderedDict[str, RepoDistance | GroupDistance] = OrderedDict()
 
 
 def _searcher(game: RepoGameV2) -> RepoDistance | GroupDistance:
-    """Group by group for a v6 world of independent groups, else the BMC search."""
+    """Group by group for a v6 world of independent groups each small enough for the group
+    search, else the BMC search."""
     from arena_gen.envs.repo.game_v6 import RepoGameV6  # the game the group search is about
 
     if isinstance(game, RepoGameV6):
-        found = groups(game.task.world)
-        if len(found) >= 2:
-            return GroupDistance(game.task.world, found)
+        world = game.task.world
+        found = groups(world)
+        if len(found) >= 2 and all(_configurations(world, g) <= MAX_GROUP_STATES
+                                   for g in found):
+            return GroupDistance(world, found)
     return RepoDistance(game)
+
+
+def _configurations(world: dict[str, Any], group: list[int]) -> int:
+    """How many configurations a group has (each package absent or at one of its versions)."""
+    out = 1
+    for q in group:
+        out *= len(world["packages"][world["package_order"][q]]["versions"]) + 1
+    return out
 
 
 def distance_of(game: RepoGameV2) -> RepoDistance | GroupDistance:
