@@ -7,7 +7,7 @@ certificate's minimum and rises by exactly 1 per witness step; a part above the 
 is refused by name. Repo: on small v6 worlds of 2-3 groups the group-wise distance equals the
 BMC potential's on sampled states; every released Challenge v6 task (95-125 packages, where the
 BMC search does not finish) is shaped group by group, from minus its minimum, +1 per witness
-step."""
+step, and off the witness (random commands) minus Phi is a forward search per group."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from arena_gen.envs.lights.parts import parts
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoV2
 from arena_gen.envs.repo.game_v6 import RepoGameV6
-from arena_gen.envs.repo.groups import explore, groups
+from arena_gen.envs.repo.groups import explore, groups, sub_world
 from arena_gen.envs.repo.potential import RepoDistance, distance_of
 from arena_gen.envs.repo.potential_groups import GroupDistance
 from arena_gen.suite import catalog
@@ -180,3 +180,36 @@ def test_paper_scale_repo_potential_rises_by_one_per_witness_step(index: int) ->
         shaping.append(info["shaping"])
     assert shaping == [1.0] * len(witness)
     assert terminated and info["potential"] == 0.0 and info["success"]
+
+
+@settings(max_examples=10, deadline=None)
+@given(index=st.integers(0, 9), prefix=st.integers(0, 600), seed=st.integers(0, 2**32 - 1),
+       count=st.integers(1, 20))
+def test_paper_scale_repo_potential_off_the_witness_is_a_forward_search_per_group(
+        index: int, prefix: int, seed: int, count: int) -> None:
+    """Part of a witness, then the env's random commands: at the end minus Phi is each group's
+    forward breadth-first search from its own configuration (``explore`` with a start, not the
+    backward tables), summed, plus the run and a missing Python; no step gains more than 1."""
+    task = repo_paper_scale()[index]
+    rng = np.random.default_rng(seed)
+    probe = registry.make_env(task)
+    actions = task.certificate.witness[:prefix] + [probe.sample_action(rng) for _ in range(count)]
+    env = shaped(registry.make_env(task))
+    infos = [env.reset()[1]]
+    for action in actions:
+        _, _, terminated, truncated, info = env.step(action)
+        infos.append(info)
+        if terminated or truncated:
+            break
+    assert all(i["shaping"] <= 1.0 for i in infos[1:])
+    state = env.base.state
+    if state.run_ok:
+        assert env.potential == 0.0
+        return
+    forward = 1 + (state.python == ABSENT)
+    for group in groups(task.world):
+        start = tuple(state.installed[q] for q in group)
+        found = explore(sub_world(task.world, group), start=start).min_installs
+        assert found is not None
+        forward += found
+    assert env.potential == -forward
