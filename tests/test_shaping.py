@@ -22,7 +22,7 @@ from arena_gen.core import registry
 from arena_gen.core.errors import RegistryError
 from arena_gen.core.task import Task
 from arena_gen.envs.lights.bfs import bfs
-from arena_gen.suite import catalog
+from arena_gen.envs.lights.parts import solve_parts
 from arena_gen.train.released import released_tasks
 from arena_gen.train.shaping import ShapedEnv, shaped
 
@@ -33,22 +33,16 @@ SHAPED_ENVS = [name for name in ("lights", "trading", "energy", "repo")
 DISTANCE_ENVS = ["lights", "repo"]
 #: Phi is minus the regret against the certificate's witness on the same day (0 at every end).
 REGRET_ENVS = ["trading", "energy"]
-#: Witness replays over the default run's time (repo Challenge: a SAT query per new state).
+#: Witness replays over the default run's time (repo's moderate Challenge, v5: a SAT query
+#: per new state; the paper-scale v6 tasks are looked up group by group).
 SLOW: set[tuple[str, str]] = {("repo", "challenge")}
-
-
-#: The paper-scale Challenge's versions (``suites/challenge``): their lights (N > 20, the
-#: table's bound) and repo (a BMC per state over 105-120 packages) worlds have no potential
-#: that finishes yet, so there "challenge" is the moderate Challenge (``challenge-moderate``);
-#: trading and energy keep both Challenges.
-PAPER_SCALE = {env: v for env, v in catalog.PINNED["challenge"].items() if env in DISTANCE_ENVS}
 
 
 @cache
 def tasks(env: str) -> list[Task]:
-    """Every released task of ``env`` with a potential that finishes (see PAPER_SCALE)."""
-    return [t for t in released_tasks(env)
-            if not (t.suite == "challenge" and t.env_version == PAPER_SCALE.get(env))]
+    """Every released task of ``env`` (the paper-scale Challenge's lights and repo worlds are
+    shaped part by part: ``tests/test_shaping_parts.py``)."""
+    return released_tasks(env)
 
 
 def play(task: Task, actions: list[str]) -> tuple[ShapedEnv, list[dict[str, Any]], list[float],
@@ -350,7 +344,10 @@ def test_lights_potential_at_start_is_minus_the_certified_minimum() -> None:
 
 
 def exact_distance(task: Task, state: int) -> int | None:
-    """The verifier's forward BFS from ``state``: written apart from the potential's table."""
+    """The verifier's forward BFS from ``state`` (part by part above 20 bulbs, as the v5
+    verifier searches): written apart from the potential's table."""
+    if task.world["n"] > 20:
+        return solve_parts(task.world, start=state).min_steps
     return bfs(task.world, start=state, explore_all=False).min_steps
 
 

@@ -20,6 +20,10 @@ monotone). No state is a dead end: uninstalling every package returns to the emp
 configuration, from which the world is certified solvable, so the search ends by the installed
 count plus the certified minimum. Answers are memoised per (Python, configuration), and the
 searcher is kept per world (the 16 most recent a process), so re-made envs of one world share it.
+
+A v6 world of two or more independent groups (the paper-scale Challenge: 95-125 packages, where
+this search does not finish) is measured group by group instead (:mod:`.potential_groups`: the
+same exact distances, a lookup per group).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from arena_gen.core.errors import VerificationError
 from arena_gen.core.game import Game
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoGameV2, RepoV2
+from arena_gen.envs.repo.groups import MAX_GROUP_STATES, groups
+from arena_gen.envs.repo.potential_groups import GroupDistance
 from arena_gen.envs.repo.verify_v2 import Bmc, newest_python
 
 #: Worlds whose searchers (solvers and memo) a process keeps.
@@ -90,14 +96,36 @@ class RepoDistance:
         return distance
 
 
-_KEPT: OrderedDict[str, RepoDistance] = OrderedDict()
+_KEPT: OrderedDict[str, RepoDistance | GroupDistance] = OrderedDict()
 
 
-def distance_of(game: RepoGameV2) -> RepoDistance:
+def _searcher(game: RepoGameV2) -> RepoDistance | GroupDistance:
+    """Group by group for a v6 world of independent groups each small enough for the group
+    search, else the BMC search."""
+    from arena_gen.envs.repo.game_v6 import RepoGameV6  # the game the group search is about
+
+    if isinstance(game, RepoGameV6):
+        world = game.task.world
+        found = groups(world)
+        if len(found) >= 2 and all(_configurations(world, g) <= MAX_GROUP_STATES
+                                   for g in found):
+            return GroupDistance(world, found)
+    return RepoDistance(game)
+
+
+def _configurations(world: dict[str, Any], group: list[int]) -> int:
+    """How many configurations a group has (each package absent or at one of its versions)."""
+    out = 1
+    for q in group:
+        out *= len(world["packages"][world["package_order"][q]]["versions"]) + 1
+    return out
+
+
+def distance_of(game: RepoGameV2) -> RepoDistance | GroupDistance:
     """The searcher of ``game``'s world: the kept one if the world was seen (same rules, the
     same distances), else a new one."""
     key = sha256_of(game.task.world)
-    found = _KEPT.pop(key, None) or RepoDistance(game)
+    found = _KEPT.pop(key, None) or _searcher(game)
     _KEPT[key] = found
     while len(_KEPT) > CACHE_WORLDS:
         _KEPT.popitem(last=False)
