@@ -13,13 +13,16 @@ from typing import Any
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_energy_v7 import tiny_world
 
 from arena_gen.core import registry
 from arena_gen.core.game import WorldView
 from arena_gen.core.probes import draw, milestone_turns
 from arena_gen.core.task import Draft
+from arena_gen.envs.energy.agents.changepoint import EnergyPeriodGreedy
+from arena_gen.envs.energy.agents.greedy_v8 import SitePeriodGreedy
 from arena_gen.envs.energy.agents.sites_v7 import SitePlanner
-from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, GridState
+from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, EnergyGame, GridState
 from arena_gen.envs.energy.game_v7 import EnergyGameV7
 from arena_gen.envs.energy.game_v8 import AFTER, BEFORE, EnergyGameV8, window
 
@@ -53,6 +56,9 @@ def test_v8_is_a_preview_over_v7s_worlds() -> None:
     assert spec.sampler == v7.sampler and spec.verifier == v7.verifier
     assert spec.grammar == v7.grammar and spec.odyssey is None
     assert (BEFORE, AFTER) == (20, 10)
+    # period_greedy is model-free: the resistance check plays it and rejects what it solves
+    assert set(spec.load_model_free()) == {"period_greedy", "persistence"}
+    assert spec.load_model_free()["period_greedy"] is SitePeriodGreedy and not spec.baselines
 
 
 @settings(max_examples=200, deadline=None)
@@ -130,3 +136,36 @@ def test_challenge_witness_probes_and_planner_answers() -> None:
 class _View:
     public: dict[str, Any]
     rules_text: str
+
+
+def test_period_greedy_over_one_site_of_each_kind_is_v3s() -> None:
+    """With sites wind1 and solar1 the site period-greedy dispatches what v3's period-greedy
+    does on the same world written with v1's keys, day after day (the same texts, renamed)."""
+    rng = np.random.default_rng(4)
+    world = tiny_world(1, 1, 160, rng)
+    world["demand"] = [float(x) for x in rng.uniform(250, 350, 160)]
+    world["budget"] = [4.2 * d for d in world["demand"]]
+    period = rng.uniform(0.5, 1.2, 41)
+    world["eff"] = {s: [float(period[t % 41] + 0.01 * rng.standard_normal())
+                        for t in range(160)] for s in world["sites"]}
+    v1 = {**world, "eff_wind": world["eff"]["wind1"], "eff_solar": world["eff"]["solar1"],
+          **{key: {k.rstrip("1"): v for k, v in world[key].items()}
+             for key in ("capacity", "prices", "initial_rated")}}
+    public = {"horizon": 160, "sites": world["sites"], "capacity": world["capacity"],
+              "prices": world["prices"], "initial_rated": world["initial_rated"],
+              "target_carbon": world["target_carbon"]}
+    ours, theirs = SitePeriodGreedy(), EnergyPeriodGreedy()
+    ours.reset(_View(public, ""), "inductive", rng)
+    theirs.reset(_View({**public, **{k: v1[k] for k in ("capacity", "prices")}}, ""),
+                 "inductive", rng)
+    a_game, b_game = EnergyGameV8(WorldView(world)), EnergyGame(WorldView(v1))
+    a, b = a_game.initial(), b_game.initial()
+    periodic = 0
+    while not a_game.done(a):
+        mine, old = ours.act(a_game.render(a)), theirs.act(b_game.render(b))
+        assert mine == old.replace('"wind"', '"wind1"').replace('"solar"', '"solar1"')
+        periodic += ours.periods is None and ours._period("wind1", a.day)[0] == 41
+        a, b = a_game.act(a, mine)[0], b_game.act(b, old)[0]
+        assert (a.day, a.stability_sum, a.cum_thermal) == (b.day, b.stability_sum,
+                                                           b.cum_thermal)
+    assert a.day == 160 and periodic > 50

@@ -148,6 +148,10 @@ V8 = replace(
     game=part("game_v8:EnergyGameV8"),
     presets=part("sampler_v8:PRESETS"),
     calibration=part("sampler_v8:CALIBRATION"),
+    # v3's period-greedy over sites: no regimes, no look-ahead, so a model-free rung (the
+    # resistance check plays it: an accepted task is one it fails).
+    model_free={"period_greedy": part("agents.greedy_v8:SitePeriodGreedy"),
+                "persistence": part("agents.sites_v7:SitePersistence")},
 )
 
 SPECS = (V1, V2, V3, V4, V5, V6, V7, V8)
