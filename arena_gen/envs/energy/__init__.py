@@ -152,6 +152,8 @@ V8 = replace(
     # resistance check plays it: an accepted task is one it fails).
     model_free={"period_greedy": part("agents.greedy_v8:SitePeriodGreedy"),
                 "persistence": part("agents.sites_v7:SitePersistence")},
+    # Challenge: 110-127 s CPU per 10-task seed (seeds 11-16), period-greedy included.
+    build_seconds={"lite": 0.2, "challenge": 11.9},
 )
 
 SPECS = (V1, V2, V3, V4, V5, V6, V7, V8)
