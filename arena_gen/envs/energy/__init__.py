@@ -27,7 +27,9 @@ that introduced it):
   :mod:`.sampler_v7`, :mod:`.verify_v7` (v2's windows over sites, :mod:`.window_lp_v7`) and
   the site dispatchers of :mod:`.agents.sites_v7`.
 - v8 (preview): :mod:`.game_v8` (v7's game asking about a window of days fixed around the
-  probe day, not the regime in force) with :mod:`.sampler_v8`'s presets over v7's sampler.
+  probe day, not the regime in force) with :mod:`.sampler_v8`'s presets (v7's, measured on the
+  tuning seeds) over v7's sampler; v3's period-greedy over sites (:mod:`.agents.greedy_v8`)
+  among the model-free rungs.
 """
 
 from __future__ import annotations
@@ -152,8 +154,8 @@ V8 = replace(
     # resistance check plays it: an accepted task is one it fails).
     model_free={"period_greedy": part("agents.greedy_v8:SitePeriodGreedy"),
                 "persistence": part("agents.sites_v7:SitePersistence")},
-    # Challenge: 110-127 s CPU per 10-task seed (seeds 11-16), period-greedy included.
-    build_seconds={"lite": 0.2, "challenge": 11.9},
+    # Challenge: 89-127 s CPU per 10-task seed (seeds 11-16), period-greedy included.
+    build_seconds={"lite": 0.2, "challenge": 10.8},
 )
 
 SPECS = (V1, V2, V3, V4, V5, V6, V7, V8)
