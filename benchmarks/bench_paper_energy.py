@@ -1,9 +1,10 @@
 """Paper-scale Challenge (preview), energy: the build time, the ladder and the knowledge curves
-of energy v6's Challenge (1,000 days, 4-7 hidden pattern shifts) or v7's (the same on 2-3 wind
-and 2-3 solar sites, each with its own shifts), per seed.
+of energy v6's Challenge (1,000 days, 4-7 hidden pattern shifts) or v7's and v8's (the same on
+2-3 wind and 2-3 solar sites, each with its own shifts), per seed.
 
     python benchmarks/bench_paper_energy.py [--seeds 7 8 9] [--jobs 2] [--v5-curves]
     python benchmarks/bench_paper_energy.py --version 7 [--seeds 7 8 9] [--jobs 2]
+    python benchmarks/bench_paper_energy.py --version 8 --seeds 11 12 13 14 15 16 --jobs 2
 
 For each seed, builds the energy half of ``build --suite challenge`` at ``--version`` (a
 preview: ``versions={"energy": 6}`` by default, no build cache, so every task is sampled, verified,

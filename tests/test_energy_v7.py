@@ -8,6 +8,7 @@ Challenge build (full)."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 from functools import cache
 from typing import Any
@@ -19,11 +20,12 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from arena_gen.core import registry
+from arena_gen.core.canon import canonical_json
 from arena_gen.core.game import ActionError, WorldView
 from arena_gen.core.probes import draw, milestone_turns
 from arena_gen.core.task import Draft
 from arena_gen.envs.energy import highs
-from arena_gen.envs.energy.agents.sites_v7 import SitePlanner, read_report
+from arena_gen.envs.energy.agents.sites_v7 import SiteChangePoint, SitePlanner, read_report
 from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, Rules
 from arena_gen.envs.energy.game_v7 import EnergyGameV7, site_starts
 from arena_gen.envs.energy.rules_v7 import (
@@ -370,3 +372,30 @@ def test_seed_7_challenge_meets_its_targets() -> None:
     ladders = [t.certificate.facts["ladder"] for t in tasks]
     solved = {rung: sum(lad[rung]["successes"] > 0 for lad in ladders) for rung in ladders[0]}
     assert solved == {"random": 0, "persistence": 0, "heuristic": 5, "planner": 10}
+
+
+#: The sha256 of seed stream 0's v7 Challenge questions, answers and the replies of the
+#: with-rules planner and the change-point learner at every milestone of the witness, recorded
+#: before v7's probe replies became calls of v2's (energy v8's commit): v7 must not move.
+V7_REPLIES_GOLDEN = "ea9d4fab82596ed85b28cf63e07e8c74ea865f9d174071ae08183596c02058bd"
+
+
+def test_v7_questions_and_replies_are_pinned() -> None:
+    draft, witness = challenge(0)
+    game = EnergyGameV7(WorldView(draft.world))
+    states = [game.initial()]
+    for action in witness:
+        states.append(game.act(states[-1], action)[0])
+    record = []
+    for m, turn in enumerate(milestone_turns(draft.budget)):
+        at = states[min(turn, len(states) - 1)]
+        probes = draw(game, at, states, "0" * 64, 0, m)
+        for agent in (SitePlanner(), SiteChangePoint()):
+            agent.reset(_View(draft.public, draft.rules_text), "inductive",
+                        np.random.default_rng(0))
+            for s in states[1:min(turn, len(states) - 1) + 1]:
+                agent._observe(game.render(s))
+            record.append(agent.answer_probes(probes))
+        record.append([[p.question, p.subject, game.probe_answer(at, p)] for p in probes])
+    digest = hashlib.sha256(canonical_json(record).encode()).hexdigest()
+    assert digest == V7_REPLIES_GOLDEN, digest

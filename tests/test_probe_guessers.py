@@ -24,6 +24,7 @@ from arena_gen.core.probes import Probe, draw
 from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, GENERATORS, EnergyGame
 from arena_gen.envs.energy.game_v5 import EnergyGameV5
 from arena_gen.envs.energy.game_v6 import EnergyGameV6
+from arena_gen.envs.energy.game_v8 import EnergyGameV8
 from arena_gen.envs.repo.game_v4 import COMMAND_ERROR, COMMAND_OK, RUN_PY
 from arena_gen.envs.repo.game_v5 import RepoGameV5
 
@@ -205,14 +206,40 @@ def public_numbers(probe: Probe, game: EnergyGame) -> dict[str, float]:
             "day / horizon": sub["day"] / r.horizon}
 
 
+#: Every site a v7/v8 Challenge world may have (absent ones rate 0).
+SITES = tuple(f"{k}{i}" for k in ("wind", "solar") for i in (1, 2, 3))
+
+
+def site_public_numbers(probe: Probe, game: EnergyGame) -> dict[str, float]:
+    """:func:`public_numbers` of a v7/v8 question (the sites summed per kind), and each site's
+    share of rated output."""
+    sub, r = probe.subject, game.rules
+    cmd, prev, demand = sub["dispatch"], sub["prev"], float(sub["demand"])
+    gens = r.generators
+    rated = sum(cmd[k] for k in gens)
+    kind = {k: sum(cmd[s] for s in gens if s.startswith(k)) for k in ("wind", "solar")}
+    return {"rated sum / demand": rated / demand,
+            "thermal share of rated - carbon target": cmd["thermal"] / rated - r.target_carbon,
+            "wind share of rated": kind["wind"] / rated,
+            "solar share of rated": kind["solar"] / rated,
+            **{f"{s} share of rated": cmd.get(s, 0.0) / rated for s in SITES},
+            "thermal / demand": cmd["thermal"] / demand,
+            "renewables / demand": (kind["wind"] + kind["solar"]) / demand,
+            "ramp": sum(abs(cmd[k] - prev[k]) for k in cmd),
+            "battery stored": float(sub["stored"]),
+            "cost / budget": sum(cmd[k] * r.prices[k] for k in gens) / sub["budget"],
+            "demand": demand, "budget": float(sub["budget"]),
+            "day / horizon": sub["day"] / r.horizon}
+
+
 def dispatch_scored(game: type[EnergyGame], enough: int,
-                    tasks: list[dict[str, Any]] | None = None, stride: int = ENERGY_STRIDE
-                    ) -> Scored:
+                    tasks: list[dict[str, Any]] | None = None, stride: int = ENERGY_STRIDE,
+                    numbers_of: Any = public_numbers) -> Scored:
     """At least ``enough`` ``dispatch_ok`` questions of ``game`` (on Lite worlds by default),
     scored."""
     asked = energy_questions(game, DISPATCH_OK, enough, tasks, stride)
     assert len(asked) >= enough
-    numbers = [public_numbers(p, g) for _, _, p, g in asked]
+    numbers = [numbers_of(p, g) for _, _, p, g in asked]
     return (np.array([n for n, _, _, _ in asked]) % 2,
             np.array([a == "yes" for _, a, _, _ in asked]),
             {k: np.array([x[k] for x in numbers]) for k in numbers[0]})
@@ -307,7 +334,7 @@ def efficiency_guesser_scores(asked: list[tuple[int, str, Probe, EnergyGame]]
     assert len(asked) >= 1000
     letter = np.array(["ABCD".index(a) for _, a, _, _ in asked])
     options = np.array([p.subject["options"] for _, _, p, _ in asked], dtype=float)
-    wind = np.array([p.subject["source"] == "wind" for _, _, p, _ in asked])
+    wind = np.array([p.subject["source"].startswith("wind") for _, _, p, _ in asked])
     half = np.array([n for n, _, _, _ in asked]) % 2
     scores = {f"constant {c}": float(np.mean(letter == i)) for i, c in enumerate("ABCD")}
     rank = np.argsort(np.argsort(options, axis=1), axis=1)[np.arange(len(letter)), letter]
@@ -330,15 +357,16 @@ def efficiency_guesser_scores(asked: list[tuple[int, str, Probe, EnergyGame]]
 
 
 @cache
-def v6_challenge_tasks(count: int = 6) -> list[dict[str, Any]]:
-    """The first ``count`` accepted energy v6 Challenge candidates of a seed, with their
-    verifier's witnesses (1,000 days each), as task-shaped objects."""
-    spec = registry.get("energy", 6)
+def v6_challenge_tasks(count: int = 6, version: int = 6) -> list[dict[str, Any]]:
+    """The first ``count`` accepted energy Challenge candidates (v6, or ``version``) of a
+    seed, with their verifier's witnesses (1,000 days each), as task-shaped objects."""
+    spec = registry.get("energy", version)
     preset, verify = spec.load("presets")["challenge"], spec.load("verifier")
     out = []
     for index in range(count):
         for attempt in range(20):
-            draft = spec.load("sampler")(preset, np.random.SeedSequence([42, 6, index, attempt]))
+            draft = spec.load("sampler")(preset, np.random.SeedSequence([42, version, index,
+                                                                         attempt]))
             cert = verify(draft)
             if spec.acceptance()(draft, cert) is None:
                 key = hashlib.sha256(json.dumps([index, attempt]).encode()).hexdigest()
@@ -361,3 +389,18 @@ def test_energy_v6_challenge_answers_follow_no_public_number() -> None:
     eff = efficiency_guesser_scores(energy_questions(EnergyGameV6, EFFICIENCY, 1000, tasks,
                                                      V6_STRIDE))
     assert max(eff.values()) <= EnergyGameV6.probe_chance[EFFICIENCY] + 0.05, eff
+
+
+@pytest.mark.slow  # about a minute: six 1,000-day v8 witnesses, then the draws
+def test_energy_v8_challenge_answers_follow_no_public_number() -> None:
+    """On v8 Challenge worlds (sites; questions about a window fixed around the probe day)
+    every dispatch guesser (constants, thresholds on each number and each site's share, the
+    logistic regression) and every efficiency guesser stays within chance plus 5 points."""
+    tasks = v6_challenge_tasks(version=8)
+    v8 = guesser_scores(dispatch_scored(EnergyGameV8, 1000, tasks, V6_STRIDE,
+                                        site_public_numbers))
+    assert max(v8.values()) <= EnergyGameV8.probe_chance[DISPATCH_OK] + 0.05, v8
+    assert v8["constant yes"] == v8["constant no"] == 0.5
+    eff = efficiency_guesser_scores(energy_questions(EnergyGameV8, EFFICIENCY, 1000, tasks,
+                                                     V6_STRIDE))
+    assert max(eff.values()) <= EnergyGameV8.probe_chance[EFFICIENCY] + 0.05, eff

@@ -26,6 +26,10 @@ that introduced it):
   sites, each with its own hidden pattern and shifts, every site named in the action),
   :mod:`.sampler_v7`, :mod:`.verify_v7` (v2's windows over sites, :mod:`.window_lp_v7`) and
   the site dispatchers of :mod:`.agents.sites_v7`.
+- v8 (preview): :mod:`.game_v8` (v7's game asking about a window of days fixed around the
+  probe day, not the regime in force) with :mod:`.sampler_v8`'s presets (v7's, measured on the
+  tuning seeds) over v7's sampler; v3's period-greedy over sites (:mod:`.agents.greedy_v8`)
+  among the model-free rungs.
 """
 
 from __future__ import annotations
@@ -143,4 +147,18 @@ V7 = replace(
     build_seconds={"lite": 0.2, "challenge": 10.7},
 )
 
-SPECS = (V1, V2, V3, V4, V5, V6, V7)
+V8 = replace(
+    V7, version=8,
+    # Question days from a window fixed around the probe day, whatever the hidden regimes.
+    game=part("game_v8:EnergyGameV8"),
+    presets=part("sampler_v8:PRESETS"),
+    calibration=part("sampler_v8:CALIBRATION"),
+    # v3's period-greedy over sites: no regimes, no look-ahead, so a model-free rung (the
+    # resistance check plays it: an accepted task is one it fails).
+    model_free={"period_greedy": part("agents.greedy_v8:SitePeriodGreedy"),
+                "persistence": part("agents.sites_v7:SitePersistence")},
+    # Challenge: 89-127 s CPU per 10-task seed (seeds 11-16), period-greedy included.
+    build_seconds={"lite": 0.2, "challenge": 10.8},
+)
+
+SPECS = (V1, V2, V3, V4, V5, V6, V7, V8)

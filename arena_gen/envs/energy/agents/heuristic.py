@@ -182,7 +182,20 @@ class EnergyHeuristicAgent:
             return series[day - period], True
         if day - 1 in series:
             return series[day - 1], False
-        return PRIOR[source], False
+        return self.prior(source), False
+
+    # -- the grid's sources (v1's three; a subclass may name others) --------------------------
+    def generators(self) -> tuple[str, ...]:
+        """The generators it dispatches, thermal first."""
+        return GENERATORS
+
+    def prior(self, source: str) -> float:
+        """A renewable's efficiency before anything is seen."""
+        return PRIOR[source]
+
+    def format(self, cmd: dict[str, float]) -> str:
+        """The action text of ``cmd``."""
+        return format_action(cmd, decimals=2)
 
     # -- decision -----------------------------------------------------------------------------
     def act(self, observation: str) -> str:
@@ -191,7 +204,9 @@ class EnergyHeuristicAgent:
             return "{}"
         day, demand, budget = parsed
         cap, price = self.public["capacity"], self.public["prices"]
-        guesses = {k: self.predict(k, day) for k in GENERATORS}
+        gens = self.generators()
+        renewables = gens[1:]
+        guesses = {k: self.predict(k, day) for k in gens}
         e = {k: max(0.3, g[0]) for k, g in guesses.items()}
         periodic = all(g[1] for g in guesses.values())
         need = demand * (1 + (SAFETY if periodic else UNSURE_SAFETY))
@@ -199,11 +214,11 @@ class EnergyHeuristicAgent:
         left = max(1, int(self.public["horizon"]) - day)
         share = target + (target * self.cum_supply - self.cum_thermal) / (need * min(left, 10))
         thermal = min(max(share, 0.0), 1.0) * need
-        plan = self._renewables(need - thermal, e, cap, price)
+        plan = self._renewables(need - thermal, e, cap, price, renewables)
         plan["thermal"] = thermal
         # Over budget: move actual output from the dearest renewable to thermal.
-        over = self._cost(plan, e, price) - 0.995 * budget
-        for k in sorted(RENEWABLES, key=lambda s: -price[s] / e[s]):
+        over = self._cost(plan, e, price, gens) - 0.995 * budget
+        for k in sorted(renewables, key=lambda s: -price[s] / e[s]):
             if over <= 0:
                 break
             saving = price[k] / e[k] - price["thermal"] / e["thermal"]
@@ -213,19 +228,21 @@ class EnergyHeuristicAgent:
             plan[k] -= move
             plan["thermal"] += move
             over -= move * saving
-        cmd = {k: min(plan[k] / e[k], float(cap[k])) for k in GENERATORS}
+        cmd = {k: min(plan[k] / e[k], float(cap[k])) for k in gens}
         cmd["battery"] = 0.0
-        return format_action(cmd, decimals=2)
+        return self.format(cmd)
 
     @staticmethod
     def _renewables(amount: float, e: dict[str, float], cap: dict[str, float],
-                    price: dict[str, float]) -> dict[str, float]:
-        plan = {k: 0.0 for k in RENEWABLES}
-        for k in sorted(RENEWABLES, key=lambda s: price[s] / e[s]):
+                    price: dict[str, float], renewables: tuple[str, ...] = RENEWABLES
+                    ) -> dict[str, float]:
+        plan = {k: 0.0 for k in renewables}
+        for k in sorted(renewables, key=lambda s: price[s] / e[s]):
             plan[k] = min(max(amount, 0.0), float(cap[k]) * e[k])
             amount -= plan[k]
         return plan
 
     @staticmethod
-    def _cost(plan: dict[str, float], e: dict[str, float], price: dict[str, float]) -> float:
-        return sum(plan[k] / e[k] * price[k] for k in GENERATORS)
+    def _cost(plan: dict[str, float], e: dict[str, float], price: dict[str, float],
+              gens: tuple[str, ...] = GENERATORS) -> float:
+        return sum(plan[k] / e[k] * price[k] for k in gens)

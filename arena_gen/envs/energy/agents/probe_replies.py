@@ -28,9 +28,17 @@ def belief_world(public: Mapping[str, Any], day: int, demand: float, budget: flo
             "target_carbon": float(public["target_carbon"])}
 
 
+#: A world of beliefs: (public view, day, demand, budget, efficiencies) -> world.
+WorldOf = Callable[[Mapping[str, Any], int, float, float, Mapping[str, float]], dict[str, Any]]
+
+
 def belief_replies(probes: Sequence[Probe], public: Mapping[str, Any],
-                   believe: Callable[[str, int], float]) -> list[str]:
-    """Per probe, the reply implied by ``believe(source, day)`` (an efficiency)."""
+                   believe: Callable[[str, int], float],
+                   generators: Sequence[str] = GENERATORS, world_of: WorldOf | None = None,
+                   game_of: Callable[[WorldView], EnergyGame] = EnergyGame) -> list[str]:
+    """Per probe, the reply implied by ``believe(source, day)`` (an efficiency); a game with
+    other sources (v7's sites) names its ``generators``, its belief world and its game."""
+    world_of = belief_world if world_of is None else world_of
     out = []
     for probe in probes:
         sub = probe.subject
@@ -40,9 +48,9 @@ def belief_replies(probes: Sequence[Probe], public: Mapping[str, Any],
             gaps = [abs(float(v) - guess) for v in sub["options"]]
             out.append(probe.choices[gaps.index(min(gaps))])
         elif probe.kind == DISPATCH_OK:
-            eff = {k: believe(k, day) for k in GENERATORS}
-            world = belief_world(public, day, float(sub["demand"]), float(sub["budget"]), eff)
-            game = EnergyGame(WorldView(world=world))
+            eff = {k: believe(k, day) for k in generators}
+            world = world_of(public, day, float(sub["demand"]), float(sub["budget"]), eff)
+            game = game_of(WorldView(world=world))
             out.append(game.probe_answer(game.initial(), probe))
         else:
             out.append("")

@@ -27,14 +27,13 @@ from typing import Any
 import numpy as np
 
 from arena_gen.core.agent import TaskView
-from arena_gen.core.game import WorldView
 from arena_gen.core.probes import Probe
+from arena_gen.envs.energy.agents import probe_replies
 from arena_gen.envs.energy.agents.changepoint import (
     EnergyChangePointPlanner,
     EnergyPersistencePlanner,
 )
 from arena_gen.envs.energy.agents.planner import _PRIOR, EnergyPlanner, _floats
-from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY
 from arena_gen.envs.energy.game_v7 import EnergyGameV7
 from arena_gen.envs.energy.rules_v7 import format_action, kind_of
 from arena_gen.envs.energy.window_lp_v7 import SiteWindow, blocks, solve
@@ -260,20 +259,8 @@ def belief_world(public: Mapping[str, Any], day: int, demand: float, budget: flo
 
 def belief_replies(probes: Sequence[Probe], public: Mapping[str, Any],
                    believe: Callable[[str, int], float]) -> list[str]:
-    """Per probe, the reply implied by ``believe(source, day)`` (an efficiency)."""
-    out = []
-    for probe in probes:
-        sub = probe.subject
-        day = int(sub["day"])
-        if probe.kind == EFFICIENCY and probe.choices is not None:
-            guess = believe(str(sub["source"]), day)
-            gaps = [abs(float(v) - guess) for v in sub["options"]]
-            out.append(probe.choices[gaps.index(min(gaps))])
-        elif probe.kind == DISPATCH_OK:
-            eff = {k: believe(k, day) for k in ("thermal", *public["sites"])}
-            world = belief_world(public, day, float(sub["demand"]), float(sub["budget"]), eff)
-            game = EnergyGameV7(WorldView(world=world))
-            out.append(game.probe_answer(game.initial(), probe))
-        else:
-            out.append("")
-    return out
+    """Per probe, the reply implied by ``believe(source, day)``: v2's replies
+    (:func:`~.probe_replies.belief_replies`) over thermal and every site, through a v7 game."""
+    return probe_replies.belief_replies(probes, public, believe,
+                                        ("thermal", *public["sites"]), belief_world,
+                                        EnergyGameV7)
