@@ -12,12 +12,13 @@ when a question tries it, and kept per game beside it (:func:`stepped`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from arena_gen.core.probes import Probe, balanced, letters
+from arena_gen.envs.repo import install_index
 from arena_gen.envs.repo.common import ABSENT
 from arena_gen.envs.repo.game_v2 import RepoEvent, RepoV2, memo
 from arena_gen.envs.repo.game_v4 import (
@@ -50,24 +51,101 @@ def stepped(game: RepoGameV4, state: RepoV2, command: str,
     """The state ``command`` leads to from ``state``, whether it worked and what it printed
     (on one line); kept per game (``cache``: that game's table, when the caller holds it), as
     a probe draw asks the same pair many times and the judge asks it again."""
-    if cache is None:
-        cache = memo(game, "stepped")
-    key = (state, command)
-    known = cache.get(key)
-    if known is None:
-        if len(cache) >= _OUTCOMES_KEPT:
-            cache.clear()
-        pick = game.exact_pick(command)
-        if pick is not None and state.installed[pick[0]] != pick[1]:
-            # what game.act gives for this install (RepoGameV2.act_exact), without its event
-            after, kind, text = game.install_result(state, *pick)
-            known = (after, kind in _WORKED, " ".join(text.split()))
-        else:
-            after, event = game.act(state, command)
-            known = (after, isinstance(event, RepoEvent) and event.kind in _WORKED,
-                     " ".join(event.feedback.split()))
-        cache[key] = known
-    return known
+    return Tried(game, cache).stepped(state, command)
+
+
+class Tried:
+    """A game's kept outcomes, as one draw reads them (its tables fetched once): the whole
+    outcome of a command (:meth:`stepped`), or only whether it works (:meth:`works`)."""
+
+    def __init__(self, game: RepoGameV4, cache: Outcomes | None = None) -> None:
+        self.game, self.rules = game, game.rules
+        self.cache: Outcomes = memo(game, "stepped") if cache is None else cache
+        self.oks: dict[tuple[RepoV2, str], bool] = memo(game, "works")
+        #: the failing installs' messages, per (package, version) and why they fail
+        self.texts: dict[tuple[tuple[int, int], Hashable], str] = memo(game, "failures")
+        self.read: dict[str, frozenset[int] | None | bool] = memo(game, "reads")
+
+    def stepped(self, state: RepoV2, command: str) -> tuple[RepoV2, bool, str]:
+        """The module's :func:`stepped`."""
+        cache = self.cache
+        key = (state, command)
+        known = cache.get(key)
+        if known is None:
+            if len(cache) >= _OUTCOMES_KEPT:
+                cache.clear()
+            game = self.game
+            pick = game.exact_pick(command)
+            if pick is not None and state.installed[pick[0]] != pick[1]:
+                # what game.act gives for this install (RepoGameV2.act_exact), without its
+                # event; a failure changes nothing, and its message is fixed by its reason
+                why = install_index.failure(self.rules, state, *pick)
+                if why is None:
+                    after, kind, text = game.install_result(state, *pick)
+                    known = (after, kind in _WORKED, " ".join(text.split()))
+                else:
+                    known = (state, False, self._failure_text(state, pick, why))
+            else:
+                after, event = game.act(state, command)
+                known = (after, isinstance(event, RepoEvent) and event.kind in _WORKED,
+                         " ".join(event.feedback.split()))
+            cache[key] = known
+        return known
+
+    def _failure_text(self, state: RepoV2, pick: tuple[int, int], why: Hashable) -> str:
+        """A failing install's message (one line), built once per reason it fails
+        (:func:`.install_index.failure`: equal reasons print equal messages)."""
+        key = (pick, why)
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = " ".join(self.game.install_result(state, *pick)[2].split())
+        return text
+
+    def after(self, state: RepoV2, command: str) -> RepoV2:
+        """The state an install that works leads to (:meth:`stepped`'s first item, without
+        its message)."""
+        known = self.cache.get((state, command))
+        if known is not None:
+            return known[0]
+        pick = self.game.exact_pick(command)
+        if pick is None or state.installed[pick[0]] == pick[1]:
+            return self.stepped(state, command)[0]
+        return self.game.apply_install(state, *pick)[0]
+
+    def reads(self, command: str) -> frozenset[int] | None:
+        """The packages whose versions an install's outcome reads (its own, its dependencies'
+        and its conflicts'; the Python no move changes), or None for any other command."""
+        known = self.read.get(command, False)
+        if known is False:
+            pick = self.game.exact_pick(command)
+            if pick is None:
+                known = None
+            else:
+                plan = self.rules.plans[pick[0]][pick[1]]
+                known = frozenset({pick[0], *(q for q, _ in plan.deps),
+                                   *(q for q, _, _ in plan.conflicts)})
+            self.read[command] = known
+        return known
+
+    def works(self, state: RepoV2, command: str) -> bool:
+        """Whether ``command`` works from ``state`` (:meth:`stepped`'s second item), without
+        stepping a working install or building a failing one's message (a draw asks this of
+        most commands it tries and needs the rest of the outcome for few)."""
+        key = (state, command)
+        ok = self.oks.get(key)
+        if ok is None:
+            known = self.cache.get(key)
+            if known is not None:
+                return known[1]
+            if len(self.oks) >= _OUTCOMES_KEPT:
+                self.oks.clear()
+            pick = self.game.exact_pick(command)
+            if pick is not None and state.installed[pick[0]] != pick[1]:
+                ok = install_index.failure(self.rules, state, *pick) is None
+            else:
+                ok = self.stepped(state, command)[1]
+            self.oks[key] = ok
+        return ok
 
 
 def commands(game: RepoGameV4, state: RepoV2) -> list[str]:
@@ -104,7 +182,7 @@ def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.ran
     current one). Every outcome is stepped only when a question needs it (commands are tried
     in drawn orders and the first fitting one is taken)."""
     visited = [v for v in visited if isinstance(v, RepoV2)]
-    steps = _Steps(game, state, memo(game, "stepped"))
+    steps = _Steps(game, state, Tried(game))
     near = _near(steps, rng)
     made: list[Probe] = []
     slots = balanced(rng, count // 2, letters(ERROR_OPTIONS))
@@ -115,7 +193,7 @@ def draw(game: RepoGameV4, state: RepoV2, visited: Sequence[RepoV2], rng: np.ran
             break
         made.append(probe)
     ask = _Asker(game, state, [*near, *(v for v in list(visited)[::-1][:_NEAR] if v != state)],
-                 steps.cache)
+                 steps.tried)
     left = count - len(made)
     for kind in balanced(rng, left // 2, KINDS):  # a yes and a no of one kind of command
         pair = None
@@ -169,7 +247,7 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
     tried = 0
     for j in rng.permutation(len(steps.commands)):
         command = steps.commands[int(j)]
-        if stepped(game, steps.state, command, steps.cache)[1]:
+        if steps.tried.works(steps.state, command):
             continue
         met = _four_lengths(command, steps, rng.permutation(len(steps)))
         if met is not None:
@@ -198,8 +276,8 @@ class _Asker:
     a command is stepped from an environment only when a question tries it there."""
 
     def __init__(self, game: RepoGameV4, state: RepoV2, others: list[RepoV2],
-                 cache: Outcomes) -> None:
-        self.game, self.others, self.cache = game, others, cache
+                 tried: Tried) -> None:
+        self.game, self.others, self.tried = game, others, tried
         self.envs = [state]
         self.kinds: dict[int, dict[str, list[str]]] = {}  # per environment: kind -> commands
 
@@ -230,7 +308,7 @@ class _Asker:
         while self._has(e):
             env, of_kind = self.envs[e], self._of_kind(e, kind)
             for j in rng.permutation(len(of_kind)):
-                if stepped(self.game, env, of_kind[int(j)], self.cache)[1] == (want == "yes"):
+                if self.tried.works(env, of_kind[int(j)]) == (want == "yes"):
                     return self.game._ok_probe(env, of_kind[int(j)])
             e += 1
         return None
@@ -250,16 +328,19 @@ class _Steps:
     then every uninstall); a move's environment is stepped to only when first asked, and is
     None when the move fails."""
 
-    def __init__(self, game: RepoGameV4, state: RepoV2, cache: Outcomes) -> None:
+    def __init__(self, game: RepoGameV4, state: RepoV2, tried: Tried) -> None:
         r = game.rules
-        self.game, self.state, self.cache = game, state, cache
+        self.game, self.state, self.tried = game, state, tried
         pairs = _installs(game, state)
         installs = [c for _, c in pairs]
         self.commands = [RUN_PY, *installs]
         self.moves = installs + [f"pip uninstall {r.names[q]}" for q in range(r.n)
                                  if state.installed[q] != ABSENT]
         self.kinds = _kinds(state, pairs) + ["remove"] * (len(self.moves) - len(installs))
+        self._installs = len(installs)
         self._envs: dict[int, RepoV2 | None] = {0: state}  # the environments stepped to
+        #: per environment stepped to, the packages whose version its move changed
+        self._changed: dict[int, frozenset[int]] = {0: frozenset()}
 
     def __len__(self) -> int:
         return 1 + len(self.moves)
@@ -268,14 +349,32 @@ class _Steps:
         """The ``k``-th environment (None when its move fails)."""
         if k in self._envs:
             return self._envs[k]
-        after, ok, _ = stepped(self.game, self.state, self.moves[k - 1], self.cache)
-        env = self._envs[k] = after if ok else None
+        if k > self._installs:  # an uninstall: its event ("uninstalled") is no worked kind
+            env = self._envs[k] = None
+            return env
+        move = self.moves[k - 1]
+        env = self._envs[k] = (self.tried.after(self.state, move)
+                               if self.tried.works(self.state, move) else None)
+        if env is not None:
+            self._changed[k] = frozenset(q for q, (a, b) in enumerate(
+                zip(env.installed, self.state.installed, strict=True)) if a != b)
         return env
 
     def outcome(self, k: int, command: str) -> tuple[bool, str] | None:
-        """What ``command`` does from the ``k``-th environment (None when there is none)."""
+        """Whether ``command`` works from the ``k``-th environment and, when it fails, what it
+        prints ("" when it works: not built); None when there is no such environment. An
+        install that fails here fails alike from an environment whose move changed none of the
+        packages it reads (:meth:`Tried.reads`)."""
         env = self.env(k)
-        return None if env is None else stepped(self.game, env, command, self.cache)[1:]
+        if env is None:
+            return None
+        if k:
+            reads = self.tried.reads(command)
+            if reads is not None and self._changed[k].isdisjoint(reads):
+                return self.outcome(0, command)
+        if self.tried.works(env, command):
+            return True, ""
+        return False, self.tried.stepped(env, command)[2]
 
 
 def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]

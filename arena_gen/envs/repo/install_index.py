@@ -1,0 +1,46 @@
+"""Why an exact install fails, read from the install rule's checks without stepping it.
+
+Repo probe draws (:mod:`.probes_v5`) ask whether ``pip install NAME==V`` works from thousands of
+environments per run, most of them only to pick one. The install rule
+(:meth:`~.game_v2.RepoGameV2.apply_install`) reads a few packages' own values (a Python bound,
+a medium install's dependencies, each conflict's package after the install's per-package
+update); :func:`failure` makes the same reads in the same order and returns a key that fixes
+the failure's message (or None when the install works), without raising, building the
+message or building the new environment. Equal keys give equal messages
+(``tests/test_repo_probe_index.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from arena_gen.envs.repo.common import ABSENT
+from arena_gen.envs.repo.game_v2 import RepoV2, Rules
+from arena_gen.envs.repo.semver import holds
+
+
+def failure(rules: Rules, state: RepoV2, p: int, v: int) -> Hashable | None:
+    """Why installing version ``v`` of ``p`` from ``state`` fails, as a key that fixes the
+    message (the first failing check with what its message names), or None when it works
+    (``v`` not installed already: the caller reads that case itself)."""
+    plan = rules.plans[p][v]
+    if plan.python is not None:
+        py = state.python
+        if py == ABSENT or not holds(rules.pythons[py], *plan.python):
+            return ("python", py)
+    installed = state.installed
+    if plan.priority == "high":
+        if not all(allowed for _, allowed in plan.deps) or not all(
+                allowed for _, _, allowed in plan.effects):
+            return ("unsatisfiable",)
+    elif plan.priority == "medium":
+        missing = tuple((q, installed[q] == ABSENT) for q, allowed in plan.deps
+                        if installed[q] == ABSENT or not allowed)
+        if missing:
+            return ("missing", missing)
+    for i, (q, versions, _) in enumerate(plan.conflicts):
+        # the package's value after the install's own update of it (the rule's work[q])
+        x = plan.update(q, installed[q])[0]
+        if x != ABSENT and x in versions:
+            return ("conflict", i, x)
+    return None
