@@ -185,8 +185,16 @@ class RepoGameV4(RepoGameV2):
         if text is None:
             if len(kept) >= _ENVIRONMENTS_KEPT:
                 kept.clear()
-            head, _, *packages = (line.strip() for line in self.pip_list(state).splitlines())
-            text = kept[state] = f"{head}; packages: {', '.join(packages)}"
+            # pip_list's lines, stripped and joined (its packages in name order, read once)
+            r = self.rules
+            by_name = memo(self, "by_name").get(0)
+            if by_name is None:
+                by_name = memo(self, "by_name")[0] = sorted(range(r.n), key=r.names.__getitem__)
+            py = "(none)" if state.python == ABSENT else version_text(r.pythons[state.python])
+            installed = state.installed
+            packages = [f"{r.names[q]}=={r.vnames[q][installed[q]]}" for q in by_name
+                        if installed[q] != ABSENT]
+            text = kept[state] = f"Python: {py}; packages: {', '.join(packages or ['(none)'])}"
         return text
 
     def _commands(self, state: RepoV2) -> list[str]:

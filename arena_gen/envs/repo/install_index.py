@@ -6,7 +6,8 @@ environments per run, most of them only to pick one. The install rule
 a medium install's dependencies, each conflict's package after the install's per-package
 update); :func:`failure` makes the same reads in the same order and returns a key that fixes
 the failure's message (or None when the install works), without raising, building the
-message or building the new environment. Equal keys give equal messages
+message or building the new environment; :func:`installed_after` the versions a working
+install leads to, without its message. Equal keys give equal messages
 (``tests/test_repo_probe_index.py``).
 """
 
@@ -44,3 +45,22 @@ def failure(rules: Rules, state: RepoV2, p: int, v: int) -> Hashable | None:
         if x != ABSENT and x in versions:
             return ("conflict", i, x)
     return None
+
+
+def installed_after(rules: Rules, installed: tuple[int, ...], p: int, v: int
+                    ) -> tuple[tuple[int, ...], frozenset[int]]:
+    """The versions after installing version ``v`` of ``p`` where that works (``v`` not
+    installed already, :func:`failure` None), and the packages whose version it changed: the
+    install rule's new state, without its message."""
+    plan = rules.plans[p][v]
+    work = list(installed)
+    moved_p = False
+    for q in plan._touched:
+        new, moved = plan.update(q, work[q])
+        work[q] = new
+        if q == p:
+            moved_p = moved
+    if not moved_p:
+        work[p] = v
+    after = tuple(work)
+    return after, frozenset(q for q in (p, *plan._touched) if after[q] != installed[q])

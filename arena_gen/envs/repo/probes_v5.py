@@ -12,8 +12,7 @@ when a question tries it, and kept per game beside it (:func:`stepped`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
@@ -61,10 +60,11 @@ class Tried:
     def __init__(self, game: RepoGameV4, cache: Outcomes | None = None) -> None:
         self.game, self.rules = game, game.rules
         self.cache: Outcomes = memo(game, "stepped") if cache is None else cache
-        self.oks: dict[tuple[RepoV2, str], bool] = memo(game, "works")
+        #: per state, whether each command asked works
+        self.oks: dict[RepoV2, dict[str, bool]] = memo(game, "works")
         #: the failing installs' messages, per (package, version) and why they fail
         self.texts: dict[tuple[tuple[int, int], Hashable], str] = memo(game, "failures")
-        self.read: dict[str, frozenset[int] | None | bool] = memo(game, "reads")
+        self.read: dict[str, frozenset[int] | None] = memo(game, "reads")
 
     def stepped(self, state: RepoV2, command: str) -> tuple[RepoV2, bool, str]:
         """The module's :func:`stepped`."""
@@ -84,7 +84,7 @@ class Tried:
                     after, kind, text = game.install_result(state, *pick)
                     known = (after, kind in _WORKED, " ".join(text.split()))
                 else:
-                    known = (state, False, self._failure_text(state, pick, why))
+                    known = (state, False, self.failure_text(state, pick, why))
             else:
                 after, event = game.act(state, command)
                 known = (after, isinstance(event, RepoEvent) and event.kind in _WORKED,
@@ -92,7 +92,13 @@ class Tried:
             cache[key] = known
         return known
 
-    def _failure_text(self, state: RepoV2, pick: tuple[int, int], why: Hashable) -> str:
+    def exact(self, command: str, state: RepoV2) -> tuple[int, int] | None:
+        """The release an install ``command`` picks when ``state`` does not have it (the case
+        :func:`.install_index.failure` reads), else None."""
+        pick = self.game.exact_pick(command)
+        return None if pick is None or state.installed[pick[0]] == pick[1] else pick
+
+    def failure_text(self, state: RepoV2, pick: tuple[int, int], why: Hashable) -> str:
         """A failing install's message (one line), built once per reason it fails
         (:func:`.install_index.failure`: equal reasons print equal messages)."""
         key = (pick, why)
@@ -115,37 +121,40 @@ class Tried:
     def reads(self, command: str) -> frozenset[int] | None:
         """The packages whose versions an install's outcome reads (its own, its dependencies'
         and its conflicts'; the Python no move changes), or None for any other command."""
-        known = self.read.get(command, False)
-        if known is False:
-            pick = self.game.exact_pick(command)
-            if pick is None:
-                known = None
-            else:
-                plan = self.rules.plans[pick[0]][pick[1]]
-                known = frozenset({pick[0], *(q for q, _ in plan.deps),
-                                   *(q for q, _, _ in plan.conflicts)})
-            self.read[command] = known
+        if command in self.read:
+            return self.read[command]
+        known: frozenset[int] | None = None
+        pick = self.game.exact_pick(command)
+        if pick is not None:
+            plan = self.rules.plans[pick[0]][pick[1]]
+            known = frozenset({pick[0], *(q for q, _ in plan.deps),
+                               *(q for q, _, _ in plan.conflicts)})
+        self.read[command] = known
         return known
 
     def works(self, state: RepoV2, command: str) -> bool:
         """Whether ``command`` works from ``state`` (:meth:`stepped`'s second item), without
         stepping a working install or building a failing one's message (a draw asks this of
         most commands it tries and needs the rest of the outcome for few)."""
-        key = (state, command)
-        ok = self.oks.get(key)
+        oks = self.oks_of(state)
+        ok = oks.get(command)
         if ok is None:
-            known = self.cache.get(key)
-            if known is not None:
-                return known[1]
-            if len(self.oks) >= _OUTCOMES_KEPT:
-                self.oks.clear()
             pick = self.game.exact_pick(command)
             if pick is not None and state.installed[pick[0]] != pick[1]:
                 ok = install_index.failure(self.rules, state, *pick) is None
             else:
                 ok = self.stepped(state, command)[1]
-            self.oks[key] = ok
+            oks[command] = ok
         return ok
+
+    def oks_of(self, state: RepoV2) -> dict[str, bool]:
+        """The commands asked of ``state`` so far, each with whether it works."""
+        oks = self.oks.get(state)
+        if oks is None:
+            if len(self.oks) >= _OUTCOMES_KEPT >> 6:
+                self.oks.clear()
+            oks = self.oks[state] = {}
+        return oks
 
 
 def commands(game: RepoGameV4, state: RepoV2) -> list[str]:
@@ -245,8 +254,8 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
     the first few failing commands in a drawn order has four such environments."""
     game = steps.game
     tried = 0
-    for j in rng.permutation(len(steps.commands)):
-        command = steps.commands[int(j)]
+    for j in rng.permutation(len(steps.commands)).tolist():
+        command = steps.commands[j]
         if steps.tried.works(steps.state, command):
             continue
         met = _four_lengths(command, steps, rng.permutation(len(steps)))
@@ -305,11 +314,15 @@ class _Asker:
         order): half start from the current environment, the rest from the next; None when
         no environment has one."""
         e = 0 if rng.random() < 0.5 else 1
+        yes = want == "yes"
         while self._has(e):
             env, of_kind = self.envs[e], self._of_kind(e, kind)
-            for j in rng.permutation(len(of_kind)):
-                if self.tried.works(env, of_kind[int(j)]) == (want == "yes"):
-                    return self.game._ok_probe(env, of_kind[int(j)])
+            oks = self.tried.oks_of(env)
+            for j in rng.permutation(len(of_kind)).tolist():
+                command = of_kind[j]
+                ok = oks.get(command)
+                if (self.tried.works(env, command) if ok is None else ok) == yes:
+                    return self.game._ok_probe(env, command)
             e += 1
         return None
 
@@ -341,6 +354,7 @@ class _Steps:
         self._envs: dict[int, RepoV2 | None] = {0: state}  # the environments stepped to
         #: per environment stepped to, the packages whose version its move changed
         self._changed: dict[int, frozenset[int]] = {0: frozenset()}
+        self._here: dict[str, tuple[bool, str]] = {}  # outcomes from the current environment
 
     def __len__(self) -> int:
         return 1 + len(self.moves)
@@ -352,32 +366,51 @@ class _Steps:
         if k > self._installs:  # an uninstall: its event ("uninstalled") is no worked kind
             env = self._envs[k] = None
             return env
-        move = self.moves[k - 1]
-        env = self._envs[k] = (self.tried.after(self.state, move)
-                               if self.tried.works(self.state, move) else None)
-        if env is not None:
-            self._changed[k] = frozenset(q for q, (a, b) in enumerate(
-                zip(env.installed, self.state.installed, strict=True)) if a != b)
+        state, move = self.state, self.moves[k - 1]
+        pick = self.tried.exact(move, state)
+        if pick is None:  # (not an install of a version not installed: stepped)
+            env = self.tried.after(state, move) if self.tried.works(state, move) else None
+            if env is not None:
+                self._changed[k] = frozenset(q for q, (a, b) in enumerate(
+                    zip(env.installed, state.installed, strict=True)) if a != b)
+        elif install_index.failure(self.tried.rules, state, *pick) is not None:
+            env = None
+        else:
+            after, self._changed[k] = install_index.installed_after(
+                self.tried.rules, state.installed, *pick)
+            env = RepoV2(state.python, after, state.run_ok)
+        self._envs[k] = env
         return env
 
     def outcome(self, k: int, command: str) -> tuple[bool, str] | None:
         """Whether ``command`` works from the ``k``-th environment and, when it fails, what it
         prints ("" when it works: not built); None when there is no such environment. An
         install that fails here fails alike from an environment whose move changed none of the
-        packages it reads (:meth:`Tried.reads`)."""
-        env = self.env(k)
+        packages it reads (:meth:`Tried.reads`); each (environment, install) is asked once per
+        draw, so none is kept but the current environment's."""
+        env = self._envs[k] if k in self._envs else self.env(k)
         if env is None:
             return None
+        tried = self.tried
+        pick = tried.exact(command, env)
+        if pick is None:  # (python run.py)
+            if tried.works(env, command):
+                return True, ""
+            return False, tried.stepped(env, command)[2]
         if k:
-            reads = self.tried.reads(command)
+            reads = tried.reads(command)
             if reads is not None and self._changed[k].isdisjoint(reads):
                 return self.outcome(0, command)
-        if self.tried.works(env, command):
-            return True, ""
-        return False, self.tried.stepped(env, command)[2]
+        elif command in self._here:
+            return self._here[command]
+        why = install_index.failure(tried.rules, env, *pick)
+        seen = (True, "") if why is None else (False, tried.failure_text(env, pick, why))
+        if not k:
+            self._here[command] = seen
+        return seen
 
 
-def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]
+def _four_lengths(command: str, steps: _Steps, order: np.ndarray
                   ) -> list[tuple[int, str]] | None:
     """Of the first few environments in ``order`` (:data:`_ERROR_ENVS`), the first four from
     which ``command`` prints an error of a length no earlier one's has, with those errors;
@@ -385,14 +418,14 @@ def _four_lengths(command: str, steps: _Steps, order: Iterable[Any]
     met: list[tuple[int, str]] = []
     lengths: set[int] = set()
     looked = 0
-    for k in order:
-        seen = steps.outcome(int(k), command)
+    for k in order.tolist():
+        seen = steps.outcome(k, command)
         if seen is None:
             continue
         looked += 1
         ok, text = seen
         if not ok and text.startswith("ERROR") and len(text) not in lengths:
-            met.append((int(k), text))
+            met.append((k, text))
             lengths.add(len(text))
             if len(met) == ERROR_OPTIONS:
                 return met
