@@ -32,6 +32,7 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import weakref
 from collections.abc import Mapping
@@ -169,6 +170,12 @@ class InstallPlan:
     effects: tuple[tuple[str, int, frozenset[int]], ...]  # (kind, package, allowed)
     conflicts: tuple[tuple[int, frozenset[int], str], ...]  # (package, versions, world text)
     priority: str
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: what the cached properties worked out is rebuilt when asked, so a
+        plan pickles alike whatever it was asked (probe draws and a planner's model share one
+        compiled world)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def adjustments(self) -> list[tuple[str, int, frozenset[int]]]:
         """The per-package value updates a high-priority install applies, in order (a

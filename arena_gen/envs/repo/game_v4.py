@@ -136,8 +136,11 @@ class RepoGameV4(RepoGameV2):
             fail = self.call_failure_v4(installed, call, path)
             if fail is not None:
                 return fail
-        for (caller, cv), reqs in r.needs.items():
-            if caller not in touched or installed[caller] != cv:
+        # the symbol requirements of the touched packages' installed versions, in the rules'
+        # (package, version) order: one lookup per touched package, not a scan of them all
+        for caller in self._touched_in_order(path):
+            reqs = r.needs.get((caller, installed[caller]))
+            if reqs is None:
                 continue
             for call in reqs:
                 fail = self.call_failure_v4(installed, call, r.names[caller])
@@ -149,6 +152,14 @@ class RepoGameV4(RepoGameV2):
             if all(installed[q] != ABSENT and installed[q] in allowed for q, allowed in when):
                 return RunFailure("hidden_rule", text.replace(IMPORTER, path))
         return None
+
+    def _touched_in_order(self, path: str) -> list[int]:
+        """The packages script ``path`` touches, in index order (kept per game)."""
+        kept: dict[str, list[int]] = memo(self, "touched_in_order")
+        found = kept.get(path)
+        if found is None:
+            found = kept[path] = sorted(self.rules.touched[path])
+        return found
 
     def call_failure_v4(self, installed: tuple[int, ...], call: Call,
                         importer: str) -> RunFailure | None:

@@ -7,8 +7,9 @@ a medium install's dependencies, each conflict's package after the install's per
 update); :func:`failure` makes the same reads in the same order and returns a key that fixes
 the failure's message (or None when the install works), without raising, building the
 message or building the new environment; :func:`installed_after` the versions a working
-install leads to, without its message. Equal keys give equal messages
-(``tests/test_repo_probe_index.py``).
+install leads to, without its message; :func:`reasons` how many keys an install can have
+where the Python is fixed (fewer than four: no ``command_error`` question can offer four of its
+messages). Equal keys give equal messages (``tests/test_repo_probe_index.py``).
 """
 
 from __future__ import annotations
@@ -64,3 +65,18 @@ def installed_after(rules: Rules, installed: tuple[int, ...], p: int, v: int
         work[p] = v
     after = tuple(work)
     return after, frozenset(q for q in (p, *plan._touched) if after[q] != installed[q])
+
+
+def reasons(rules: Rules, p: int, v: int) -> int:
+    """At most how many :func:`failure` keys installing version ``v`` of ``p`` has over states
+    that share a Python (a draw's environments a step away do): a failing Python bound or an
+    unsatisfiable range is the only reason wherever it fails; else each set of missing
+    dependencies and each version a conflict's package can end at."""
+    plan = rules.plans[p][v]
+    if plan.priority == "high" and not all(allowed for _, _, allowed in plan._adjusted):
+        return 1
+    count = 2 ** len(plan.deps) - 1 if plan.priority == "medium" else 0
+    for q, versions, _ in plan.conflicts:
+        count += len({x for old in range(ABSENT, len(rules.versions[q]))
+                      if (x := plan.update(q, old)[0]) != ABSENT and x in versions})
+    return max(count, 1 if plan.python is not None else 0)

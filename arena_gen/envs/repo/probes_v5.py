@@ -65,6 +65,9 @@ class Tried:
         #: the failing installs' messages, per (package, version) and why they fail
         self.texts: dict[tuple[tuple[int, int], Hashable], str] = memo(game, "failures")
         self.read: dict[str, frozenset[int] | None] = memo(game, "reads")
+        self.picks: dict[str, tuple[int, int] | None] = memo(game, "picks")
+        self.bounds: dict[str, int] = memo(game, "reasons")
+        self.runs: dict[tuple[bool, tuple[int, ...]], tuple[bool, str]] = memo(game, "runs")
 
     def stepped(self, state: RepoV2, command: str) -> tuple[RepoV2, bool, str]:
         """The module's :func:`stepped`."""
@@ -75,7 +78,7 @@ class Tried:
             if len(cache) >= _OUTCOMES_KEPT:
                 cache.clear()
             game = self.game
-            pick = game.exact_pick(command)
+            pick = self.pick(command)
             if pick is not None and state.installed[pick[0]] != pick[1]:
                 # what game.act gives for this install (RepoGameV2.act_exact), without its
                 # event; a failure changes nothing, and its message is fixed by its reason
@@ -92,10 +95,25 @@ class Tried:
             cache[key] = known
         return known
 
+    def pick(self, command: str) -> tuple[int, int] | None:
+        """The game's :meth:`~.game_v2.RepoGameV2.exact_pick`, read from its table."""
+        picks = self.picks
+        return picks[command] if command in picks else self.game.exact_pick(command)
+
+    def reasons(self, command: str) -> int:
+        """At most how many messages a failing install prints from environments sharing a
+        Python (:func:`.install_index.reasons`); any number for another command."""
+        known = self.bounds.get(command)
+        if known is None:
+            pick = self.pick(command)
+            known = self.bounds[command] = (
+                ERROR_OPTIONS if pick is None else install_index.reasons(self.rules, *pick))
+        return known
+
     def exact(self, command: str, state: RepoV2) -> tuple[int, int] | None:
         """The release an install ``command`` picks when ``state`` does not have it (the case
         :func:`.install_index.failure` reads), else None."""
-        pick = self.game.exact_pick(command)
+        pick = self.pick(command)
         return None if pick is None or state.installed[pick[0]] == pick[1] else pick
 
     def failure_text(self, state: RepoV2, pick: tuple[int, int], why: Hashable) -> str:
@@ -113,7 +131,7 @@ class Tried:
         known = self.cache.get((state, command))
         if known is not None:
             return known[0]
-        pick = self.game.exact_pick(command)
+        pick = self.pick(command)
         if pick is None or state.installed[pick[0]] == pick[1]:
             return self.stepped(state, command)[0]
         return self.game.apply_install(state, *pick)[0]
@@ -124,7 +142,7 @@ class Tried:
         if command in self.read:
             return self.read[command]
         known: frozenset[int] | None = None
-        pick = self.game.exact_pick(command)
+        pick = self.pick(command)
         if pick is not None:
             plan = self.rules.plans[pick[0]][pick[1]]
             known = frozenset({pick[0], *(q for q, _ in plan.deps),
@@ -139,13 +157,26 @@ class Tried:
         oks = self.oks_of(state)
         ok = oks.get(command)
         if ok is None:
-            pick = self.game.exact_pick(command)
+            pick = self.pick(command)
             if pick is not None and state.installed[pick[0]] != pick[1]:
                 ok = install_index.failure(self.rules, state, *pick) is None
+            elif command == RUN_PY:
+                ok = self.run(state)[0]
             else:
                 ok = self.stepped(state, command)[1]
             oks[command] = ok
         return ok
+
+    def run(self, state: RepoV2) -> tuple[bool, str]:
+        """Whether ``python run.py`` works from ``state`` and what it prints (one line), kept
+        per game by what the run reads: whether a Python is selected, and the versions."""
+        key = (state.python == ABSENT, state.installed)
+        known = self.runs.get(key)
+        if known is None:
+            if len(self.runs) >= _OUTCOMES_KEPT:
+                self.runs.clear()
+            known = self.runs[key] = self.stepped(state, RUN_PY)[1:]
+        return known
 
     def oks_of(self, state: RepoV2) -> dict[str, bool]:
         """The commands asked of ``state`` so far, each with whether it works."""
@@ -165,15 +196,21 @@ def commands(game: RepoGameV4, state: RepoV2) -> list[str]:
 
 def _installs(game: RepoGameV4, state: RepoV2) -> list[tuple[int, str]]:
     """Every install of a version ``state`` does not have, with its package, in the fixed
-    order of :func:`commands`."""
+    order of :func:`commands` (all of them, less the installed versions' own: a copy with a
+    few items deleted, not a scan)."""
     kept = memo(game, "install_texts")
     if not kept:
         r = game.rules
-        kept[0] = [(p, v, f"pip install {r.names[p]}=={r.vname(p, v)}")
+        kept[0] = [(p, f"pip install {r.names[p]}=={r.vname(p, v)}")
                    for p in range(r.n) for v in range(len(r.versions[p]))]
-    texts: list[tuple[int, int, str]] = kept[0]
-    installed = state.installed
-    return [(p, text) for p, v, text in texts if installed[p] != v]
+        kept[1] = [sum(len(r.versions[q]) for q in range(p)) for p in range(r.n)]
+    out: list[tuple[int, str]] = kept[0].copy()
+    at: list[int] = kept[1]
+    for p in range(len(at) - 1, -1, -1):  # from the end, so earlier places stay put
+        v = state.installed[p]
+        if v != ABSENT:
+            del out[at[p] + v]
+    return out
 
 
 def _kinds(state: RepoV2, installs: list[tuple[int, str]]) -> list[str]:
@@ -393,18 +430,22 @@ class _Steps:
             return None
         tried = self.tried
         pick = tried.exact(command, env)
-        if pick is None:  # (python run.py)
-            if tried.works(env, command):
-                return True, ""
-            return False, tried.stepped(env, command)[2]
         if k:
             reads = tried.reads(command)
             if reads is not None and self._changed[k].isdisjoint(reads):
                 return self.outcome(0, command)
         elif command in self._here:
             return self._here[command]
-        why = install_index.failure(tried.rules, env, *pick)
-        seen = (True, "") if why is None else (False, tried.failure_text(env, pick, why))
+        if pick is not None:
+            why = install_index.failure(tried.rules, env, *pick)
+            seen = (True, "") if why is None else (False, tried.failure_text(env, pick, why))
+        elif command == RUN_PY:
+            ok, text = tried.run(env)
+            seen = (True, "") if ok else (False, text)
+        elif tried.works(env, command):  # (an install of a version here already)
+            seen = (True, "")
+        else:
+            seen = (False, tried.stepped(env, command)[2])
         if not k:
             self._here[command] = seen
         return seen
@@ -415,6 +456,8 @@ def _four_lengths(command: str, steps: _Steps, order: np.ndarray
     """Of the first few environments in ``order`` (:data:`_ERROR_ENVS`), the first four from
     which ``command`` prints an error of a length no earlier one's has, with those errors;
     None when fewer are met."""
+    if steps.tried.reasons(command) < ERROR_OPTIONS:  # (no four messages to be met)
+        return None
     met: list[tuple[int, str]] = []
     lengths: set[int] = set()
     looked = 0
