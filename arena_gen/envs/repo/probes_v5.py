@@ -175,7 +175,9 @@ class Tried:
         if known is None:
             if len(self.runs) >= _OUTCOMES_KEPT:
                 self.runs.clear()
-            known = self.runs[key] = self.stepped(state, RUN_PY)[1:]
+            event = self.game.act(state, RUN_PY)[1]  # (the state it leads to is not kept)
+            known = self.runs[key] = (isinstance(event, RepoEvent) and event.kind in _WORKED,
+                                      " ".join(event.feedback.split()))
         return known
 
     def oks_of(self, state: RepoV2) -> dict[str, bool]:
