@@ -194,6 +194,12 @@ class InstallPlan:
         return tuple([("ensure", q, a) for q, a in self.deps] + list(self.effects))
 
     @functools.cached_property
+    def unmet(self) -> bool:
+        """Whether this is a high-priority release with a dependency or side effect that no
+        version meets (installing it then always fails), worked out once."""
+        return self.priority == "high" and not all(allowed for _, _, allowed in self._adjusted)
+
+    @functools.cached_property
     def _touched(self) -> tuple[int, ...]:
         """:meth:`touches`, built once per plan."""
         if self.priority == "high":

@@ -32,14 +32,13 @@ def failure(rules: Rules, state: RepoV2, p: int, v: int) -> Hashable | None:
             return ("python", py)
     installed = state.installed
     if plan.priority == "high":
-        if not all(allowed for _, allowed in plan.deps) or not all(
-                allowed for _, _, allowed in plan.effects):
+        if plan.unmet:
             return ("unsatisfiable",)
     elif plan.priority == "medium":
-        missing = tuple((q, installed[q] == ABSENT) for q, allowed in plan.deps
-                        if installed[q] == ABSENT or not allowed)
-        if missing:
-            return ("missing", missing)
+        for q, allowed in plan.deps:
+            if installed[q] == ABSENT or not allowed:  # (some is missing: name them all)
+                return ("missing", tuple((d, installed[d] == ABSENT) for d, ok in plan.deps
+                                         if installed[d] == ABSENT or not ok))
     for i, (q, versions, _) in enumerate(plan.conflicts):
         # the package's value after the install's own update of it (the rule's work[q])
         x = plan.update(q, installed[q])[0]
@@ -73,7 +72,7 @@ def reasons(rules: Rules, p: int, v: int) -> int:
     unsatisfiable range is the only reason wherever it fails; else each set of missing
     dependencies and each version a conflict's package can end at."""
     plan = rules.plans[p][v]
-    if plan.priority == "high" and not all(allowed for _, _, allowed in plan._adjusted):
+    if plan.unmet:
         return 1
     count = 2 ** len(plan.deps) - 1 if plan.priority == "medium" else 0
     for q, versions, _ in plan.conflicts:

@@ -293,9 +293,11 @@ def _error_probe(steps: _Steps, slot: str, rank: int, rng: np.random.Generator
     the first few failing commands in a drawn order has four such environments."""
     game = steps.game
     tried = 0
+    oks = steps.tried.oks_of(steps.state)
     for j in rng.permutation(len(steps.commands)).tolist():
         command = steps.commands[j]
-        if steps.tried.works(steps.state, command):
+        ok = oks.get(command)
+        if steps.tried.works(steps.state, command) if ok is None else ok:
             continue
         met = _four_lengths(command, steps, rng.permutation(len(steps)))
         if met is not None:
