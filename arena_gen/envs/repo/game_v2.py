@@ -32,6 +32,7 @@ Decisions (reproducing the released game, where v1 chose otherwise):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import weakref
 from collections.abc import Mapping
@@ -170,6 +171,12 @@ class InstallPlan:
     conflicts: tuple[tuple[int, frozenset[int], str], ...]  # (package, versions, world text)
     priority: str
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: what the cached properties worked out is rebuilt when asked, so a
+        plan pickles alike whatever it was asked (probe draws and a planner's model share one
+        compiled world)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
     def adjustments(self) -> list[tuple[str, int, frozenset[int]]]:
         """The per-package value updates a high-priority install applies, in order (a
         dependency fix is an ``ensure``)."""
@@ -185,6 +192,12 @@ class InstallPlan:
         if self.priority != "high":
             return ()
         return tuple([("ensure", q, a) for q, a in self.deps] + list(self.effects))
+
+    @functools.cached_property
+    def unmet(self) -> bool:
+        """Whether this is a high-priority release with a dependency or side effect that no
+        version meets (installing it then always fails), worked out once."""
+        return self.priority == "high" and not all(allowed for _, _, allowed in self._adjusted)
 
     @functools.cached_property
     def _touched(self) -> tuple[int, ...]:

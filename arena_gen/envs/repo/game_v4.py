@@ -136,8 +136,11 @@ class RepoGameV4(RepoGameV2):
             fail = self.call_failure_v4(installed, call, path)
             if fail is not None:
                 return fail
-        for (caller, cv), reqs in r.needs.items():
-            if caller not in touched or installed[caller] != cv:
+        # the symbol requirements of the touched packages' installed versions, in the rules'
+        # (package, version) order: one lookup per touched package, not a scan of them all
+        for caller in self._touched_in_order(path):
+            reqs = r.needs.get((caller, installed[caller]))
+            if reqs is None:
                 continue
             for call in reqs:
                 fail = self.call_failure_v4(installed, call, r.names[caller])
@@ -149,6 +152,14 @@ class RepoGameV4(RepoGameV2):
             if all(installed[q] != ABSENT and installed[q] in allowed for q, allowed in when):
                 return RunFailure("hidden_rule", text.replace(IMPORTER, path))
         return None
+
+    def _touched_in_order(self, path: str) -> list[int]:
+        """The packages script ``path`` touches, in index order (kept per game)."""
+        kept: dict[str, list[int]] = memo(self, "touched_in_order")
+        found = kept.get(path)
+        if found is None:
+            found = kept[path] = sorted(self.rules.touched[path])
+        return found
 
     def call_failure_v4(self, installed: tuple[int, ...], call: Call,
                         importer: str) -> RunFailure | None:
@@ -185,8 +196,16 @@ class RepoGameV4(RepoGameV2):
         if text is None:
             if len(kept) >= _ENVIRONMENTS_KEPT:
                 kept.clear()
-            head, _, *packages = (line.strip() for line in self.pip_list(state).splitlines())
-            text = kept[state] = f"{head}; packages: {', '.join(packages)}"
+            # pip_list's lines, stripped and joined (its packages in name order, read once)
+            r = self.rules
+            by_name = memo(self, "by_name").get(0)
+            if by_name is None:
+                by_name = memo(self, "by_name")[0] = sorted(range(r.n), key=r.names.__getitem__)
+            py = "(none)" if state.python == ABSENT else version_text(r.pythons[state.python])
+            installed = state.installed
+            packages = [f"{r.names[q]}=={r.vnames[q][installed[q]]}" for q in by_name
+                        if installed[q] != ABSENT]
+            text = kept[state] = f"Python: {py}; packages: {', '.join(packages or ['(none)'])}"
         return text
 
     def _commands(self, state: RepoV2) -> list[str]:

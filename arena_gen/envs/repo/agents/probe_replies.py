@@ -31,14 +31,21 @@ def _closest(options: Sequence[str], text: str) -> int:
     ``text`` is the only one of ratio 1, so it is taken without comparing)."""
     if text in options:
         return list(options).index(text)
-    best, at = -1.0, 0
     matcher = SequenceMatcher(None, "", text, autojunk=False)  # ``text`` indexed once
+    bounds = []
     for i, option in enumerate(options):
         matcher.set_seq1(option)
-        # real_quick_ratio >= quick_ratio >= ratio: an option whose bound is no better than
-        # the best so far cannot win, so its exact ratio is not worked out
-        if (matcher.real_quick_ratio() > best and matcher.quick_ratio() > best
-                and (score := matcher.ratio()) > best):
+        bounds.append((matcher.quick_ratio(), i, option))
+    # ratio <= quick_ratio: the options of highest bound first, and one
+    # whose bound cannot beat the best so far (or only tie it from a later place) is skipped
+    bounds.sort(key=lambda b: (-b[0], b[1]))
+    best, at = -1.0, 0
+    for bound, i, option in bounds:
+        if bound < best or (bound == best and i > at):
+            continue
+        matcher.set_seq1(option)
+        score = matcher.ratio()
+        if score > best or (score == best and i < at):
             best, at = score, i
     return at
 
