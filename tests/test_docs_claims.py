@@ -147,9 +147,14 @@ def test_readme_challenge_sizes_are_the_released_tasks() -> None:
     assert {t.world["horizon"] for t in tasks["trading"]} == {1000}
     assert row["trading"] == (f"1,000 days, {span(stocks)} stocks x {span(factors)} factors, "
                               f"{span(regimes)} hidden regimes")
-    shifts = [len(t.world["shifts"]) for t in tasks["energy"]]
+    sites = [t.world["sites"] for t in tasks["energy"]]
+    kinds = {k: [sum(s.startswith(k) for s in ss) for ss in sites] for k in ("wind", "solar")}
+    shifts = [sum(len(r) - 1 for r in t.world["regimes"].values()) for t in tasks["energy"]]
     assert {(t.world["horizon"], t.budget) for t in tasks["energy"]} == {(1000, 1100)}
-    assert row["energy"] == f"1,000 days (1,100 turns), {span(shifts)} regime changes"
+    assert row["energy"] == (f"1,000 days (1,100 turns), {span([len(s) for s in sites])} "
+                             f"renewable sites ({span(kinds['wind'])} wind, "
+                             f"{span(kinds['solar'])} solar), {span(shifts)} regime changes "
+                             "(each site its own)")
 
 
 def test_bounds_only_claim_in_docs_tasks() -> None:

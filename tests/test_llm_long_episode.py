@@ -3,7 +3,8 @@
 One Challenge task of each env at the paper's scale is run with ``arena-gen run --agent llm
 --max-prompt-tokens`` against the loopback server, which plays the witness; every request is
 measured at the server the way the policy measures it. Trading v6 (1,000 days, its witness as
-long as its budget) and energy v6 (1,000 days, 1,100 turns) have 1,000-action witnesses; lights
+long as its budget) and energy v8 (1,000 days, 1,100 turns, 4-6 named sites) have 1,000-action
+witnesses; lights
 v6 and repo v6 (1,000 turns, minima of a few hundred) get a prelude of wasted turns first
 (malformed actions, invalid commands, a reply with no action tag: each costs a turn with the
 env's feedback and leaves the state as it was), so the witness ends on turn 1,000.
@@ -42,7 +43,7 @@ CAP = 4000  # tokens: binds from about turn 15 (a trading turn adds ~230), so it
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("env", "version", "budget"), [("trading", 6, TURNS),
-                                                        ("energy", 6, 1100),
+                                                        ("energy", 8, 1100),
                                                         ("lights", 6, TURNS),
                                                         ("repo", 6, TURNS)])
 def test_thousand_turn_episode_under_the_prompt_cap(tmp_path: Path, env: str, version: int,

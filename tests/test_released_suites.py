@@ -19,7 +19,7 @@ EXPECTED = {"lite": 30, "challenge": 10, "challenge-moderate": 10}
 #: what is registered (registering a new env or version must not force a re-release).
 RELEASED = {"lights": 4, "trading": 5, "energy": 5, "repo": 5}
 #: The paper-scale Challenge (issue 42) pins preview versions of its own.
-PAPER_SCALE = {"lights": 6, "trading": 6, "energy": 6, "repo": 6}
+PAPER_SCALE = {"lights": 6, "trading": 6, "energy": 8, "repo": 6}
 VERSIONS = {"lite": RELEASED, "challenge": PAPER_SCALE, "challenge-moderate": RELEASED}
 
 

@@ -26,9 +26,9 @@ def test_each_challenge_preset_is_its_released_folders_suite_and_versions(name: 
 
 
 def test_the_challenge_pins_the_paper_scale_versions() -> None:
-    assert catalog.PINNED == {"challenge": {"lights": 6, "trading": 6, "energy": 6, "repo": 6}}
+    assert catalog.PINNED == {"challenge": {"lights": 6, "trading": 6, "energy": 8, "repo": 6}}
     assert catalog.resolve("challenge", {"repo": 5}) == (
-        "challenge", {"lights": 6, "trading": 6, "energy": 6, "repo": 5})
+        "challenge", {"lights": 6, "trading": 6, "energy": 8, "repo": 5})
 
 
 def test_asked_versions_override_an_alias_and_unknown_names_are_refused() -> None:

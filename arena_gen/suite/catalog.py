@@ -21,7 +21,7 @@ SUITES = ("lite", "challenge")
 #: sense, so Lite (and ``run``'s prompts) keep the default ones; a version pinned here is
 #: released with the suite that pins it (``suites/challenge``).
 PINNED: dict[str, dict[str, int]] = {
-    "challenge": {"lights": 6, "trading": 6, "energy": 6, "repo": 6},
+    "challenge": {"lights": 6, "trading": 6, "energy": 8, "repo": 6},
 }
 #: Preset names that build another suite at fixed versions. ``challenge-moderate`` is the
 #: Challenge first released on 2026-12-07 (moderate horizons, harder induction than Lite;
