@@ -38,6 +38,17 @@ from arena_gen.core.agent import TaskView
 from arena_gen.envs.lights.agents.heuristic import read_state
 
 
+def _path(parent: dict[int, tuple[int, int]], start: int, goal: int) -> list[tuple[int, int]]:
+    """The (bulb, state reached) steps from ``start`` to ``goal`` along a search's parents."""
+    path: list[tuple[int, int]] = []
+    s = goal
+    while s != start:
+        prev, bulb = parent[s]
+        path.append((bulb, s))
+        s = prev
+    return path[::-1]
+
+
 class _Memory:
     """The walked graph: ``edges[state][bulb]`` is where toggling ``bulb`` in ``state`` led."""
 
@@ -131,12 +142,7 @@ class LightsOptimistAgent(_Memory):
         while heap:
             _, _, cost, s = pop(heap)
             if s == goal:
-                path: list[tuple[int, int]] = []
-                while s != start:
-                    prev, bulb = parent[s]
-                    path.append((bulb, s))
-                    s = prev
-                return path[::-1]
+                return _path(parent, start, goal)
             if best[s] < cost:
                 continue
             known = edges.get(s, {})
@@ -176,12 +182,7 @@ class LightsOptimistAgent(_Memory):
                 break
             _, _, _, cost, s = pop(heap)
             if s == goal:
-                path: list[tuple[int, int]] = []
-                while s != start:
-                    prev, bulb = parent[s]
-                    path.append((bulb, s))
-                    s = prev
-                return path[::-1]
+                return _path(parent, start, goal)
             if best[s] < cost:
                 continue
             known = edges.get(s, {})
