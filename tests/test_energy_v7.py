@@ -317,17 +317,23 @@ def test_challenge_witness_probes_and_planner_answers() -> None:
             days = (game.site_days(at, p.subject["source"]) if p.kind == EFFICIENCY
                     else game.question_days(at))
             assert p.subject["day"] in days
-        planner = SitePlanner()
-        planner.reset(_View(draft.public, draft.rules_text), "with_rules",
-                      np.random.default_rng(0))
-        for s in states[1:min(turn, len(states) - 1) + 1]:
-            planner._observe(game.render(s))
-        replies = planner.answer_probes(probes)
-        right += sum(game.probe_correct(p, game.probe_answer(at, p), r)
-                     for p, r in zip(probes, replies, strict=True))
+        right += planner_right(game, draft, states, turn, at, probes)
         asked += len(probes)
     assert kinds == {EFFICIENCY, DISPATCH_OK}
     assert right >= 0.9 * asked, (right, asked)
+
+
+def planner_right(game: Any, draft: Draft, states: list[Any], turn: int, at: Any,
+                  probes: list[Any]) -> int:
+    """How many of ``probes`` (asked at ``at``) the with-rules site planner answers right after
+    watching the first ``turn`` days of ``states``."""
+    planner = SitePlanner()
+    planner.reset(_View(draft.public, draft.rules_text), "with_rules", np.random.default_rng(0))
+    for s in states[1:min(turn, len(states) - 1) + 1]:
+        planner._observe(game.render(s))
+    replies = planner.answer_probes(probes)
+    return sum(game.probe_correct(p, game.probe_answer(at, p), r)
+               for p, r in zip(probes, replies, strict=True))
 
 
 @dataclasses.dataclass(frozen=True)

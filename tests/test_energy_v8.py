@@ -7,7 +7,6 @@ of each kind is v3's, day for day, and a model-free rung; seed 11's Challenge bu
 from __future__ import annotations
 
 import copy
-import dataclasses
 from functools import cache
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_energy_v7 import tiny_world
+from test_energy_v7 import _View, planner_right, tiny_world
 
 from arena_gen.core import registry
 from arena_gen.core.game import WorldView
@@ -23,7 +22,6 @@ from arena_gen.core.probes import draw, milestone_turns
 from arena_gen.core.task import Draft
 from arena_gen.envs.energy.agents.changepoint import EnergyPeriodGreedy
 from arena_gen.envs.energy.agents.greedy_v8 import SitePeriodGreedy
-from arena_gen.envs.energy.agents.sites_v7 import SitePlanner
 from arena_gen.envs.energy.game_v1 import DISPATCH_OK, EFFICIENCY, EnergyGame, GridState
 from arena_gen.envs.energy.game_v7 import EnergyGameV7
 from arena_gen.envs.energy.game_v8 import AFTER, BEFORE, EnergyGameV8, window
@@ -122,23 +120,10 @@ def test_challenge_witness_probes_and_planner_answers() -> None:
         kinds |= {p.kind for p in probes}
         for p in probes:
             assert p.subject["day"] in window(game.probe_day(at), 1000)
-        planner = SitePlanner()
-        planner.reset(_View(draft.public, draft.rules_text), "with_rules",
-                      np.random.default_rng(0))
-        for s in states[1:min(turn, len(states) - 1) + 1]:
-            planner._observe(game.render(s))
-        replies = planner.answer_probes(probes)
-        right += sum(game.probe_correct(p, game.probe_answer(at, p), r)
-                     for p, r in zip(probes, replies, strict=True))
+        right += planner_right(game, draft, states, turn, at, probes)
         asked += len(probes)
     assert kinds == {EFFICIENCY, DISPATCH_OK}
     assert right >= 0.9 * asked, (right, asked)
-
-
-@dataclasses.dataclass(frozen=True)
-class _View:
-    public: dict[str, Any]
-    rules_text: str
 
 
 def test_period_greedy_over_one_site_of_each_kind_is_v3s() -> None:
