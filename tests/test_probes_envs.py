@@ -118,7 +118,8 @@ def _energy_by_env(task: Task, probes: list[Probe]) -> list[str]:
         state = env.state
         state.day = int(sub["day"])
         if probe.kind == "efficiency":
-            state.prev = {k: 0.0 for k in ("thermal", "wind", "solar", "battery")}
+            renewables = task.world.get("sites", ("wind", "solar"))  # v7 and later: sites
+            state.prev = {k: 0.0 for k in ("thermal", *renewables, "battery")}
             info = env.step(json.dumps({sub["source"]: 1.0}))[4]
             eff = info["last_day"]["actual"][sub["source"]]
             near = [c for c, v in zip(probe.choices or (), sub["options"], strict=True)
