@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import sys
 import time
 from statistics import median
@@ -35,7 +36,12 @@ from bench_paper_ladder import seed_list
 
 from arena_gen.core.calibration import wilson
 from arena_gen.envs.repo.agents.heuristic_v2 import RUN
-from arena_gen.envs.repo.agents.rings import _CONFLICT, _MISSING, RepoRingLearnerAgent
+from arena_gen.envs.repo.agents.rings import (
+    _CONFLICT,
+    _MISSING,
+    RepoRingLearnerAgent,
+    _number,
+)
 from arena_gen.suite.build import generate_task
 from arena_gen.suite.catalog import preset
 from arena_gen.suite.ladder import _attempt
@@ -44,16 +50,21 @@ from arena_gen.suite.ladder import _attempt
 class OrderedRingLearner(RepoRingLearnerAgent):
     """The ring learner plus one-turn tests of a fresh install read from check order."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = 5) -> None:
         super().__init__()
         self.checks: dict[str, list[str]] = {}  # package -> its conditions in check order
         self.testing: tuple[str, str] | None = None  # (tested package, the package tried)
         self.tests = 0
+        #: How many packages' dependencies were known at the last deduction.
+        self.deduced = 0
+        #: The group size the law fixes (v6 Challenge: 5).
+        self.size = size
 
     def reset(self, view: Any, mode: str, rng: Any) -> None:
         """Forget the last episode (the rung's reset, plus the check orders)."""
         super().reset(view, mode, rng)
         self.checks, self.testing, self.tests = {}, None, 0
+        self.deduced = 0
 
     def _observe(self, text: str) -> None:
         """The rung's reading, plus each package's check order from its first-pass error."""
@@ -87,6 +98,31 @@ class OrderedRingLearner(RepoRingLearnerAgent):
             if need is not None and need != v:
                 return False
         return True
+
+    def _deduce(self) -> None:
+        """Fill in the dependencies of untried packages whose group order the tried ones fix.
+
+        By the law a package at position ``k`` depends on exactly the ``k`` before it, so a
+        group's members are the last package's dependencies and itself, and each tried
+        member pins its position and its prefix; when one order of the members fits them
+        all, the untried members need no try."""
+        known = sum(d is not None for d in self.deps.values())
+        if known == self.deduced:
+            return
+        self.deduced = known
+        for q, deps in list(self.deps.items()):
+            if deps is None or len(deps) != self.size - 1:
+                continue
+            members = sorted(deps | {q}, key=_number)
+            if all(self.deps[m] is not None for m in members):
+                continue
+            fits = [order for order in itertools.permutations(members)
+                    if all(self.deps[m] is None or self.deps[m] == set(order[:order.index(m)])
+                           for m in members)]
+            if len(fits) == 1:
+                for k, m in enumerate(fits[0]):
+                    self.deps[m] = set(fits[0][:k])
+                self.deduced = sum(d is not None for d in self.deps.values())
 
     def _test_for(self, p: str) -> str | None:
         """The package whose install tests ``p`` cleanly in the current state, if any."""
@@ -128,6 +164,8 @@ class OrderedRingLearner(RepoRingLearnerAgent):
     def _step(self, observation: str) -> str:
         """The rung's step; after a fresh install of an untested package, test it."""
         before = self.last
+        if self.probe:
+            self._deduce()
         ok_install = before.startswith("pip install pkg") and "ERROR" not in observation \
             and self.started and not self.probe
         cmd = super().act(observation)
@@ -190,13 +228,15 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="tasks per seed (0: all)")
     args = parser.parse_args()
     config = preset("challenge", "repo", 6)
-    learners = {"ring (ladder)": RepoRingLearnerAgent, "ordered (attack)": OrderedRingLearner}
+    size = int(config["group_size"][0])
+    learners = {"ring (ladder)": RepoRingLearnerAgent,
+                "ordered (attack)": lambda: OrderedRingLearner(size)}
     solved: dict[str, list[int]] = {name: [] for name in learners}
     turns: dict[str, list[int]] = {name: [] for name in learners}
     splits: dict[str, list[dict[str, int]]] = {name: [] for name in learners}
     start, budget = time.perf_counter(), 0
-    print("| task | min | " + " | ".join(f"{n}: solved; turns lifted (first pass / installs / refused / runs)" for n in learners)
-          + " |")
+    head = "solved; turns lifted (first pass / installs / refused / runs)"
+    print("| task | min | " + " | ".join(f"{n}: {head}" for n in learners) + " |")
     print("|---|---|" + "---|" * len(learners))
     for seed in seed_list(args.seeds):
         for index in range(args.limit or int(config["count"])):
