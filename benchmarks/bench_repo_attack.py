@@ -21,10 +21,16 @@ messages) and wastes fewer turns in three ways:
   before the previous package's (the only other one failing there): a conflict naming ``p``
   says ``p`` is off (switched in one turn while its own conditions hold); one naming another
   package says ``p`` is on. The rung learns that fact later, when a walk needs ``p`` on, and a
-  wrong guess then costs the walk back.
+  wrong guess then costs the walk back. The ``anytime`` variant also tests an installed,
+  untested package later, whenever every check before its own passes in the current state and
+  the plan's next command is not that test anyway.
+
+What stays: the last package of a group is nobody's dependency, so only a failed run names it
+off, after its group is complete; flipping it from all-on takes 11 commands (a BFS over the
+law's 5-ring), so the about half of the groups guessed wrong cost 11-12 turns each.
 
 For each seed it generates the repo v6 Challenge tasks (as ``build --suite challenge`` does,
-task by task, seeds never used in the build or the ladder's calibration) and plays both
+task by task, seeds never used in the build or the ladder's calibration) and plays the
 learners within the budget as built and with the budget lifted to ``--lift`` turns (a task
 unsolved then counts as ``--lift``); with the budget lifted it splits each learner's turns into
 its first pass, accepted installs, refused installs and runs, and prints tasks solved with
