@@ -1,6 +1,6 @@
 """Attack on the paper-scale repo Challenge (repo v6, issue 42): the documented law used better.
 
-    python benchmarks/bench_repo_attack.py [--seeds 51..53] [--lift 5000] [--limit N]
+    python benchmarks/bench_repo_attack.py [--seeds 51..53] [--lift 5000] [--limit N] [--ablation]
 
 The ladder's inductive rung (``RepoRingLearnerAgent``) knows the v6 law but uses it loosely:
 it learns each (package, dependency) requirement from its own success or conflict, although by
@@ -66,7 +66,8 @@ from arena_gen.suite.ladder import _attempt
 class OrderedRingLearner(RepoRingLearnerAgent):
     """The ring learner plus one-turn tests of a fresh install read from check order."""
 
-    def __init__(self, size: int = 5, anytime: bool = False) -> None:
+    def __init__(self, size: int = 5, anytime: bool = False,
+                 without: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.checks: dict[str, list[str]] = {}  # package -> its conditions in check order
         self.testing: tuple[str, str] | None = None  # (tested package, the package tried)
@@ -77,6 +78,8 @@ class OrderedRingLearner(RepoRingLearnerAgent):
         self.size = size
         #: Test an untested package whenever a clean test exists, not only after its install.
         self.anytime = anytime
+        #: Savings switched off (an ablation): "derive", "deduce", "order".
+        self.without = without
 
     def reset(self, view: Any, mode: str, rng: Any) -> None:
         """Forget the last episode (the rung's reset, plus the check orders)."""
@@ -111,7 +114,7 @@ class OrderedRingLearner(RepoRingLearnerAgent):
             if v < 0:
                 return False
             need = self.need.get((p, q))
-            if need is None and q in self.on and prev is not None:
+            if need is None and q in self.on and prev is not None and "derive" not in self.without:
                 need = self.on[q] if q == prev else 1 - self.on[q]
             if need is not None and need != v:
                 return False
@@ -180,7 +183,7 @@ class OrderedRingLearner(RepoRingLearnerAgent):
     def _step(self, observation: str) -> str:
         """The rung's step; after a fresh install of an untested package, test it."""
         before = self.last
-        if self.probe:
+        if self.probe and "deduce" not in self.without:
             self._deduce()
         ok_install = before.startswith("pip install pkg") and "ERROR" not in observation \
             and self.started and not self.probe
@@ -188,7 +191,7 @@ class OrderedRingLearner(RepoRingLearnerAgent):
         fresh = [before.split()[2].split("==")[0]] if ok_install else []
         if self.anytime and not self.probe:
             fresh = [q for q in self.state if self.state[q] >= 0 and q not in self.on]
-        for p in fresh:
+        for p in fresh if "order" not in self.without else ():
             c = self._test_for(p)
             if c is not None and cmd.split()[-1].split("==")[0] != c:
                 self.testing, self.last = (p, c), f"pip install {c}"
@@ -244,12 +247,18 @@ def main() -> int:
     parser.add_argument("--seeds", nargs="+", default=["51..53"])
     parser.add_argument("--lift", type=int, default=5_000)
     parser.add_argument("--limit", type=int, default=0, help="tasks per seed (0: all)")
+    parser.add_argument("--ablation", action="store_true",
+                        help="also play the attack with each saving switched off")
     args = parser.parse_args()
     config = preset("challenge", "repo", 6)
     size = int(config["group_size"][0])
     learners = {"ring (ladder)": RepoRingLearnerAgent,
                 "ordered (attack)": lambda: OrderedRingLearner(size),
                 "anytime": lambda: OrderedRingLearner(size, True)}
+    if args.ablation:
+        for saving in ("derive", "deduce", "order"):
+            learners[f"ordered without {saving}"] = (
+                lambda saving=saving: OrderedRingLearner(size, without=frozenset({saving})))
     solved: dict[str, list[int]] = {name: [] for name in learners}
     turns: dict[str, list[int]] = {name: [] for name in learners}
     splits: dict[str, list[dict[str, int]]] = {name: [] for name in learners}
