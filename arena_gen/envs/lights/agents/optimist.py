@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -47,6 +47,27 @@ def _path(parent: dict[int, tuple[int, int]], start: int, goal: int) -> list[tup
         path.append((bulb, s))
         s = prev
     return path[::-1]
+
+
+def _improved(s: int, cost: int, known: dict[int, int], flips: list[int],
+              best: dict[int, int], parent: dict[int, tuple[int, int]]
+              ) -> Iterator[tuple[int, int]]:
+    """The states one toggle from ``s`` (reached at ``cost``) that this reaches cheaper than
+    before, in bulb order, each with its new cost (recorded in ``best`` and ``parent``): a
+    remembered toggle costs 256 (one that changed nothing is skipped), a guess 257."""
+    for bulb, flip in enumerate(flips):
+        if bulb in known:
+            nxt, step = known[bulb], 256
+            if nxt == s:
+                continue
+        else:
+            nxt, step = s ^ flip, 257
+        new = cost + step
+        if best.get(nxt, new + 1) <= new:
+            continue
+        best[nxt] = new
+        parent[nxt] = (s, bulb)
+        yield nxt, new
 
 
 class _Memory:
@@ -145,19 +166,7 @@ class LightsOptimistAgent(_Memory):
                 return _path(parent, start, goal)
             if best[s] < cost:
                 continue
-            known = edges.get(s, {})
-            for bulb in range(n):
-                if bulb in known:
-                    nxt, step = known[bulb], 256
-                    if nxt == s:
-                        continue
-                else:
-                    nxt, step = s ^ flips[bulb], 257
-                new = cost + step
-                if best.get(nxt, new + 1) <= new:
-                    continue
-                best[nxt] = new
-                parent[nxt] = (s, bulb)
+            for nxt, new in _improved(s, cost, edges.get(s, {}), flips, best, parent):
                 push(heap, (new + ((n - nxt.bit_count()) << 8), ties[nxt], new, nxt))
         return []
 
@@ -185,19 +194,7 @@ class LightsOptimistAgent(_Memory):
                 return _path(parent, start, goal)
             if best[s] < cost:
                 continue
-            known = edges.get(s, {})
-            for bulb in range(n):
-                if bulb in known:
-                    nxt, step = known[bulb], 256
-                    if nxt == s:
-                        continue
-                else:
-                    nxt, step = s ^ flips[bulb], 257
-                new = cost + step
-                if best.get(nxt, new + 1) <= new:
-                    continue
-                best[nxt] = new
-                parent[nxt] = (s, bulb)
+            for nxt, new in _improved(s, cost, edges.get(s, {}), flips, best, parent):
                 tie = ties.get(nxt)
                 if tie is None:
                     tie = ties[nxt] = float(rng.random())
