@@ -14,7 +14,7 @@ minimum is later than the day after the shift, the unshifted witness of the day 
 (``detectability.witness``) is played by the with-rules planner, the one acceptance check that
 reads the rules text (``--no-witness`` skips it). A v7-v8 task (site worlds) is certified per
 (site, shift) by ``detectability_v7.certify_sites`` and each site's shifts are matched with
-that site's declarations (its CUSUM); site worlds have no witness yet.
+that site's declarations (its CUSUM); its witness is ``detectability_v7.site_witness``.
 """
 
 from __future__ import annotations
@@ -32,15 +32,17 @@ from arena_gen.core.episode import Episode
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.envs.energy.detectability import ShiftBound, certify, declarations, witness
-from arena_gen.envs.energy.detectability_v7 import certify_sites, site_declarations
+from arena_gen.envs.energy.detectability_v7 import certify_sites, site_declarations, site_witness
 from arena_gen.envs.energy.sampler_v3 import rules_text_v3
+from arena_gen.envs.energy.sampler_v7 import rules_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def planner_solves(task: Task, world: dict[str, Any]) -> bool:
     """Whether the with-rules planner succeeds on ``task`` with ``world`` and its rules text."""
-    other = dataclasses.replace(task, world=world, rules_text=rules_text_v3(world))
+    text = rules_text(world) if "sites" in world else rules_text_v3(world)
+    other = dataclasses.replace(task, world=world, rules_text=text)
     agent = registry.get("energy", task.env_version).load("planner")()
     episode = Episode(other, agent, mode="with-rules", attempt=0, run_seed=0)
     while not episode.over:
@@ -129,8 +131,8 @@ def main() -> None:
                     else:
                         over.append(day - c.minimum)
                         early += day < c.minimum
-                    if c.minimum > c.day + 1 and not args.no_witness and not key:
-                        world = witness(task.world, task.params, c)
+                    if c.minimum > c.day + 1 and not args.no_witness:
+                        world = (site_witness if key else witness)(task.world, task.params, c)
                         witnesses.append(world is not None and planner_solves(task, world))
             if args.per_task:
                 for key, cert in certs.items():

@@ -4,6 +4,7 @@ Challenge (every shift certified, the heuristic never before its minimum)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,15 @@ from click.testing import CliRunner
 
 from arena_gen.cli import main
 from arena_gen.core import registry
+from arena_gen.core.episode import Episode
 from arena_gen.core.task import Task
-from arena_gen.envs.energy.detectability import DetectabilityLimit, certify
-from arena_gen.envs.energy.detectability_v7 import certify_sites, site_declarations
+from arena_gen.envs.energy.detectability import DetectabilityLimit, certify, own_deviation
+from arena_gen.envs.energy.detectability_v7 import (
+    certify_sites,
+    site_declarations,
+    site_witness,
+)
+from arena_gen.envs.energy.sampler_v7 import rules_text
 from tests.test_energy_detectability import (
     BOUND,
     DAYS,
@@ -79,6 +86,14 @@ def test_brute_force_certifies_each_site_on_its_own() -> None:
             assert c.minimum == brute_site_minimum(series[site], day), (site, series, day)
             delays.add(c.delay)
             methods.add(c.method)
+            # The witness of the day before d*: the same series, the shift on d* - 1, the
+            # regime before it explaining every day before that within D.
+            wit = site_witness(site_world(series, days), PARAMS, c)
+            assert wit is not None and wit["eff"] == series
+            assert wit["regimes"][site][1]["day"] == max(day, c.minimum - 1)
+            first = wit["regimes"][site][0]
+            assert own_deviation(series[site], first["base"], 0, c.minimum - 1, LO, HI) <= \
+                BOUND + 1e-9
             # Independent: the other site unshifted and redrawn leaves this one's certificate.
             other = next(s for s in days if s != site)
             flat = {site: series[site], other: list(unshifted_series()[0])}
@@ -168,3 +183,29 @@ def test_show_reveal_prints_each_site_shift() -> None:
                        "within 0.044)")
     assert sum(line.startswith(("wind", "solar")) and " shift " in line for line in tail) == 36
     assert heading not in show()
+
+
+def test_the_site_witness_is_an_unshifted_world_the_planner_solves() -> None:
+    # energy-challenge-7-0000's wind1 shifts on day 99, certain only on day 106: the witness
+    # moves it to day 105, every series as it was, the regime begun on day 0 explaining days
+    # 0-104 within the certified bound, and the with-rules planner still solves it.
+    task = released_v8()[0]
+    cert = certify_sites(task.world, task.params)["wind1"][0]
+    assert (cert.day, cert.minimum) == (99, 106)
+    w = site_witness(task.world, task.params, cert)
+    assert w is not None and w["eff"] == task.world["eff"]
+    later = [r["day"] for r in task.world["regimes"]["wind1"][2:]]
+    assert later[0] >= 105 + task.params["min_regime"]  # the later shifts need not move
+    assert [r["day"] for r in w["regimes"]["wind1"]] == [0, 105, *later]
+    assert {s: r for s, r in w["regimes"].items() if s != "wind1"} == \
+        {s: r for s, r in task.world["regimes"].items() if s != "wind1"}
+    lo, hi = task.world["eff_ranges"]["wind"]
+    first = w["regimes"]["wind1"][0]
+    assert own_deviation(w["eff"]["wind1"], first["base"], 0, 105, lo, hi) <= \
+        cert.bound["wind1"] + 1e-9
+    other = dataclasses.replace(task, world=w, rules_text=rules_text(w))
+    agent = registry.get("energy", task.env_version).load("planner")()
+    episode = Episode(other, agent, mode="with-rules", attempt=0, run_seed=0)
+    while not episode.over:
+        episode.step(agent.act(episode.obs), 0.0)
+    assert episode.env.success

@@ -29,6 +29,7 @@ from arena_gen.envs.energy.detectability import (
     ShiftBound,
     clock_check,
     decide,
+    no_shift_base,
     own_deviation,
     placement_day,
     remaining,
@@ -36,7 +37,7 @@ from arena_gen.envs.energy.detectability import (
 )
 from arena_gen.envs.energy.rules_v7 import kind_of
 
-__all__ = ["certify_sites", "site_declarations", "reveal_lines"]
+__all__ = ["certify_sites", "reveal_lines", "site_declarations", "site_witness"]
 
 
 def certify_sites(world: Mapping[str, Any], params: Mapping[str, Any], *,
@@ -68,6 +69,39 @@ def certify_sites(world: Mapping[str, Any], params: Mapping[str, Any], *,
                                         method=method, bound={site: dev},
                                         periods_alive={site: alive}, site=site))
     return out
+
+
+def site_witness(world: Mapping[str, Any], params: Mapping[str, Any],
+                 cert: ShiftBound) -> dict[str, Any] | None:
+    """An unshifted world for the day before ``cert.minimum`` at ``cert.site`` (the world itself
+    when that is the shift's day): every series and every other site as they are, the site's
+    shift moved to ``minimum - 1`` (its later shifts as far as ``min_regime`` needs, re-tiled)
+    and its regime before given a base explaining its days within the bound; None if none is."""
+    site = str(cert.site)
+    regs = [dict(r) for r in world["regimes"][site]]
+    out = {**world, "regimes": {**world["regimes"], site: regs}}
+    moved = cert.minimum - 1
+    if moved <= cert.day:
+        return out
+    lo, hi = (float(x) for x in world["eff_ranges"][kind_of(site)])
+    prev, true = regs[cert.index - 1], regs[cert.index - 1]["base"]
+    for period in sorted(range(int(params["t_min"]), int(params["t_max"]) + 1),
+                         key=lambda p: p != len(true)):
+        base = no_shift_base(world["eff"][site], cert.start, moved, period, lo, hi,
+                             cert.bound[site], [true[j % len(true)] for j in range(period)])
+        if base is not None:
+            prev["base"], prev["period"] = base, period
+            break
+    else:
+        return None
+    day, min_regime = moved, int(params.get("min_regime") or 1)
+    for shift in regs[cert.index:]:
+        day = max(int(shift["day"]), day)
+        turn, base = day - int(shift["day"]), shift["base"]
+        shift["base"] = [base[(i + turn) % len(base)] for i in range(len(base))]
+        shift["day"] = day
+        day += min_regime
+    return out if day <= int(world["horizon"]) else None
 
 
 def site_declarations(task: Any, agent: Any) -> tuple[dict[str, list[int]], int]:
