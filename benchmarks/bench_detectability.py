@@ -12,7 +12,9 @@ declaration after it, up to the next shift's day; the other declarations are fal
 shift with no such declaration is missed (the episode may have collapsed before it). Where a
 minimum is later than the day after the shift, the unshifted witness of the day before it
 (``detectability.witness``) is played by the with-rules planner, the one acceptance check that
-reads the rules text (``--no-witness`` skips it).
+reads the rules text (``--no-witness`` skips it). A v7-v8 task (site worlds) is certified per
+(site, shift) by ``detectability_v7.certify_sites`` and each site's shifts are matched with
+that site's declarations (its CUSUM); its witness is ``detectability_v7.site_witness``.
 """
 
 from __future__ import annotations
@@ -30,14 +32,17 @@ from arena_gen.core.episode import Episode
 from arena_gen.core.suite_io import read_suite
 from arena_gen.core.task import Task
 from arena_gen.envs.energy.detectability import ShiftBound, certify, declarations, witness
+from arena_gen.envs.energy.detectability_v7 import certify_sites, site_declarations, site_witness
 from arena_gen.envs.energy.sampler_v3 import rules_text_v3
+from arena_gen.envs.energy.sampler_v7 import rules_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def planner_solves(task: Task, world: dict[str, Any]) -> bool:
     """Whether the with-rules planner succeeds on ``task`` with ``world`` and its rules text."""
-    other = dataclasses.replace(task, world=world, rules_text=rules_text_v3(world))
+    text = rules_text(world) if "sites" in world else rules_text_v3(world)
+    other = dataclasses.replace(task, world=world, rules_text=text)
     agent = registry.get("energy", task.env_version).load("planner")()
     episode = Episode(other, agent, mode="with-rules", attempt=0, run_seed=0)
     while not episode.over:
@@ -52,6 +57,22 @@ def detections(cert: list[ShiftBound], said: list[int], horizon: int
     found = [next((d for d in said if c.day < d <= end), None)
              for c, end in zip(cert, ends, strict=True)]
     return found, len(said) - sum(d is not None for d in found)
+
+
+def certified(task: Task, bound: float | None) -> dict[str, list[ShiftBound]]:
+    """The task's shifts with their minima, per site (v3-v6: one key, ``""``, for the world)."""
+    if "sites" in task.world:
+        return certify_sites(task.world, task.params, bound=bound)
+    return {"": certify(task.world, task.params, bound=bound)}
+
+
+def declared(task: Task) -> tuple[dict[str, list[int]], int]:
+    """The heuristic rung's declaration days, per site as :func:`certified` keys them."""
+    agent = registry.get("energy", task.env_version).load("heuristic")()
+    if "sites" in task.world:
+        return site_declarations(task, agent)
+    said, played = declarations(task, agent)
+    return {"": said}, played
 
 
 def quartiles(values: list[int]) -> str:
@@ -88,34 +109,35 @@ def main() -> None:
         witnesses: list[bool] = []
         for task in tasks:
             start = time.process_time()
-            cert = certify(task.world, task.params, bound=args.bound)
+            certs = certified(task, args.bound)
             certify_s.append(time.process_time() - start)
             start = time.process_time()
-            agent = registry.get("energy", task.env_version).load("heuristic")()
-            said, played = declarations(task, agent)
+            said, played = declared(task)
             play_s.append(time.process_time() - start)
-            found, false = detections(cert, said, int(task.world["horizon"]))
-            alarms += false
-            shifts += len(cert)
-            for c, day in zip(cert, found, strict=True):
-                if c.method == "never":
-                    never += 1
-                else:
-                    lags[c.delay] += 1
-                methods[c.method] += 1
-                if day is None and played < c.minimum:
-                    unplayed += 1
-                elif day is None:
-                    missed += 1
-                else:
-                    over.append(day - c.minimum)
-                    early += day < c.minimum
-                if c.minimum > c.day + 1 and not args.no_witness:
-                    world = witness(task.world, task.params, c)
-                    witnesses.append(world is not None and planner_solves(task, world))
+            for key, cert in certs.items():
+                found, false = detections(cert, said[key], int(task.world["horizon"]))
+                alarms += false
+                shifts += len(cert)
+                for c, day in zip(cert, found, strict=True):
+                    if c.method == "never":
+                        never += 1
+                    else:
+                        lags[c.delay] += 1
+                    methods[c.method] += 1
+                    if day is None and played < c.minimum:
+                        unplayed += 1
+                    elif day is None:
+                        missed += 1
+                    else:
+                        over.append(day - c.minimum)
+                        early += day < c.minimum
+                    if c.minimum > c.day + 1 and not args.no_witness:
+                        world = (site_witness if key else witness)(task.world, task.params, c)
+                        witnesses.append(world is not None and planner_solves(task, world))
             if args.per_task:
-                print(f"  {task.id}: shifts {[c.day for c in cert]}, minima "
-                      f"{[c.minimum for c in cert]}, heuristic {found}, false alarms {false}")
+                for key, cert in certs.items():
+                    print(f"  {task.id}{' ' + key if key else ''}: shifts "
+                          f"{[c.day for c in cert]}, minima {[c.minimum for c in cert]}")
         print(f"{suite}: {len(tasks)} tasks (v{tasks[0].env_version}), {shifts} shifts")
         if shifts:
             print("  certified minimum delay (d* - shift day): "

@@ -140,7 +140,8 @@ V7 = replace(
     model_free={"persistence": part("agents.sites_v7:SitePersistence")},
     calibration=part("sampler_v7:CALIBRATION"),
     levels=None,
-    hidden_change=None,  # per-site regimes: not certified yet
+    # Each site's pattern shifts with their certified minimum detection days (issue 39).
+    hidden_change=part("detectability_v7:reveal_lines"),
     grammar=part("prompts_v7:GRAMMAR"),
     odyssey=None,  # the reference harness names wind and solar; v7 has sites
     # Challenge: 105-109 s CPU per 10-task seed (seeds 7-9), ladder and resistance included.

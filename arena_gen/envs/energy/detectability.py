@@ -29,16 +29,16 @@ what an unshifted world can show).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena_gen.core.episode import Episode
 from arena_gen.envs.energy.game_v1 import RENEWABLES
 
-__all__ = ["DetectabilityLimit", "ShiftBound", "certify", "declarations", "no_shift_base",
-           "no_shift_refuted", "own_deviation", "placement_day", "regimes", "reveal_lines",
-           "witness"]
+__all__ = ["DetectabilityLimit", "ShiftBound", "certify", "clock_check", "decide",
+           "declarations", "no_shift_base", "no_shift_refuted", "own_deviation", "placement_day",
+           "regimes", "remaining", "reveal_lines", "source_refuted", "witness"]
 
 #: Efficiencies are compared in millionths (the series' 6 decimals), so every test is exact.
 SCALE = 1_000_000
@@ -59,6 +59,8 @@ class ShiftBound:
     method: str
     bound: dict[str, float]
     periods_alive: dict[str, int]
+    #: The site whose shift this is (v7 and later; None for v3-v6's world-wide shifts).
+    site: str | None = None
 
     @property
     def delay(self) -> int:
@@ -69,7 +71,8 @@ class ShiftBound:
         """A plain dict for reports."""
         return {"index": self.index, "day": self.day, "start": self.start,
                 "minimum": self.minimum, "delay": self.delay, "method": self.method,
-                "bound": dict(self.bound), "periods_alive": dict(self.periods_alive)}
+                "bound": dict(self.bound), "periods_alive": dict(self.periods_alive),
+                **({"site": self.site} if self.site is not None else {})}
 
 
 def _micro(value: float) -> int:
@@ -154,12 +157,43 @@ def placement_day(horizon: int, remaining: int, min_regime: int) -> int | None:
     return horizon - remaining * min_regime + 1
 
 
-def _remaining(params: Mapping[str, Any], index: int) -> int:
+def remaining(params: Mapping[str, Any], index: int) -> int:
     """Shifts an unshifted world must still have at the ``index``-th (1-based) shift: v6 draws
     its count from ``shift_counts`` (the least counts), v5 has exactly ``shifts``."""
     counts = params.get("shift_counts")
     least = int(counts[0]) if counts else int(params.get("shifts") or 1)
     return max(0, least - (index - 1))
+
+
+def source_refuted(series: Sequence[float], start: int, day: int, horizon: int,
+                   periods: range, lo: float, hi: float, bound: float,
+                   check: Callable[[int], None]) -> tuple[int, int | None]:
+    """For one source's regime begun on ``start`` and shifted on ``day``: how many periods
+    explain its own days, and the first day on which every such period is refuted (None when
+    one never is); ``check(period)`` raises past the time bound."""
+    last: int | None = -1
+    alive = 0
+    for period in periods:
+        check(period)
+        t = no_shift_refuted(series, start, horizon, period, lo, hi, bound)
+        if t is not None and t < day:
+            continue  # this period does not explain the regime's own days
+        alive += 1
+        last = None if t is None or last is None else max(last, t)
+    return alive, None if alive == 0 or last is None else last + 1
+
+
+def decide(day: int, horizon: int, refuted: Sequence[int], place: int | None,
+           outside: bool) -> tuple[int, str]:
+    """The minimum and its method from the noise refutations, the placement day and whether
+    some source's own days fit no period."""
+    firsts = [d for d in (*refuted, place) if d is not None]
+    if outside:
+        return day + 1, "outside"
+    if not firsts:
+        return horizon + 1, "never"
+    method = "noise" if refuted and (place is None or min(refuted) <= place) else "placement"
+    return max(day + 1, min(firsts)), method
 
 
 def certify(world: Mapping[str, Any], params: Mapping[str, Any], *,
@@ -169,7 +203,7 @@ def certify(world: Mapping[str, Any], params: Mapping[str, Any], *,
     regime). Raises :class:`DetectabilityLimit` past ``seconds``."""
     clock = time.perf_counter()
     horizon = int(world["horizon"])
-    t_min, t_max = int(params["t_min"]), int(params["t_max"])
+    periods = range(int(params["t_min"]), int(params["t_max"]) + 1)
     min_regime = int(params.get("min_regime") or 1)
     regs = regimes(world)
     out = []
@@ -182,38 +216,28 @@ def certify(world: Mapping[str, Any], params: Mapping[str, Any], *,
             dev = bound if bound is not None else own_deviation(
                 series, regs[k - 1][f"{source}_base"], start, day, lo, hi)
             bounds[source] = dev
-            last: int | None = -1
-            alive[source] = 0
-            for period in range(t_min, t_max + 1):
-                if time.perf_counter() - clock > seconds:
-                    raise DetectabilityLimit(
-                        f"detectability stopped after {seconds:g} s at shift {k} (day {day}), "
-                        f"{source} period {period}; raise seconds= to finish")
-                t = no_shift_refuted(series, start, horizon, period, lo, hi, dev)
-                if t is not None and t < day:
-                    continue  # this period does not explain the regime's own days
-                alive[source] += 1
-                if t is None or last is None:
-                    last = None
-                else:
-                    last = max(last, t)
-            if alive[source] == 0:
-                outside = True
-            elif last is not None:
-                refuted.append(last + 1)
-        place = placement_day(horizon, _remaining(params, k), min_regime)
-        firsts = [d for d in (*refuted, place) if d is not None]
-        if outside:
-            minimum, method = day + 1, "outside"
-        elif not firsts:
-            minimum, method = horizon + 1, "never"
-        else:
-            minimum = max(day + 1, min(firsts))
-            method = "noise" if refuted and (place is None or min(refuted) <= place) else \
-                "placement"
+            alive[source], first = source_refuted(
+                series, start, day, horizon, periods, lo, hi, dev,
+                clock_check(clock, seconds, f"shift {k} (day {day}), {source}"))
+            outside = outside or alive[source] == 0
+            if first is not None:
+                refuted.append(first)
+        place = placement_day(horizon, remaining(params, k), min_regime)
+        minimum, method = decide(day, horizon, refuted, place, outside)
         out.append(ShiftBound(index=k, day=day, start=start, minimum=minimum, method=method,
                               bound=bounds, periods_alive=alive))
     return out
+
+
+def clock_check(clock: float, seconds: float, where: str) -> Callable[[int], None]:
+    """A check raising :class:`DetectabilityLimit` once ``seconds`` have passed since
+    ``clock``, naming ``where`` and the period reached."""
+    def check(period: int) -> None:
+        if time.perf_counter() - clock > seconds:
+            raise DetectabilityLimit(
+                f"detectability stopped after {seconds:g} s at {where} period {period}; "
+                f"raise seconds= to finish")
+    return check
 
 
 def witness(world: Mapping[str, Any], params: Mapping[str, Any],
