@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from test_probes_envs import released
 
 from arena_gen.core import registry
+from arena_gen.core.game import WorldView
 from arena_gen.envs.energy.game_v1 import (
     DISPATCH_ROBUST,
     GENERATORS,
@@ -26,13 +27,17 @@ from arena_gen.envs.energy.game_v1 import (
     GridState,
 )
 from arena_gen.envs.energy.game_v5 import EnergyGameV5
+from arena_gen.envs.energy.game_v6 import EnergyGameV6
 
 
 @cache
 def games() -> tuple[EnergyGameV5, ...]:
-    """Games of the first three released Lite and first Challenge energy tasks."""
-    return tuple(registry.make_game(t) for t in (*released("energy", "lite")[:3],
-                                                 *released("energy", "challenge")[:1]))
+    """Games of the first three released Lite energy tasks and of the first moderate Challenge
+    one (regime shifts) as v6's game plays it (the paper-scale Challenge's energy is v8's site
+    worlds since 2026-12-08; v6 asks about the regime in force on any v5 world)."""
+    shifted = released("energy", "challenge-moderate")[0]
+    return (*(registry.make_game(t) for t in released("energy", "lite")[:3]),
+            EnergyGameV6(WorldView(shifted.world, shifted.public, shifted.budget)))
 
 
 def plain_record(game: EnergyGame, day: int, stored: float, prev: dict[str, float],
